@@ -1,0 +1,35 @@
+# The two commands of the README: `make run` and `make test`.
+# Both set up what is missing (Debian packages, build tree) first.
+PRESET ?= release
+BUILD  := build/$(PRESET)
+XPUSIM := $(BUILD)/apps/xpusim/xpusim
+
+.PHONY: run test build setup configure bench asan clean format
+
+run: build
+	$(XPUSIM) info h100-sxm5
+
+test: build
+	ctest --preset $(PRESET)
+
+build: configure
+	cmake --build --preset $(PRESET)
+
+configure: setup
+	@test -f $(BUILD)/build.ninja || cmake --preset $(PRESET)
+
+setup:
+	@scripts/bootstrap
+
+bench:
+	$(MAKE) build PRESET=release
+	scripts/run-benchmarks
+
+asan:
+	$(MAKE) test PRESET=asan
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf build
