@@ -1,0 +1,1 @@
+// Removed once the config unit has real sources.

@@ -1,0 +1,1 @@
+// Removed once the system unit has real sources.
