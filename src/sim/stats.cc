@@ -1,0 +1,225 @@
+#include "sim/stats.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace xpusim::sim {
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+// ---- Stat ----------------------------------------------------------------------------------
+
+Stat::Stat(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
+           std::string description)
+    : reg_(&reg),
+      owner_path_(std::move(owner_path)),
+      name_(std::move(name)),
+      unit_(std::move(unit)),
+      description_(std::move(description)) {
+  XPUSIM_CHECK(!name_.empty(), "a stat needs a non-empty name");
+  reg.add(*this);
+}
+
+Stat::~Stat() {
+  if (reg_) reg_->remove(*this);
+}
+
+std::string Stat::full_path() const {
+  return owner_path_.empty() ? name_ : owner_path_ + "." + name_;
+}
+
+nlohmann::json Stat::base_json(nlohmann::json value) const {
+  nlohmann::json j = nlohmann::json::object();
+  j["value"] = std::move(value);
+  j["unit"] = unit_;
+  j["description"] = description_;
+  return j;
+}
+
+// ---- stat kinds ----------------------------------------------------------------------------
+
+nlohmann::json Counter::to_json() const {
+  return base_json(value_);
+}
+
+nlohmann::json Scalar::to_json() const {
+  return base_json(value_);
+}
+
+nlohmann::json Average::to_json() const {
+  nlohmann::json j = base_json(mean());
+  j["count"] = count_;
+  j["min"] = min();
+  j["max"] = max();
+  return j;
+}
+
+void Average::reset() {
+  sum_ = 0.0;
+  count_ = 0;
+  min_ = std::numeric_limits<double>::infinity();
+  max_ = -std::numeric_limits<double>::infinity();
+}
+
+Histogram::Histogram(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
+                     std::string description, double lo, double hi, std::size_t buckets)
+    : Stat(reg, std::move(owner_path), std::move(name), std::move(unit), std::move(description)),
+      lo_(lo),
+      hi_(hi),
+      scale_(static_cast<double>(buckets) / (hi - lo)),
+      buckets_(buckets, 0) {
+  XPUSIM_CHECK(buckets > 0, "a histogram needs at least one bucket");
+  XPUSIM_CHECK(lo < hi, "a histogram needs lo < hi");
+}
+
+nlohmann::json Histogram::to_json() const {
+  nlohmann::json j = base_json(total_);
+  j["lo"] = lo_;
+  j["hi"] = hi_;
+  j["bucket_width"] = bucket_width();
+  j["buckets"] = buckets_;
+  j["underflow"] = underflow_;
+  j["overflow"] = overflow_;
+  j["mean"] = mean();
+  return j;
+}
+
+void Histogram::reset() {
+  std::fill(buckets_.begin(), buckets_.end(), 0);
+  underflow_ = overflow_ = total_ = 0;
+  sum_ = 0.0;
+}
+
+TimeSeries::TimeSeries(StatsRegistry& reg, std::string owner_path, std::string name,
+                       std::string unit, std::string description, Tick interval)
+    : Stat(reg, std::move(owner_path), std::move(name), std::move(unit), std::move(description)),
+      interval_(interval) {
+  XPUSIM_CHECK(interval > 0, "a time series needs a non-zero interval");
+}
+
+void TimeSeries::grow(Tick index) {
+  if (index >= kMaxIntervals) {
+    const std::string msg = fmt::format(
+        "time series '{}': sample at interval {} exceeds the limit of {} intervals; use a "
+        "coarser interval",
+        full_path(), index, kMaxIntervals);
+    check_failed("index < kMaxIntervals", __FILE__, __LINE__, msg.c_str());
+  }
+  values_.resize(static_cast<std::size_t>(index) + 1, 0.0);
+}
+
+nlohmann::json TimeSeries::to_json() const {
+  nlohmann::json j = base_json(values_);
+  j["interval_ps"] = interval_;
+  return j;
+}
+
+Formula::Formula(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
+                 std::string description, std::function<double()> f)
+    : Stat(reg, std::move(owner_path), std::move(name), std::move(unit), std::move(description)),
+      f_(std::move(f)) {
+  XPUSIM_CHECK(static_cast<bool>(f_), "a formula stat needs a function");
+}
+
+nlohmann::json Formula::to_json() const {
+  return base_json(f_());
+}
+
+// ---- registry ------------------------------------------------------------------------------
+
+StatsRegistry::~StatsRegistry() {
+  for (auto& [path, stat] : stats_)
+    stat->reg_ = nullptr;
+}
+
+void StatsRegistry::add(Stat& s) {
+  auto [it, inserted] = stats_.emplace(s.full_path(), &s);
+  if (!inserted) {
+    const std::string msg = fmt::format("stat '{}' registered twice", it->first);
+    check_failed("unique stat path", __FILE__, __LINE__, msg.c_str());
+  }
+}
+
+void StatsRegistry::remove(const Stat& s) {
+  auto it = stats_.find(s.full_path());
+  if (it != stats_.end() && it->second == &s) stats_.erase(it);
+}
+
+Result<const Stat*> StatsRegistry::find(std::string_view full_path) const {
+  if (auto it = stats_.find(full_path); it != stats_.end()) return it->second;
+  // Suggest a near path (a typo, a wrong index) but not an unrelated one.
+  const std::string* best = nullptr;
+  std::size_t best_distance = std::max<std::size_t>(3, full_path.size() / 3) + 1;
+  for (const auto& [path, stat] : stats_) {
+    const std::size_t d = edit_distance(full_path, path);
+    if (d < best_distance) {
+      best_distance = d;
+      best = &path;
+    }
+  }
+  if (best) return Error{fmt::format("unknown stat '{}'; closest is '{}'", full_path, *best)};
+  return Error{fmt::format("unknown stat '{}'", full_path)};
+}
+
+nlohmann::json StatsRegistry::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [path, stat] : stats_)
+    j[stat->owner_path()][stat->name()] = stat->to_json();
+  return j;
+}
+
+std::string StatsRegistry::dump(int indent) const {
+  return to_json().dump(indent) + "\n";
+}
+
+Status StatsRegistry::write_file(const std::filesystem::path& path) const {
+  const std::string text = dump();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return Error{
+        fmt::format("cannot write stats file '{}': {}", path.string(), std::strerror(errno))};
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) {
+    return Error{
+        fmt::format("cannot write stats file '{}': {}", path.string(), std::strerror(errno))};
+  }
+  return Ok{};
+}
+
+void StatsRegistry::reset_all() {
+  for (auto& [path, stat] : stats_)
+    stat->reset();
+}
+
+std::vector<std::string> StatsRegistry::paths() const {
+  std::vector<std::string> out;
+  out.reserve(stats_.size());
+  for (const auto& [path, stat] : stats_)
+    out.push_back(path);
+  return out;
+}
+
+}  // namespace xpusim::sim

@@ -1,0 +1,224 @@
+// Stats registry (STYLE.md item 12): named stats in a tree that mirrors the hardware
+// (`chip0.gpc3.sm17.tma.requests`), each with a unit and description, dumped as JSON.
+// Asking for a stat that does not exist is an error, never a silent 0.
+//
+// A stat registers itself in its constructor and unregisters in its destructor, so it lives as a
+// member of the component that owns it. Not thread-safe: one registry per simulated partition.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/result.h"
+#include "sim/tick.h"
+
+namespace xpusim::sim {
+
+class StatsRegistry;
+
+class Stat {
+ public:
+  Stat(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
+       std::string description);
+  virtual ~Stat();
+  Stat(const Stat&) = delete;
+  Stat& operator=(const Stat&) = delete;
+
+  const std::string& owner_path() const { return owner_path_; }
+  const std::string& name() const { return name_; }
+  std::string full_path() const;  // "owner.name", or "name" when the owner path is empty
+  const std::string& unit() const { return unit_; }
+  const std::string& description() const { return description_; }
+
+  // At least {"value": .., "unit": .., "description": ..}.
+  virtual nlohmann::json to_json() const = 0;
+  virtual void reset() = 0;
+
+ protected:
+  nlohmann::json base_json(nlohmann::json value) const;
+
+ private:
+  friend class StatsRegistry;
+  StatsRegistry* reg_;  // null once the registry is gone
+  std::string owner_path_;
+  std::string name_;
+  std::string unit_;
+  std::string description_;
+};
+
+// Monotonic event count.
+class Counter : public Stat {
+ public:
+  using Stat::Stat;
+  void inc(std::uint64_t n = 1) { value_ += n; }
+  Counter& operator++() {
+    ++value_;
+    return *this;
+  }
+  Counter& operator+=(std::uint64_t n) {
+    value_ += n;
+    return *this;
+  }
+  std::uint64_t value() const { return value_; }
+  nlohmann::json to_json() const override;
+  void reset() override { value_ = 0; }
+
+ private:
+  std::uint64_t value_ = 0;
+};
+
+// A level that is set or accumulated (bytes resident, energy).
+class Scalar : public Stat {
+ public:
+  using Stat::Stat;
+  void set(double v) { value_ = v; }
+  void add(double v) { value_ += v; }
+  double value() const { return value_; }
+  nlohmann::json to_json() const override;
+  void reset() override { value_ = 0.0; }
+
+ private:
+  double value_ = 0.0;
+};
+
+// Weighted mean with min and max. With no samples, mean/min/max read as 0 (see "count").
+class Average : public Stat {
+ public:
+  using Stat::Stat;
+  void sample(double v, std::uint64_t weight = 1) {
+    if (weight == 0) return;
+    sum_ += v * static_cast<double>(weight);
+    count_ += weight;
+    if (v < min_) min_ = v;
+    if (v > max_) max_ = v;
+  }
+  double mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0.0; }
+  std::uint64_t count() const { return count_; }
+  double min() const { return count_ ? min_ : 0.0; }
+  double max() const { return count_ ? max_ : 0.0; }
+  nlohmann::json to_json() const override;
+  void reset() override;
+
+ private:
+  double sum_ = 0.0;
+  std::uint64_t count_ = 0;
+  double min_ = std::numeric_limits<double>::infinity();
+  double max_ = -std::numeric_limits<double>::infinity();
+};
+
+// Linear buckets over [lo, hi) plus underflow (v < lo, and NaN) and overflow (v >= hi).
+class Histogram : public Stat {
+ public:
+  Histogram(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
+            std::string description, double lo, double hi, std::size_t buckets);
+  void sample(double v, std::uint64_t weight = 1) {
+    total_ += weight;
+    sum_ += v * static_cast<double>(weight);
+    if (!(v >= lo_)) {
+      underflow_ += weight;
+    } else if (v >= hi_) {
+      overflow_ += weight;
+    } else {
+      // (v - lo) * n / (hi - lo) rather than / width: exact for integer-aligned edges.
+      auto i = static_cast<std::size_t>((v - lo_) * scale_);
+      buckets_[i < buckets_.size() ? i : buckets_.size() - 1] += weight;
+    }
+  }
+  double lo() const { return lo_; }
+  double hi() const { return hi_; }
+  double bucket_width() const { return (hi_ - lo_) / static_cast<double>(buckets_.size()); }
+  const std::vector<std::uint64_t>& buckets() const { return buckets_; }
+  std::uint64_t underflow() const { return underflow_; }
+  std::uint64_t overflow() const { return overflow_; }
+  std::uint64_t count() const { return total_; }  // all samples, under/overflow included
+  double mean() const { return total_ ? sum_ / static_cast<double>(total_) : 0.0; }
+  nlohmann::json to_json() const override;
+  void reset() override;
+
+ private:
+  double lo_;
+  double hi_;
+  double scale_;  // buckets / (hi - lo)
+  std::vector<std::uint64_t> buckets_;
+  std::uint64_t underflow_ = 0;
+  std::uint64_t overflow_ = 0;
+  std::uint64_t total_ = 0;
+  double sum_ = 0.0;
+};
+
+// Per-interval sums: add(now, v) accumulates into bucket now / interval, so no periodic event
+// is needed. Intervals with no samples read as 0.
+class TimeSeries : public Stat {
+ public:
+  // Guards against a stray huge tick allocating gigabytes; a longer series needs a coarser
+  // interval.
+  static constexpr std::size_t kMaxIntervals = std::size_t{1} << 24;
+
+  TimeSeries(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
+             std::string description, Tick interval);
+  void add(Tick now, double v) {
+    const Tick i = now / interval_;
+    if (i >= values_.size()) grow(i);
+    values_[i] += v;
+  }
+  Tick interval() const { return interval_; }
+  const std::vector<double>& values() const { return values_; }
+  nlohmann::json to_json() const override;
+  void reset() override { values_.clear(); }
+
+ private:
+  void grow(Tick index);
+  Tick interval_;
+  std::vector<double> values_;
+};
+
+// A value derived from other stats or state, computed when dumped (hit rate, bandwidth).
+class Formula : public Stat {
+ public:
+  Formula(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
+          std::string description, std::function<double()> f);
+  double value() const { return f_(); }
+  nlohmann::json to_json() const override;
+  void reset() override {}
+
+ private:
+  std::function<double()> f_;
+};
+
+class StatsRegistry {
+ public:
+  StatsRegistry() = default;
+  ~StatsRegistry();  // stats that outlive the registry are detached, not left dangling
+  StatsRegistry(const StatsRegistry&) = delete;
+  StatsRegistry& operator=(const StatsRegistry&) = delete;
+
+  // Unknown path: an Error naming it, and the closest existing path when one is near.
+  Result<const Stat*> find(std::string_view full_path) const;
+
+  // {"<owner path>": {"<stat name>": {"value": .., "unit": .., "description": ..}, ..}, ..}
+  nlohmann::json to_json() const;
+  std::string dump(int indent = 2) const;
+  Status write_file(const std::filesystem::path& path) const;
+
+  void reset_all();
+  std::size_t size() const { return stats_.size(); }
+  std::vector<std::string> paths() const;  // sorted full paths
+
+ private:
+  friend class Stat;
+  void add(Stat& s);
+  void remove(const Stat& s);
+
+  std::map<std::string, Stat*, std::less<>> stats_;  // by full path; sorted for determinism
+};
+
+}  // namespace xpusim::sim

@@ -1,0 +1,309 @@
+#include "sim/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace xpusim::sim {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(StatsTest, JsonShapeIsComponentMapOfStatMaps) {
+  StatsRegistry reg;
+  Counter sm1_req(reg, "chip0.sm1", "requests", "count", "requests seen");
+  Counter sm0_req(reg, "chip0.sm0", "requests", "count", "requests seen");
+  Scalar sm0_bytes(reg, "chip0.sm0", "bytes", "B", "bytes resident");
+  sm0_req += 3;
+  sm1_req.inc();
+  sm0_bytes.set(1.5);
+
+  const json expected = json::parse(R"({
+    "chip0.sm0": {
+      "bytes": {"value": 1.5, "unit": "B", "description": "bytes resident"},
+      "requests": {"value": 3, "unit": "count", "description": "requests seen"}
+    },
+    "chip0.sm1": {
+      "requests": {"value": 1, "unit": "count", "description": "requests seen"}
+    }
+  })");
+  EXPECT_EQ(reg.to_json(), expected);
+  EXPECT_EQ(reg.size(), 3u);
+  EXPECT_EQ(reg.paths(), (std::vector<std::string>{"chip0.sm0.bytes", "chip0.sm0.requests",
+                                                   "chip0.sm1.requests"}));
+  // Keys come out sorted, so the text is stable.
+  const std::string text = reg.dump();
+  EXPECT_LT(text.find("\"chip0.sm0\""), text.find("\"chip0.sm1\""));
+  EXPECT_LT(text.find("\"bytes\""), text.find("\"requests\""));
+}
+
+TEST(StatsTest, FullPathAndAccessors) {
+  StatsRegistry reg;
+  Counter c(reg, "chip0.gpc3.sm17.tma", "requests", "count", "TMA requests");
+  Counter top(reg, "", "runs", "count", "top-level");
+  EXPECT_EQ(c.full_path(), "chip0.gpc3.sm17.tma.requests");
+  EXPECT_EQ(c.owner_path(), "chip0.gpc3.sm17.tma");
+  EXPECT_EQ(c.name(), "requests");
+  EXPECT_EQ(c.unit(), "count");
+  EXPECT_EQ(c.description(), "TMA requests");
+  EXPECT_EQ(top.full_path(), "runs");
+  EXPECT_EQ(reg.to_json()[""]["runs"]["value"], 0);
+}
+
+TEST(StatsTest, CounterArithmetic) {
+  StatsRegistry reg;
+  Counter c(reg, "a", "c", "count", "");
+  c.inc();
+  c.inc(4);
+  ++c;
+  c += 10;
+  EXPECT_EQ(c.value(), 16u);
+  Scalar s(reg, "a", "s", "J", "");
+  s.add(2.5);
+  s.add(-1.0);
+  EXPECT_DOUBLE_EQ(s.value(), 1.5);
+  s.set(7.0);
+  EXPECT_DOUBLE_EQ(s.value(), 7.0);
+}
+
+TEST(StatsTest, AverageIsWeightedWithMinMax) {
+  StatsRegistry reg;
+  Average a(reg, "l2", "latency", "cycles", "load latency");
+  EXPECT_EQ(a.to_json(), json::parse(R"({"value":0.0,"unit":"cycles","description":"load latency",
+                                         "count":0,"min":0.0,"max":0.0})"));
+  a.sample(10.0);
+  a.sample(4.0, 3);   // (10 + 12) / 4
+  a.sample(99.0, 0);  // zero weight: ignored entirely
+  EXPECT_EQ(a.count(), 4u);
+  EXPECT_DOUBLE_EQ(a.mean(), 5.5);
+  EXPECT_DOUBLE_EQ(a.min(), 4.0);
+  EXPECT_DOUBLE_EQ(a.max(), 10.0);
+  EXPECT_EQ(a.to_json(), json::parse(R"({"value":5.5,"unit":"cycles","description":"load latency",
+                                         "count":4,"min":4.0,"max":10.0})"));
+}
+
+TEST(StatsTest, HistogramBucketsAndEdges) {
+  StatsRegistry reg;
+  Histogram h(reg, "hbm", "queue", "entries", "queue depth", 0.0, 10.0, 5);  // width 2
+  h.sample(-0.5);                                                            // underflow
+  h.sample(0.0);       // first bucket includes lo
+  h.sample(1.999);     // bucket 0
+  h.sample(2.0);       // bucket 1: left edge is inclusive
+  h.sample(5.0, 3);    // bucket 2, weight 3
+  h.sample(9.999);     // last bucket
+  h.sample(10.0);      // hi is exclusive: overflow
+  h.sample(100.0, 2);  // overflow
+  EXPECT_EQ(h.buckets(), (std::vector<std::uint64_t>{2, 1, 3, 0, 1}));
+  EXPECT_EQ(h.underflow(), 1u);
+  EXPECT_EQ(h.overflow(), 3u);
+  EXPECT_EQ(h.count(), 11u);
+  const double sum = -0.5 + 0 + 1.999 + 2 + 15 + 9.999 + 10 + 200;
+  EXPECT_DOUBLE_EQ(h.mean(), sum / 11);
+
+  const json j = h.to_json();
+  EXPECT_EQ(j["value"], 11);
+  EXPECT_EQ(j["unit"], "entries");
+  EXPECT_EQ(j["description"], "queue depth");
+  EXPECT_EQ(j["lo"], 0.0);
+  EXPECT_EQ(j["hi"], 10.0);
+  EXPECT_EQ(j["bucket_width"], 2.0);
+  EXPECT_EQ(j["buckets"], json::parse("[2,1,3,0,1]"));
+  EXPECT_EQ(j["underflow"], 1);
+  EXPECT_EQ(j["overflow"], 3);
+  EXPECT_DOUBLE_EQ(j["mean"].get<double>(), sum / 11);
+  EXPECT_EQ(j.size(), 10u);
+
+  h.sample(std::numeric_limits<double>::quiet_NaN());
+  h.sample(-std::numeric_limits<double>::infinity());
+  h.sample(std::numeric_limits<double>::infinity());
+  EXPECT_EQ(h.underflow(), 3u);
+  EXPECT_EQ(h.overflow(), 4u);
+}
+
+TEST(StatsTest, HistogramDecimalEdgesLandInTheirOwnBucket) {
+  StatsRegistry reg;
+  Histogram h(reg, "x", "h", "", "", 0.0, 1.0, 10);
+  for (int k = 0; k < 10; ++k)
+    h.sample(k / 10.0);
+  EXPECT_EQ(h.buckets(), std::vector<std::uint64_t>(10, 1));
+  Histogram n(reg, "x", "n", "", "", -4.0, 4.0, 4);
+  n.sample(-4.0);
+  n.sample(-2.0);
+  n.sample(-0.0001);
+  n.sample(0.0);
+  n.sample(3.9999);
+  EXPECT_EQ(n.buckets(), (std::vector<std::uint64_t>{1, 2, 1, 1}));
+  EXPECT_EQ(n.underflow() + n.overflow(), 0u);
+}
+
+TEST(StatsTest, TimeSeriesBucketsByIntervalWithGapsAsZero) {
+  StatsRegistry reg;
+  TimeSeries ts(reg, "c2c.port0", "bytes", "B", "bytes per interval", 10 * kNanosecond);
+  EXPECT_EQ(ts.to_json()["value"], json::array());
+  ts.add(0, 1.0);
+  ts.add(9'999, 2.0);   // still interval 0
+  ts.add(10'000, 0.5);  // interval 1 starts exactly at 10 ns
+  ts.add(35'000, 5.0);  // interval 3; interval 2 stays 0
+  const json expected = json::parse(R"({"value":[3.0,0.5,0.0,5.0],"unit":"B",
+      "description":"bytes per interval","interval_ps":10000})");
+  EXPECT_EQ(ts.to_json(), expected);
+  ts.add(1'000, 1.0);  // late sample into an earlier interval
+  EXPECT_EQ(ts.values(), (std::vector<double>{4.0, 0.5, 0.0, 5.0}));
+}
+
+TEST(StatsTest, FormulaIsEvaluatedAtDumpTime) {
+  StatsRegistry reg;
+  Counter hits(reg, "l2", "hits", "count", "");
+  Counter accesses(reg, "l2", "accesses", "count", "");
+  Formula rate(reg, "l2", "hit_rate", "ratio", "hits / accesses", [&] {
+    return accesses.value() ? static_cast<double>(hits.value()) / accesses.value() : 0.0;
+  });
+  EXPECT_EQ(reg.to_json()["l2"]["hit_rate"]["value"], 0.0);
+  hits += 3;
+  accesses += 4;
+  EXPECT_EQ(reg.to_json()["l2"]["hit_rate"]["value"], 0.75);
+  EXPECT_DOUBLE_EQ(rate.value(), 0.75);
+  EXPECT_EQ(reg.to_json()["l2"]["hit_rate"]["unit"], "ratio");
+}
+
+TEST(StatsTest, FindKnownAndUnknownPaths) {
+  StatsRegistry reg;
+  Counter c(reg, "chip0.sm0", "requests", "count", "");
+  auto found = reg.find("chip0.sm0.requests");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(*found, &c);
+
+  auto typo = reg.find("chip0.sm0.reqests");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_THAT(typo.error().message, HasSubstr("'chip0.sm0.reqests'"));
+  EXPECT_THAT(typo.error().message, HasSubstr("closest is 'chip0.sm0.requests'"));
+
+  auto unrelated = reg.find("hbm.bandwidth_total");
+  ASSERT_FALSE(unrelated.ok());
+  EXPECT_THAT(unrelated.error().message, HasSubstr("'hbm.bandwidth_total'"));
+  EXPECT_THAT(unrelated.error().message, Not(HasSubstr("closest")));
+
+  EXPECT_FALSE(reg.find("chip0.sm0").ok());  // a component is not a stat
+}
+
+TEST(StatsDeathTest, DuplicateRegistrationDies) {
+  StatsRegistry reg;
+  Counter a(reg, "chip0.sm0", "requests", "count", "");
+  EXPECT_DEATH(Counter(reg, "chip0.sm0", "requests", "count", ""),
+               "stat 'chip0.sm0.requests' registered twice");
+  // Different split, same full path: still the same stat path.
+  EXPECT_DEATH(Scalar(reg, "chip0", "sm0.requests", "count", ""),
+               "stat 'chip0.sm0.requests' registered twice");
+}
+
+TEST(StatsTest, DestroyedStatLeavesTheRegistry) {
+  StatsRegistry reg;
+  Counter keep(reg, "chip0.sm0", "requests", "count", "");
+  {
+    Counter gone(reg, "chip0.sm1", "requests", "count", "");
+    EXPECT_EQ(reg.size(), 2u);
+    EXPECT_TRUE(reg.to_json().contains("chip0.sm1"));
+  }
+  EXPECT_EQ(reg.size(), 1u);
+  EXPECT_FALSE(reg.to_json().contains("chip0.sm1"));
+  EXPECT_FALSE(reg.find("chip0.sm1.requests").ok());
+  // The path is free again.
+  Counter again(reg, "chip0.sm1", "requests", "count", "");
+  EXPECT_EQ(reg.size(), 2u);
+}
+
+TEST(StatsTest, StatMayOutliveRegistry) {
+  auto reg = std::make_unique<StatsRegistry>();
+  Counter c(*reg, "a", "b", "count", "");
+  reg.reset();  // detaches c; its destructor must not touch the dead registry
+  c.inc();
+  EXPECT_EQ(c.value(), 1u);
+}
+
+void build(StatsRegistry& reg, std::vector<std::unique_ptr<Stat>>& owned, bool reversed) {
+  std::vector<std::string> owners = {"chip0.sm0", "chip0.sm1", "chip0.l2.slice3"};
+  if (reversed) std::reverse(owners.begin(), owners.end());
+  for (const auto& o : owners) {
+    auto c = std::make_unique<Counter>(reg, o, "requests", "count", "reqs");
+    c->inc(o.size());
+    auto a = std::make_unique<Average>(reg, o, "latency", "cycles", "lat");
+    a->sample(1.0 / 3.0);
+    a->sample(0.1, 7);
+    auto h = std::make_unique<Histogram>(reg, o, "depth", "entries", "d", 0, 1, 3);
+    h->sample(0.5);
+    owned.push_back(std::move(c));
+    owned.push_back(std::move(a));
+    owned.push_back(std::move(h));
+  }
+}
+
+TEST(StatsTest, DumpIsDeterministicRegardlessOfRegistrationOrder) {
+  StatsRegistry r1, r2;
+  std::vector<std::unique_ptr<Stat>> s1, s2;
+  build(r1, s1, false);
+  build(r2, s2, true);
+  EXPECT_EQ(r1.dump(), r2.dump());
+  EXPECT_EQ(r1.dump(0), r2.dump(0));
+  EXPECT_EQ(r1.dump(), r1.dump());
+}
+
+TEST(StatsTest, ResetAllClearsEveryKind) {
+  StatsRegistry reg;
+  Counter c(reg, "x", "c", "", "");
+  Scalar s(reg, "x", "s", "", "");
+  Average a(reg, "x", "a", "", "");
+  Histogram h(reg, "x", "h", "", "", 0, 4, 2);
+  TimeSeries t(reg, "x", "t", "", "", 100);
+  Formula f(reg, "x", "f", "", "", [&] { return static_cast<double>(c.value()) + 1; });
+  c.inc(5);
+  s.set(2);
+  a.sample(3);
+  h.sample(1);
+  h.sample(-1);
+  h.sample(9);
+  t.add(250, 1);
+  reg.reset_all();
+  EXPECT_EQ(c.value(), 0u);
+  EXPECT_EQ(s.value(), 0.0);
+  EXPECT_EQ(a.count(), 0u);
+  EXPECT_EQ(a.mean(), 0.0);
+  EXPECT_EQ(h.count(), 0u);
+  EXPECT_EQ(h.underflow() + h.overflow(), 0u);
+  EXPECT_EQ(h.buckets(), (std::vector<std::uint64_t>{0, 0}));
+  EXPECT_TRUE(t.values().empty());
+  EXPECT_EQ(f.value(), 1.0);  // derived: follows its inputs
+  a.sample(8);
+  EXPECT_EQ(a.min(), 8.0);  // min/max restart too
+  EXPECT_EQ(a.max(), 8.0);
+}
+
+TEST(StatsTest, WriteFileRoundTripsAndNamesBadPath) {
+  StatsRegistry reg;
+  Counter c(reg, "chip0", "cycles", "cycles", "elapsed");
+  c.inc(42);
+  const std::filesystem::path path =
+      std::filesystem::path(::testing::TempDir()) / "xpusim_stats_test.json";
+  ASSERT_TRUE(reg.write_file(path).ok());
+  std::ifstream in(path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  EXPECT_EQ(buf.str(), reg.dump());
+  EXPECT_EQ(json::parse(buf.str())["chip0"]["cycles"]["value"], 42);
+  std::filesystem::remove(path);
+
+  auto bad = reg.write_file("/nonexistent-xpusim-dir/stats.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("'/nonexistent-xpusim-dir/stats.json'"));
+  EXPECT_THAT(bad.error().message, HasSubstr("No such file or directory"));
+}
+
+}  // namespace
+}  // namespace xpusim::sim
