@@ -19,7 +19,7 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}                  // NOLINT(google-explicit-constructor)
   Result(Error e) : v_(std::vector<Error>{std::move(e)}) {}  // NOLINT
   Result(std::vector<Error> es) : v_(std::move(es)) {        // NOLINT
     if (std::get<1>(v_).empty()) std::get<1>(v_).push_back(Error{"unknown error"});

@@ -1,0 +1,79 @@
+#include "sim/component.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace xpusim::sim {
+
+namespace {
+void check_segment(std::string_view name) {
+  const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
+  XPUSIM_CHECK(ok, "component names are one path segment of [A-Za-z0-9_]");
+}
+}  // namespace
+
+Component::Component(Simulation& sim, std::string_view name) : sim_(sim), name_(name), path_(name) {
+  check_segment(name);
+}
+
+Component::Component(Component& parent, std::string_view name)
+    : sim_(parent.sim_), parent_(&parent), name_(name), path_(parent.path_ + "." + name_) {
+  check_segment(name);
+  for (const Component* c : parent.children_) {
+    XPUSIM_CHECK(c->name_ != name_, "two children of one component share a name");
+  }
+  parent.children_.push_back(this);
+}
+
+Component::~Component() {
+  if (parent_ != nullptr) std::erase(parent_->children_, this);
+  for (Component* c : children_)
+    c->parent_ = nullptr;
+}
+
+Rng& Component::rng() {
+  if (!rng_) rng_ = std::make_unique<Rng>(Rng::for_stream(sim_.seed(), path_));
+  return *rng_;
+}
+
+TrackId Component::trace_track() {
+  if (!track_requested_) {
+    track_ = sim_.tracer().track(path_);
+    track_requested_ = true;
+  }
+  return track_;
+}
+
+template <class S, class... Args>
+S& Component::own(Args&&... args) {
+  auto stat = std::make_unique<S>(sim_.stats(), path_, std::forward<Args>(args)...);
+  S& ref = *stat;
+  stats_.push_back(std::move(stat));
+  return ref;
+}
+
+Counter& Component::add_counter(std::string name, std::string unit, std::string description) {
+  return own<Counter>(std::move(name), std::move(unit), std::move(description));
+}
+Scalar& Component::add_scalar(std::string name, std::string unit, std::string description) {
+  return own<Scalar>(std::move(name), std::move(unit), std::move(description));
+}
+Average& Component::add_average(std::string name, std::string unit, std::string description) {
+  return own<Average>(std::move(name), std::move(unit), std::move(description));
+}
+Histogram& Component::add_histogram(std::string name, std::string unit, std::string description,
+                                    double lo, double hi, std::size_t buckets) {
+  return own<Histogram>(std::move(name), std::move(unit), std::move(description), lo, hi, buckets);
+}
+TimeSeries& Component::add_time_series(std::string name, std::string unit, std::string description,
+                                       Tick interval) {
+  return own<TimeSeries>(std::move(name), std::move(unit), std::move(description), interval);
+}
+Formula& Component::add_formula(std::string name, std::string unit, std::string description,
+                                std::function<double()> fn) {
+  return own<Formula>(std::move(name), std::move(unit), std::move(description), std::move(fn));
+}
+
+}  // namespace xpusim::sim

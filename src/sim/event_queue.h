@@ -1,0 +1,116 @@
+// EventQueue: the discrete-event core. Events are ordered by (tick, priority, insertion
+// sequence), so two runs of the same model process events in the same order (determinism).
+//
+// Events are intrusive: the owner (a component, or a coroutine awaiter living in a coroutine
+// frame) holds the Event object and the queue never allocates per schedule. The pending set
+// (a calendar queue, pending_set.h) stores small {tick, order, slot} entries; the slot table
+// maps an entry to its Event, which makes cancelation O(1) (the slot is cleared, the stale
+// entry is skipped when it surfaces).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sim/pending_set.h"
+#include "sim/result.h"
+#include "sim/tick.h"
+
+namespace xpusim::sim {
+
+class EventQueue;
+
+// Lower value runs first among events at the same tick.
+using Priority = std::int8_t;
+inline constexpr Priority kPriorityFirst = -100;  // e.g. clock-edge bookkeeping
+inline constexpr Priority kPriorityDefault = 0;
+inline constexpr Priority kPriorityLast = 100;  // e.g. stat sampling after all work of a tick
+
+class Event {
+ public:
+  Event() = default;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  virtual ~Event();
+
+  bool scheduled() const { return slot_ != kNoSlot; }
+  // Tick of the pending (or last) occurrence.
+  Tick when() const { return when_; }
+
+ protected:
+  virtual void process() = 0;
+
+ private:
+  friend class EventQueue;
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  EventQueue* queue_ = nullptr;
+  std::uint32_t slot_ = kNoSlot;
+  Tick when_ = 0;
+};
+
+// An event that calls a std::function; for owners that prefer a lambda to a subclass.
+class CallbackEvent final : public Event {
+ public:
+  explicit CallbackEvent(std::function<void()> fn) : fn_(std::move(fn)) {}
+
+ protected:
+  void process() override { fn_(); }
+
+ private:
+  std::function<void()> fn_;
+};
+
+// Why run() returned.
+enum class StopReason { kDrained, kTickLimit, kStopped };
+
+class EventQueue {
+ public:
+  EventQueue();
+  ~EventQueue();
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
+
+  Tick now() const { return now_; }
+
+  // `when` must not be in the past; an event must not already be scheduled.
+  void schedule(Event& ev, Tick when, Priority prio = kPriorityDefault);
+  void reschedule(Event& ev, Tick when, Priority prio = kPriorityDefault);
+  void deschedule(Event& ev);
+
+  // Fire-and-forget callback at `when` (pooled; not cancelable).
+  void post(Tick when, std::function<void()> fn, Priority prio = kPriorityDefault);
+
+  // Processes events in order until none is left, the next one is after `limit`, or stop()
+  // is called. On kTickLimit, now() advances to `limit`.
+  StopReason run(Tick limit = kMaxTick);
+  // Processes exactly one event if any; returns false when empty.
+  bool step();
+  // Asks run() to return after the event being processed.
+  void stop() { stop_requested_ = true; }
+
+  std::size_t pending() const { return live_; }
+  std::uint64_t processed() const { return processed_; }
+  bool empty() const { return live_ == 0; }
+
+ private:
+  class PostedEvent;
+
+  std::uint32_t acquire_slot(Event* ev);
+  // Pops stale entries; returns false when the heap holds no live event.
+  bool skip_canceled();
+  void fire_top();
+
+  PendingSet pending_;
+  std::vector<Event*> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::unique_ptr<PostedEvent>> posted_pool_;
+  std::vector<PostedEvent*> posted_free_;
+  Tick now_ = 0;
+  std::uint64_t sequence_ = 0;
+  std::uint64_t processed_ = 0;
+  std::size_t live_ = 0;
+  bool stop_requested_ = false;
+};
+
+}  // namespace xpusim::sim

@@ -1,0 +1,177 @@
+#include "sim/pending_set.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace xpusim::sim {
+
+namespace {
+constexpr std::uint64_t kMask = PendingSet::kBuckets - 1;
+// Delays beyond this are clamped in the width estimate (they go to the far heap anyway).
+constexpr Tick kDelayClamp = Tick{1} << 40;
+}  // namespace
+
+PendingSet::PendingSet() {
+  current_.reserve(256);
+}
+
+void PendingSet::push(const PendingEntry& e, Tick now) {
+  ++size_;
+  delay_sum_ += std::min(e.tick - now, kDelayClamp);
+  place(e);
+  if (++delay_count_ == kAdaptEvery) adapt(now);
+}
+
+void PendingSet::place(const PendingEntry& e) {
+  const std::uint64_t idx = e.tick >> shift_;
+  if (idx <= cur_) {
+    insert_current(e);
+  } else if (idx - cur_ < kBuckets) {
+    const std::uint64_t p = idx & kMask;
+    buckets_[p].push_back(e);
+    occupied_[p >> 6] |= std::uint64_t{1} << (p & 63);
+  } else {
+    far_push(e);
+  }
+}
+
+void PendingSet::insert_current(const PendingEntry& e) {
+  // Drop the consumed prefix now and then, so a long stay in one bucket stays bounded.
+  if (head_ >= 4096 && 2 * head_ >= current_.size()) {
+    current_.erase(current_.begin(), current_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+  if (head_ == current_.size() || !(e < current_.back())) {
+    current_.push_back(e);  // the common case: the newest entry sorts last
+    return;
+  }
+  current_.insert(
+      std::upper_bound(current_.begin() + static_cast<std::ptrdiff_t>(head_), current_.end(), e),
+      e);
+}
+
+std::uint64_t PendingSet::next_occupied() const {
+  const std::uint64_t start = cur_ + 1;
+  std::uint64_t scanned = 0;
+  while (scanned < kBuckets - 1) {
+    const std::uint64_t p = (start + scanned) & kMask;
+    const std::uint64_t bit = p & 63;
+    const std::uint64_t word = occupied_[p >> 6] >> bit;
+    if (word != 0) {
+      const std::uint64_t off = static_cast<std::uint64_t>(std::countr_zero(word));
+      return scanned + off < kBuckets - 1 ? start + scanned + off : 0;
+    }
+    scanned += 64 - bit;
+  }
+  return 0;
+}
+
+void PendingSet::advance() {
+  current_.clear();
+  head_ = 0;
+  const std::uint64_t next = next_occupied();
+  // Nothing left in the window: jump straight to the earliest far entry.
+  cur_ = next != 0 ? next : far_.front().tick >> shift_;
+  const std::uint64_t p = cur_ & kMask;
+  current_.swap(buckets_[p]);  // hands the bucket our (empty, reserved) vector back
+  occupied_[p >> 6] &= ~(std::uint64_t{1} << (p & 63));
+  pull_far();
+  std::sort(current_.begin(), current_.end());
+}
+
+void PendingSet::pull_far() {
+  while (!far_.empty() && (far_.front().tick >> shift_) - cur_ < kBuckets) {
+    const PendingEntry e = far_.front();
+    far_pop();
+    if ((e.tick >> shift_) == cur_) {
+      current_.push_back(e);  // sorted by the caller
+    } else {
+      place(e);
+    }
+  }
+}
+
+void PendingSet::far_push(const PendingEntry& e) {
+  std::size_t i = far_.size();
+  far_.push_back(e);
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 4;
+    if (!(e < far_[parent])) break;
+    far_[i] = far_[parent];
+    i = parent;
+  }
+  far_[i] = e;
+}
+
+void PendingSet::far_pop() {
+  const PendingEntry last = far_.back();
+  far_.pop_back();
+  const std::size_t n = far_.size();
+  if (n == 0) return;
+  // Floyd: walk the hole to a leaf along the smallest children, then sift `last` up.
+  PendingEntry* h = far_.data();
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t f = 4 * i + 1;
+    std::size_t best;
+    if (f + 3 < n) {
+      const std::size_t a = h[f + 1] < h[f] ? f + 1 : f;
+      const std::size_t b = h[f + 3] < h[f + 2] ? f + 3 : f + 2;
+      best = h[b] < h[a] ? b : a;
+    } else if (f < n) {
+      best = f;
+      for (std::size_t c = f + 1; c < n; ++c) {
+        if (h[c] < h[best]) best = c;
+      }
+    } else {
+      break;
+    }
+    h[i] = h[best];
+    i = best;
+  }
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 4;
+    if (!(last < h[parent])) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = last;
+}
+
+void PendingSet::adapt(Tick now) {
+  // A window of about four mean delays keeps nearly every entry out of the far heap; the
+  // entry count per bucket then follows from the population (sorted once per bucket).
+  const std::uint64_t mean = delay_sum_ / delay_count_;
+  delay_sum_ = 0;
+  delay_count_ = 0;
+  const std::uint64_t width = std::max<std::uint64_t>(4 * mean / kBuckets, 1);
+  const auto shift = static_cast<unsigned>(std::bit_width(width) - 1);
+  if (shift + 2 <= shift_ || shift >= shift_ + 2) rebuild(shift, now);
+}
+
+void PendingSet::rebuild(unsigned shift, Tick now) {
+  std::vector<PendingEntry> all(current_.begin() + static_cast<std::ptrdiff_t>(head_),
+                                current_.end());
+  for (auto& b : buckets_) {
+    all.insert(all.end(), b.begin(), b.end());
+    b.clear();
+  }
+  all.insert(all.end(), far_.begin(), far_.end());
+  far_.clear();
+  current_.clear();
+  occupied_.fill(0);
+  head_ = 0;
+  shift_ = shift;
+  cur_ = now >> shift_;
+  for (const PendingEntry& e : all) {
+    if ((e.tick >> shift_) == cur_) {
+      current_.push_back(e);
+    } else {
+      place(e);
+    }
+  }
+  std::sort(current_.begin(), current_.end());
+  ++rebuilds_;
+}
+
+}  // namespace xpusim::sim

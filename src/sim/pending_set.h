@@ -1,0 +1,86 @@
+// PendingSet: the ordered set of pending event entries behind EventQueue — a calendar queue.
+//
+// Entries whose tick falls in the window [cur, cur + kBuckets) of 2^shift-tick buckets sit
+// unsorted in their bucket (an append); only the bucket being drained is sorted, once, when
+// the window reaches it. Entries beyond the window wait in a 4-ary heap and move into
+// buckets as the window advances. A bitmap finds the next non-empty bucket. The bucket width
+// follows the observed scheduling delays (rebuilt when it is off by 4x or more), so a bucket
+// holds a few entries whatever the time scale. Pop and push are O(1) amortized for the usual
+// "hold" workloads, against O(log n) for a heap (docs/performance.md has the figures).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/tick.h"
+
+namespace xpusim::sim {
+
+struct PendingEntry {
+  Tick tick;
+  std::uint64_t order;  // priority and insertion sequence; unique per entry
+  std::uint32_t slot;   // the owner's handle for the event
+
+  __extension__ using Key = unsigned __int128;
+  Key key() const { return (static_cast<Key>(tick) << 64) | order; }
+  friend bool operator<(const PendingEntry& a, const PendingEntry& b) { return a.key() < b.key(); }
+  friend bool operator>(const PendingEntry& a, const PendingEntry& b) { return b < a; }
+};
+
+class PendingSet {
+ public:
+  static constexpr std::size_t kBuckets = 1024;
+
+  PendingSet();
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+
+  // `now` is the current time (no entry is earlier); it feeds the bucket-width estimate.
+  void push(const PendingEntry& e, Tick now);
+  // The smallest entry. Must not be called when empty.
+  const PendingEntry& top() {
+    if (head_ == current_.size()) advance();
+    return current_[head_];
+  }
+  void pop() {
+    top();
+    ++head_;
+    --size_;
+  }
+
+  unsigned bucket_shift() const { return shift_; }
+  std::uint64_t rebuilds() const { return rebuilds_; }
+
+ private:
+  static constexpr std::size_t kWords = kBuckets / 64;
+  static constexpr std::uint64_t kAdaptEvery = 8192;
+
+  void place(const PendingEntry& e);
+  void insert_current(const PendingEntry& e);
+  // Moves the window to the next non-empty bucket and sorts it into current_.
+  void advance();
+  // Next occupied bucket index after cur_ inside the window, or 0 if none.
+  std::uint64_t next_occupied() const;
+  void pull_far();
+  void far_push(const PendingEntry& e);
+  void far_pop();
+  void adapt(Tick now);
+  void rebuild(unsigned shift, Tick now);
+
+  unsigned shift_ = 10;                // bucket width 2^shift ticks
+  std::uint64_t cur_ = 0;              // absolute index of the bucket being drained
+  std::vector<PendingEntry> current_;  // sorted from head_ on
+  std::size_t head_ = 0;
+  std::array<std::vector<PendingEntry>, kBuckets> buckets_;
+  std::array<std::uint64_t, kWords> occupied_{};
+  std::vector<PendingEntry> far_;  // 4-ary min-heap
+  std::size_t size_ = 0;
+
+  std::uint64_t delay_sum_ = 0;
+  std::uint64_t delay_count_ = 0;
+  std::uint64_t rebuilds_ = 0;
+};
+
+}  // namespace xpusim::sim
