@@ -1,0 +1,188 @@
+// The cross-field rules of a chip file, declared as data: each names the key it is reported at,
+// the other keys it reads, the rule and its hardware reason (for messages and docs/config.md).
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "config/chip_schema.h"
+
+namespace xpusim::config {
+namespace {
+
+// A cross-field rule, reported at `key` as "<check's text> (<why>)" when `check` returns text.
+struct CrossFieldRule {
+  std::string_view key;
+  std::array<std::string_view, 2> others;  // other keys it reads ("" = unused)
+  std::string_view rule;                   // the rule as an expression, for the docs
+  std::string_view why;                    // the hardware reason, in message and docs
+  std::optional<std::string> (*check)(const ChipSpec&);
+};
+
+std::string size(std::uint64_t bytes) {
+  return format_size(bytes);
+}
+
+std::uint32_t largest_gpc_sms(const ChipSpec& c) {
+  std::uint32_t most = 0;
+  for (std::uint32_t tpcs : c.topology.tpcs_per_gpc)
+    most = std::max(most, tpcs);
+  return most * c.topology.sms_per_tpc;
+}
+
+using Message = std::optional<std::string>;
+
+constexpr std::array kChipRules{
+    CrossFieldRule{"topology.tpcs_per_gpc",
+                   {"topology.gpcs", ""},
+                   "length of `topology.tpcs_per_gpc` == `topology.gpcs`",
+                   "one TPC count per GPC",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.topology.tpcs_per_gpc.size() == c.topology.gpcs) return {};
+                     return fmt::format("has {} entries but topology.gpcs = {}",
+                                        c.topology.tpcs_per_gpc.size(), c.topology.gpcs);
+                   }},
+    CrossFieldRule{"topology.max_cluster_size",
+                   {"topology.tpcs_per_gpc", "topology.sms_per_tpc"},
+                   "`topology.max_cluster_size` <= max(`topology.tpcs_per_gpc`) x "
+                   "`topology.sms_per_tpc`",
+                   "a cluster runs within one GPC",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.topology.max_cluster_size <= largest_gpc_sms(c)) return {};
+                     return fmt::format(
+                         "{} exceeds the SMs of the largest GPC, max(topology.tpcs_per_gpc) x "
+                         "topology.sms_per_tpc = {}",
+                         c.topology.max_cluster_size, largest_gpc_sms(c));
+                   }},
+    CrossFieldRule{"sm.max_threads",
+                   {"sm.max_warps", ""},
+                   "`sm.max_threads` <= `sm.max_warps` x 32",
+                   "a warp is 32 threads",
+                   [](const ChipSpec& c) -> Message {
+                     const std::uint64_t limit = std::uint64_t{c.sm.max_warps} * 32;
+                     if (c.sm.max_threads <= limit) return {};
+                     return fmt::format("{} exceeds sm.max_warps x 32 = {}", c.sm.max_threads,
+                                        limit);
+                   }},
+    CrossFieldRule{"sm.max_threads_per_block",
+                   {"sm.max_threads", ""},
+                   "`sm.max_threads_per_block` <= `sm.max_threads`",
+                   "a thread block runs on one SM",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.max_threads_per_block <= c.sm.max_threads) return {};
+                     return fmt::format("{} exceeds sm.max_threads = {}",
+                                        c.sm.max_threads_per_block, c.sm.max_threads);
+                   }},
+    CrossFieldRule{"sm.registers",
+                   {"sm.sub_partitions", ""},
+                   "`sm.registers` divisible by `sm.sub_partitions`",
+                   "each sub-partition has an equal slice of the register file",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.registers % c.sm.sub_partitions == 0) return {};
+                     return fmt::format("{} is not divisible by sm.sub_partitions = {}",
+                                        c.sm.registers, c.sm.sub_partitions);
+                   }},
+    CrossFieldRule{"sm.max_registers_per_thread",
+                   {"sm.registers", "sm.sub_partitions"},
+                   "`sm.max_registers_per_thread` x 32 <= `sm.registers` / `sm.sub_partitions`",
+                   "one warp's registers live in one sub-partition",
+                   [](const ChipSpec& c) -> Message {
+                     const std::uint64_t slice = c.sm.registers / c.sm.sub_partitions;
+                     if (std::uint64_t{c.sm.max_registers_per_thread} * 32 <= slice) return {};
+                     return fmt::format("{} x 32 exceeds sm.registers / sm.sub_partitions = {}",
+                                        c.sm.max_registers_per_thread, slice);
+                   }},
+    CrossFieldRule{"sm.shared_memory_bytes",
+                   {"sm.l1_shared_bytes", ""},
+                   "`sm.shared_memory_bytes` <= `sm.l1_shared_bytes`",
+                   "shared memory is carved out of the L1/shared array",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.shared_memory_bytes <= c.sm.l1_shared_bytes) return {};
+                     return fmt::format("{} exceeds sm.l1_shared_bytes = {}",
+                                        size(c.sm.shared_memory_bytes), size(c.sm.l1_shared_bytes));
+                   }},
+    CrossFieldRule{"sm.shared_memory_per_block_bytes",
+                   {"sm.shared_memory_bytes", ""},
+                   "`sm.shared_memory_per_block_bytes` <= `sm.shared_memory_bytes`",
+                   "a thread block's shared memory lives on one SM",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.shared_memory_per_block_bytes <= c.sm.shared_memory_bytes) return {};
+                     return fmt::format("{} exceeds sm.shared_memory_bytes = {}",
+                                        size(c.sm.shared_memory_per_block_bytes),
+                                        size(c.sm.shared_memory_bytes));
+                   }},
+    CrossFieldRule{"sm.tensor.cores",
+                   {"sm.sub_partitions", ""},
+                   "`sm.tensor.cores` a multiple of `sm.sub_partitions`",
+                   "each sub-partition owns an equal number of tensor cores",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.tensor.cores % c.sm.sub_partitions == 0) return {};
+                     return fmt::format("{} is not a multiple of sm.sub_partitions = {}",
+                                        c.sm.tensor.cores, c.sm.sub_partitions);
+                   }},
+    CrossFieldRule{"sm.tensor.bf16_fma_per_cycle",
+                   {"sm.tensor.cores", ""},
+                   "`sm.tensor.bf16_fma_per_cycle` divisible by `sm.tensor.cores`",
+                   "every tensor core has the same throughput",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.tensor.bf16_fma_per_cycle % c.sm.tensor.cores == 0) return {};
+                     return fmt::format("{} is not divisible by sm.tensor.cores = {}",
+                                        c.sm.tensor.bf16_fma_per_cycle, c.sm.tensor.cores);
+                   }},
+    CrossFieldRule{"l2.line_bytes",
+                   {"l2.sector_bytes", ""},
+                   "`l2.line_bytes` a multiple of `l2.sector_bytes`",
+                   "a line is a whole number of sectors",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.l2.line_bytes % c.l2.sector_bytes == 0) return {};
+                     return fmt::format("{} is not a multiple of l2.sector_bytes = {}",
+                                        c.l2.line_bytes, c.l2.sector_bytes);
+                   }},
+    CrossFieldRule{"l2.size",
+                   {"l2.partitions", "l2.line_bytes"},
+                   "`l2.size` divisible by `l2.partitions` x `l2.line_bytes`",
+                   "every partition holds whole lines",
+                   [](const ChipSpec& c) -> Message {
+                     const std::uint64_t unit = std::uint64_t{c.l2.partitions} * c.l2.line_bytes;
+                     if (c.l2.size_bytes % unit == 0) return {};
+                     return fmt::format(
+                         "{} is not divisible by l2.partitions x l2.line_bytes = {} x {}",
+                         size(c.l2.size_bytes), c.l2.partitions, c.l2.line_bytes);
+                   }},
+    CrossFieldRule{"hbm.capacity",
+                   {"hbm.stacks", ""},
+                   "`hbm.capacity` divisible by `hbm.stacks`",
+                   "every stack has the same capacity",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.hbm.capacity_bytes % c.hbm.stacks == 0) return {};
+                     return fmt::format("{} is not divisible by hbm.stacks = {}",
+                                        size(c.hbm.capacity_bytes), c.hbm.stacks);
+                   }},
+};
+
+}  // namespace
+
+void check_chip_rules(const ChipSpec& spec, const FieldValues& values, Diagnostics& diag) {
+  for (const CrossFieldRule& r : kChipRules) {
+    bool inputs_ok = values.at(r.key).ok();
+    for (std::string_view other : r.others) {
+      if (!other.empty()) inputs_ok = inputs_ok && values.at(other).ok();
+    }
+    if (!inputs_ok) continue;  // already reported as a field error
+    if (std::optional<std::string> message = r.check(spec)) {
+      diag.error(values.at(r.key).key_pos, r.key, fmt::format("{} ({})", *message, r.why));
+    }
+  }
+}
+
+std::string chip_rules_markdown() {
+  std::string out = "Cross-field rules (each reported at the key in the first column):\n\n";
+  out += "| Key | Rule | Why |\n|---|---|---|\n";
+  for (const CrossFieldRule& r : kChipRules) {
+    out += fmt::format("| `{}` | {} | {} |\n", r.key, r.rule, r.why);
+  }
+  return out;
+}
+
+}  // namespace xpusim::config

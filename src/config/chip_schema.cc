@@ -1,0 +1,291 @@
+#include "config/chip_schema.h"
+
+#include <array>
+#include <variant>
+
+#include <fmt/format.h>
+
+namespace xpusim::config {
+namespace {
+
+// Where a field's value lands in ChipSpec.
+using U64Ref = std::uint64_t& (*)(ChipSpec&);
+using U32Ref = std::uint32_t& (*)(ChipSpec&);
+using StringRef = std::string& (*)(ChipSpec&);
+using ListRef = std::vector<std::uint32_t>& (*)(ChipSpec&);
+using Binding = std::variant<U64Ref, U32Ref, StringRef, ListRef>;
+
+struct ChipField {
+  FieldDecl decl;
+  Binding bind;
+};
+
+#define XPUSIM_CHIP_MEMBER(member) \
+  +[](ChipSpec & c) -> auto& {     \
+    return c.member;               \
+  }
+
+using enum ValueKind;
+constexpr std::uint64_t kMHz = 1'000'000;
+constexpr std::uint64_t kGHz = 1'000'000'000;
+constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kMiB = 1024 * kKiB;
+constexpr std::uint64_t kGiB = 1024 * kMiB;
+constexpr std::uint64_t kTiB = 1024 * kGiB;
+constexpr std::uint64_t kU32Max = 0xFFFF'FFFF;
+
+constexpr std::array kChipFields{
+    ChipField{{.path = "name",
+               .kind = kString,
+               .description = "Chip name shown by `xpusim info`; by convention the file name"},
+              XPUSIM_CHIP_MEMBER(name)},
+    ChipField{{.path = "description",
+               .kind = kString,
+               .required = false,
+               .default_yaml = "\"\"",
+               .description = "One-line human description"},
+              XPUSIM_CHIP_MEMBER(description)},
+
+    ChipField{{.path = "clocks.sm",
+               .kind = kFrequency,
+               .min = kMHz,
+               .max = 10 * kGHz,
+               .description = "SM clock (issue, tensor cores, shared memory)"},
+              XPUSIM_CHIP_MEMBER(clocks.sm_hz)},
+    ChipField{{.path = "clocks.l2",
+               .kind = kFrequency,
+               .min = kMHz,
+               .max = 10 * kGHz,
+               .description = "L2 and crossbar clock"},
+              XPUSIM_CHIP_MEMBER(clocks.l2_hz)},
+
+    ChipField{{.path = "topology.gpcs",
+               .kind = kInteger,
+               .min = 1,
+               .max = 64,
+               .description = "Graphics processing clusters (GPCs) enabled on the part"},
+              XPUSIM_CHIP_MEMBER(topology.gpcs)},
+    ChipField{{.path = "topology.tpcs_per_gpc",
+               .kind = kIntegerList,
+               .min = 1,
+               .max = 64,
+               .description = "Enabled TPCs in each GPC (the floor-sweep pattern), one per GPC"},
+              XPUSIM_CHIP_MEMBER(topology.tpcs_per_gpc)},
+    ChipField{{.path = "topology.sms_per_tpc",
+               .kind = kInteger,
+               .min = 1,
+               .max = 8,
+               .required = false,
+               .default_yaml = "2",
+               .description = "SMs in each texture processing cluster (TPC)"},
+              XPUSIM_CHIP_MEMBER(topology.sms_per_tpc)},
+    ChipField{{.path = "topology.max_cluster_size",
+               .kind = kInteger,
+               .min = 1,
+               .max = 64,
+               .required = false,
+               .default_yaml = "8",
+               .description = "Most CTAs in one cluster (CGA); all of them run in one GPC"},
+              XPUSIM_CHIP_MEMBER(topology.max_cluster_size)},
+
+    ChipField{{.path = "sm.sub_partitions",
+               .kind = kInteger,
+               .min = 1,
+               .max = 16,
+               .description = "SM sub-partitions (SMSPs), each with a warp scheduler"},
+              XPUSIM_CHIP_MEMBER(sm.sub_partitions)},
+    ChipField{{.path = "sm.max_warps",
+               .kind = kInteger,
+               .min = 1,
+               .max = 1024,
+               .description = "Resident warps per SM"},
+              XPUSIM_CHIP_MEMBER(sm.max_warps)},
+    ChipField{{.path = "sm.max_threads",
+               .kind = kInteger,
+               .min = 1,
+               .max = 32768,
+               .description = "Resident threads per SM"},
+              XPUSIM_CHIP_MEMBER(sm.max_threads)},
+    ChipField{{.path = "sm.max_threads_per_block",
+               .kind = kInteger,
+               .min = 1,
+               .max = 32768,
+               .required = false,
+               .default_yaml = "1024",
+               .description = "Threads in one thread block (CTA)"},
+              XPUSIM_CHIP_MEMBER(sm.max_threads_per_block)},
+    ChipField{{.path = "sm.max_blocks",
+               .kind = kInteger,
+               .min = 1,
+               .max = 1024,
+               .description = "Resident thread blocks (CTAs) per SM"},
+              XPUSIM_CHIP_MEMBER(sm.max_blocks)},
+    ChipField{{.path = "sm.registers",
+               .kind = kInteger,
+               .min = 1,
+               .max = 1 << 24,
+               .description = "32-bit registers per SM"},
+              XPUSIM_CHIP_MEMBER(sm.registers)},
+    ChipField{{.path = "sm.max_registers_per_thread",
+               .kind = kInteger,
+               .min = 1,
+               .max = 1024,
+               .required = false,
+               .default_yaml = "255",
+               .description = "Registers one thread may use"},
+              XPUSIM_CHIP_MEMBER(sm.max_registers_per_thread)},
+    ChipField{{.path = "sm.l1_shared_bytes",
+               .kind = kSize,
+               .min = kKiB,
+               .max = kGiB,
+               .description = "Unified L1 data cache / shared memory array per SM"},
+              XPUSIM_CHIP_MEMBER(sm.l1_shared_bytes)},
+    ChipField{{.path = "sm.shared_memory_bytes",
+               .kind = kSize,
+               .min = 0,
+               .max = kGiB,
+               .description = "Largest shared-memory carve-out per SM"},
+              XPUSIM_CHIP_MEMBER(sm.shared_memory_bytes)},
+    ChipField{{.path = "sm.shared_memory_per_block_bytes",
+               .kind = kSize,
+               .min = 0,
+               .max = kGiB,
+               .description = "Largest shared memory one thread block may use (dynamic opt-in)"},
+              XPUSIM_CHIP_MEMBER(sm.shared_memory_per_block_bytes)},
+    ChipField{{.path = "sm.shared_memory_banks",
+               .kind = kInteger,
+               .min = 1,
+               .max = 256,
+               .power_of_two = true,
+               .required = false,
+               .default_yaml = "32",
+               .description = "Shared-memory banks"},
+              XPUSIM_CHIP_MEMBER(sm.shared_memory_banks)},
+    ChipField{{.path = "sm.shared_memory_bank_bytes",
+               .kind = kInteger,
+               .min = 1,
+               .max = 64,
+               .power_of_two = true,
+               .required = false,
+               .default_yaml = "4",
+               .description = "Width of one shared-memory bank"},
+              XPUSIM_CHIP_MEMBER(sm.shared_memory_bank_bytes)},
+    ChipField{{.path = "sm.tensor.cores",
+               .kind = kInteger,
+               .min = 1,
+               .max = 64,
+               .description = "Tensor cores per SM, an equal number in each sub-partition"},
+              XPUSIM_CHIP_MEMBER(sm.tensor.cores)},
+    ChipField{{.path = "sm.tensor.bf16_fma_per_cycle",
+               .kind = kInteger,
+               .min = 1,
+               .max = 1 << 20,
+               .description = "Dense BF16 fused multiply-adds per SM per SM clock"},
+              XPUSIM_CHIP_MEMBER(sm.tensor.bf16_fma_per_cycle)},
+
+    ChipField{{.path = "l2.size",
+               .kind = kSize,
+               .min = kKiB,
+               .max = kTiB,
+               .description = "L2 cache capacity"},
+              XPUSIM_CHIP_MEMBER(l2.size_bytes)},
+    ChipField{{.path = "l2.partitions",
+               .kind = kInteger,
+               .min = 1,
+               .max = 64,
+               .description = "L2 partitions; each SM reaches the far one through the crossbar"},
+              XPUSIM_CHIP_MEMBER(l2.partitions)},
+    ChipField{{.path = "l2.line_bytes",
+               .kind = kInteger,
+               .min = 16,
+               .max = 1024,
+               .power_of_two = true,
+               .required = false,
+               .default_yaml = "128",
+               .description = "L2 line (tag) size"},
+              XPUSIM_CHIP_MEMBER(l2.line_bytes)},
+    ChipField{{.path = "l2.sector_bytes",
+               .kind = kInteger,
+               .min = 8,
+               .max = 1024,
+               .power_of_two = true,
+               .required = false,
+               .default_yaml = "32",
+               .description = "L2 sector, the unit of fill and of DRAM access"},
+              XPUSIM_CHIP_MEMBER(l2.sector_bytes)},
+
+    ChipField{{.path = "hbm.generation",
+               .kind = kString,
+               .choices = "HBM2|HBM2e|HBM3|HBM3e",
+               .description = "HBM generation"},
+              XPUSIM_CHIP_MEMBER(hbm.generation)},
+    ChipField{{.path = "hbm.stacks",
+               .kind = kInteger,
+               .min = 1,
+               .max = 16,
+               .description = "Enabled HBM stacks"},
+              XPUSIM_CHIP_MEMBER(hbm.stacks)},
+    ChipField{{.path = "hbm.capacity",
+               .kind = kSize,
+               .min = kMiB,
+               .max = 64 * kTiB,
+               .description = "Device memory capacity"},
+              XPUSIM_CHIP_MEMBER(hbm.capacity_bytes)},
+    ChipField{{.path = "hbm.bandwidth",
+               .kind = kBandwidth,
+               .min = kMHz,
+               .max = 1'000'000 * kGHz,
+               .description = "Peak device memory bandwidth"},
+              XPUSIM_CHIP_MEMBER(hbm.bandwidth_bytes_per_s)},
+};
+
+#undef XPUSIM_CHIP_MEMBER
+
+void store(const Binding& bind, const FieldValue& v, ChipSpec& spec) {
+  std::visit(
+      [&](auto ref) {
+        using Ref = decltype(ref);
+        if constexpr (std::is_same_v<Ref, U64Ref>) {
+          ref(spec) = v.number;
+        } else if constexpr (std::is_same_v<Ref, U32Ref>) {
+          XPUSIM_CHECK(v.number <= kU32Max, "a 32-bit field's declared max exceeds 32 bits");
+          ref(spec) = static_cast<std::uint32_t>(v.number);
+        } else if constexpr (std::is_same_v<Ref, StringRef>) {
+          ref(spec) = v.text;
+        } else {
+          auto& list = ref(spec);
+          list.clear();
+          for (std::uint64_t x : v.list) {
+            XPUSIM_CHECK(x <= kU32Max, "a 32-bit list's declared max exceeds 32 bits");
+            list.push_back(static_cast<std::uint32_t>(x));
+          }
+        }
+      },
+      bind);
+}
+
+}  // namespace
+
+std::vector<FieldDecl> chip_fields() {
+  std::vector<FieldDecl> out;
+  out.reserve(kChipFields.size());
+  for (const ChipField& f : kChipFields)
+    out.push_back(f.decl);
+  return out;
+}
+
+ChipSpec bind_chip_fields(const FieldValues& values) {
+  ChipSpec spec;
+  for (const ChipField& f : kChipFields) {
+    const FieldValue& v = values.at(f.decl.path);
+    if (v.ok()) store(f.bind, v, spec);
+  }
+  return spec;
+}
+
+std::string chip_schema_markdown() {
+  const std::vector<FieldDecl> fields = chip_fields();
+  return schema_markdown(fields) + "\n" + chip_rules_markdown();
+}
+
+}  // namespace xpusim::config

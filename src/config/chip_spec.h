@@ -1,0 +1,102 @@
+// ChipSpec: the immutable description of one chip, loaded from configs/chips/NAME.yaml.
+// Every quantity is an integer in base units (Hz, bytes, bytes/s); see docs/config.md.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/result.h"
+
+namespace xpusim::config {
+
+struct ClockSpec {
+  std::uint64_t sm_hz = 0;
+  std::uint64_t l2_hz = 0;
+};
+
+struct TopologySpec {
+  std::uint32_t gpcs = 0;
+  std::vector<std::uint32_t> tpcs_per_gpc;  // floor-sweep pattern, one entry per GPC
+  std::uint32_t sms_per_tpc = 0;
+  std::uint32_t max_cluster_size = 0;  // CTAs per cluster (CGA); a cluster lives in one GPC
+};
+
+struct TensorSpec {
+  std::uint32_t cores = 0;               // per SM, an equal share per sub-partition
+  std::uint32_t bf16_fma_per_cycle = 0;  // per SM, dense
+};
+
+struct SmSpec {
+  std::uint32_t sub_partitions = 0;
+  std::uint32_t max_warps = 0;
+  std::uint32_t max_threads = 0;
+  std::uint32_t max_threads_per_block = 0;
+  std::uint32_t max_blocks = 0;
+  std::uint32_t registers = 0;  // 32-bit registers per SM
+  std::uint32_t max_registers_per_thread = 0;
+  std::uint64_t l1_shared_bytes = 0;      // the unified L1 / shared-memory array
+  std::uint64_t shared_memory_bytes = 0;  // max shared-memory carve-out per SM
+  std::uint64_t shared_memory_per_block_bytes = 0;
+  std::uint32_t shared_memory_banks = 0;
+  std::uint32_t shared_memory_bank_bytes = 0;
+  TensorSpec tensor;
+};
+
+struct L2Spec {
+  std::uint64_t size_bytes = 0;
+  std::uint32_t partitions = 0;
+  std::uint32_t line_bytes = 0;
+  std::uint32_t sector_bytes = 0;
+};
+
+struct HbmSpec {
+  std::string generation;  // HBM2, HBM2e, HBM3, HBM3e
+  std::uint32_t stacks = 0;
+  std::uint64_t capacity_bytes = 0;
+  std::uint64_t bandwidth_bytes_per_s = 0;
+};
+
+struct ChipSpec {
+  std::string name;
+  std::string description;
+  ClockSpec clocks;
+  TopologySpec topology;
+  SmSpec sm;
+  L2Spec l2;
+  HbmSpec hbm;
+
+  std::uint32_t num_gpcs() const { return topology.gpcs; }
+  std::uint32_t num_tpcs() const;
+  std::uint32_t num_sms() const { return num_tpcs() * topology.sms_per_tpc; }
+  std::uint32_t sms_in_gpc(std::uint32_t gpc) const;
+  // SM ids are numbered GPC-major: GPC 0's SMs are 0..sms_in_gpc(0)-1, then GPC 1's, ...
+  std::uint32_t first_sm_of_gpc(std::uint32_t gpc) const;
+  std::uint32_t gpc_of_sm(std::uint32_t sm) const;
+  // TPC ids follow the same order, so the SMs of one TPC are adjacent.
+  std::uint32_t tpc_of_sm(std::uint32_t sm) const { return sm / topology.sms_per_tpc; }
+  std::uint32_t tensor_cores() const { return num_sms() * sm.tensor.cores; }
+  // sms x bf16_fma_per_cycle x 2 flops/FMA x SM clock, in flop/s.
+  std::uint64_t peak_bf16_dense_flops() const;
+  double peak_bf16_dense_tflops() const {
+    return static_cast<double>(peak_bf16_dense_flops()) / 1e12;
+  }
+  std::uint64_t hbm_bandwidth_bytes_per_s() const { return hbm.bandwidth_bytes_per_s; }
+  std::uint64_t l2_bytes_per_partition() const { return l2.size_bytes / l2.partitions; }
+};
+
+// Loads and validates a chip file; all problems come back at once, one line each.
+Result<ChipSpec> load_chip_file(const std::filesystem::path& path);
+// Same, from text; `source_name` is the file name used in error messages.
+Result<ChipSpec> load_chip_string(std::string_view yaml, std::string_view source_name);
+
+// A value containing '/' or ending in ".yaml" is a path; otherwise it names
+// `config_dir/chips/NAME.yaml`. An unknown name is an error listing the available chips.
+Result<std::filesystem::path> resolve_chip(std::string_view name_or_path,
+                                           const std::filesystem::path& config_dir);
+// Names of the chip files in `config_dir/chips`, sorted.
+std::vector<std::string> list_chips(const std::filesystem::path& config_dir);
+
+}  // namespace xpusim::config

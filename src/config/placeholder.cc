@@ -1,1 +1,0 @@
-// Removed once the config unit has real sources.

@@ -1,1 +1,0 @@
-// Removed once the system unit has real sources.
