@@ -1,8 +1,53 @@
+// xpusim: the command-line tool. Exit codes: 0 ok, 1 simulation failure, 2 bad input.
 #include <cstdio>
 
+#include "cli.h"
 #include "sim/version.h"
 
-int main() {
-  std::printf("xpusim %s\n", xpusim::version());
-  return 0;
+int main(int argc, char** argv) {
+  using namespace xpusim::cli;
+  CLI::App app{"xpusim: a fast, bit-exact simulator of a tensor accelerator", "xpusim"};
+  app.set_version_flag("--version", std::string("xpusim ") + xpusim::version());
+  app.require_subcommand(1);
+  app.fallthrough();  // global flags may also follow the subcommand
+
+  GlobalOptions g;
+  app.add_option("--stats", g.stats_path, "write every stat as JSON to this file");
+  app.add_option("--trace", g.trace_path,
+                 "write a Chrome/Perfetto trace (open in ui.perfetto.dev) to this file");
+  app.add_option("--trace-filter", g.trace_filters,
+                 "trace only components whose path matches this glob (repeatable)");
+  app.add_option("--trace-max-events", g.trace_max_events,
+                 "stop recording trace events after this many (the rest are counted)")
+      ->capture_default_str();
+  app.add_option("--seed", g.seed, "random seed: same config and seed give identical results")
+      ->capture_default_str();
+  app.add_option("--config-dir", g.config_dir,
+                 "directory holding chips/*.yaml (default: $XPUSIM_CONFIG_DIR or the source tree)");
+
+  Action action;
+  add_info_command(app, g, action);
+  add_list_command(app, g, action);
+  add_schema_command(app, g, action);
+  add_demo_command(app, g, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string msg = e.what();
+    if (app.get_subcommands().empty() && !app.remaining().empty()) {
+      std::string valid;
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        valid += (valid.empty() ? "" : ", ") + sub->get_name();
+      }
+      msg = "unknown command '" + app.remaining().front() + "' (valid: " + valid + ")";
+    }
+    for (char& c : msg) {
+      if (c == '\n') c = ' ';
+    }
+    std::fprintf(stderr, "error: %s (see 'xpusim --help')\n", msg.c_str());
+    return kExitBadInput;
+  }
+  return action ? action() : kExitBadInput;
 }

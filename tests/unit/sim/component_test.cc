@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "sim/channel.h"
 #include "sim/clock.h"
 
@@ -123,7 +125,7 @@ RunOutput run_model(std::uint64_t seed, const std::filesystem::path& trace_path)
   Component top(sim, "chip0");
   std::vector<std::unique_ptr<Producer>> producers;
   for (int p = 0; p < 4; ++p) {
-    producers.push_back(std::make_unique<Producer>(top, "p" + std::to_string(p), clk, link));
+    producers.push_back(std::make_unique<Producer>(top, fmt::format("p{}", p), clk, link));
     sim.spawn(producers.back()->run(50), producers.back()->path());
   }
   Consumer consumer(top, link);
@@ -154,7 +156,7 @@ TEST(Determinism, SameSeedGivesByteIdenticalStatsAndTrace) {
   double sent_bytes = 0;
   std::uint64_t sent_msgs = 0;
   for (int p = 0; p < 4; ++p) {
-    const auto& s = stats["chip0.p" + std::to_string(p)];
+    const auto& s = stats[fmt::format("chip0.p{}", p)];
     sent_msgs += s["messages"]["value"].get<std::uint64_t>();
     sent_bytes +=
         s["message_bytes"]["mean"].get<double>() * s["message_bytes"]["value"].get<double>();

@@ -1,0 +1,87 @@
+#include "cli.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+namespace xpusim::cli {
+
+void print_errors(const std::vector<Error>& errors) {
+  for (const Error& e : errors)
+    std::fprintf(stderr, "error: %s\n", e.message.c_str());
+}
+
+int fail(const std::vector<Error>& errors, int code) {
+  print_errors(errors);
+  return code;
+}
+
+std::filesystem::path config_dir(const GlobalOptions& g) {
+  if (!g.config_dir.empty()) return g.config_dir;
+  if (const char* env = std::getenv("XPUSIM_CONFIG_DIR"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  return XPUSIM_CONFIG_DIR;
+}
+
+std::vector<Error> reject_sim_outputs(const GlobalOptions& g, std::string_view command) {
+  std::vector<Error> errors;
+  for (const auto& [flag, value] :
+       {std::pair{"--stats", &g.stats_path}, {"--trace", &g.trace_path}}) {
+    if (!value->empty()) {
+      errors.push_back(
+          {fmt::format("{} = {}: '{}' runs no simulation, so it writes no {} "
+                       "(use a simulating command such as 'demo')",
+                       flag, *value, command, flag + 2)});
+    }
+  }
+  return errors;
+}
+
+Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
+  std::unique_ptr<Session> s(new Session(g));
+  std::vector<Error> errors;
+  if (!g.stats_path.empty()) {
+    // Fail now rather than after the run: probe that the file can be created.
+    const bool existed = std::filesystem::exists(g.stats_path);
+    std::ofstream probe(g.stats_path, std::ios::app);
+    if (!probe) {
+      errors.push_back(
+          {fmt::format("--stats = {}: cannot open the file for writing", g.stats_path)});
+    } else if (!existed) {
+      probe.close();
+      std::filesystem::remove(g.stats_path);
+    }
+  }
+  if (!g.trace_path.empty()) {
+    sim::TraceOptions opts;
+    opts.path = g.trace_path;
+    opts.max_events = g.trace_max_events;
+    opts.filters = g.trace_filters;
+    if (auto st = s->sim_->tracer().open(opts); !st.ok()) {
+      for (const Error& e : st.errors())
+        errors.push_back({"--trace: " + e.message});
+    }
+  }
+  if (!errors.empty()) return errors;
+  return s;
+}
+
+std::vector<Error> Session::finish() {
+  std::vector<Error> errors;
+  if (auto st = sim_->tracer().close(); !st.ok()) {
+    for (const Error& e : st.errors())
+      errors.push_back({"--trace: " + e.message});
+  }
+  if (!g_.stats_path.empty()) {
+    if (auto st = sim_->stats().write_file(g_.stats_path); !st.ok()) {
+      for (const Error& e : st.errors())
+        errors.push_back({"--stats: " + e.message});
+    }
+  }
+  return errors;
+}
+
+}  // namespace xpusim::cli

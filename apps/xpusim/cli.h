@@ -1,0 +1,64 @@
+// Shared pieces of the xpusim command line: exit codes, global options, error printing,
+// and the session that wraps a simulating command (seed, trace, stats file).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/result.h"
+#include "sim/simulation.h"
+
+namespace xpusim::cli {
+
+// The exit codes are part of the CLI contract (README).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitSimulationFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct GlobalOptions {
+  std::string stats_path;
+  std::string trace_path;
+  std::vector<std::string> trace_filters;
+  std::uint64_t trace_max_events = 1'000'000;
+  std::uint64_t seed = 1;
+  std::string config_dir;  // empty: $XPUSIM_CONFIG_DIR, else the build's configs/
+};
+
+// Prints each error as one `error: ...` line on stderr.
+void print_errors(const std::vector<Error>& errors);
+int fail(const std::vector<Error>& errors, int code = kExitBadInput);
+
+std::filesystem::path config_dir(const GlobalOptions& g);
+
+// For commands that run no simulation: --stats/--trace would silently do nothing, so refuse.
+std::vector<Error> reject_sim_outputs(const GlobalOptions& g, std::string_view command);
+
+// A simulating command's context: checks the output paths before anything runs (so a long
+// simulation never ends in a lost result), and writes the stats file at the end, also when
+// the simulation failed.
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> open(const GlobalOptions& g);
+  sim::Simulation& sim() { return *sim_; }
+  // Closes the trace and writes the stats file; returns the errors met doing so.
+  std::vector<Error> finish();
+
+ private:
+  Session(const GlobalOptions& g) : g_(g), sim_(std::make_unique<sim::Simulation>(g.seed)) {}
+  GlobalOptions g_;
+  std::unique_ptr<sim::Simulation> sim_;
+};
+
+// Subcommand registration: each adds itself to the app and returns the action to run.
+using Action = std::function<int()>;
+void add_info_command(CLI::App& app, const GlobalOptions& g, Action& action);
+void add_list_command(CLI::App& app, const GlobalOptions& g, Action& action);
+void add_schema_command(CLI::App& app, const GlobalOptions& g, Action& action);
+void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action);
+
+}  // namespace xpusim::cli
