@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "config/units.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -43,6 +45,16 @@ std::vector<Error> reject_sim_outputs(const GlobalOptions& g, std::string_view c
 Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
   std::unique_ptr<Session> s(new Session(g));
   std::vector<Error> errors;
+  if (!g.max_time.empty()) {
+    auto t = config::parse_time_ps(g.max_time);
+    if (!t) {
+      errors.push_back({fmt::format("--max-time = {}: {}", g.max_time, t.error().message)});
+    } else if (*t == 0) {
+      errors.push_back({fmt::format("--max-time = {}: must be greater than zero", g.max_time)});
+    } else {
+      s->limit_ = *t;
+    }
+  }
   if (!g.stats_path.empty()) {
     // Fail now rather than after the run: probe that the file can be created.
     const bool existed = std::filesystem::exists(g.stats_path);

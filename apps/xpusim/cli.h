@@ -26,8 +26,18 @@ struct GlobalOptions {
   std::vector<std::string> trace_filters;
   std::uint64_t trace_max_events = 1'000'000;
   std::uint64_t seed = 1;
+  std::string max_time;    // e.g. "10us"; empty: run to completion
   std::string config_dir;  // empty: $XPUSIM_CONFIG_DIR, else the build's configs/
 };
+
+// For unsigned flags: CLI11 would wrap "-1" to 2^64-1 silently.
+inline CLI::Validator non_negative() {
+  return CLI::Validator(
+      [](std::string& v) {
+        return !v.empty() && v.front() == '-' ? std::string("must not be negative") : std::string();
+      },
+      "", "non-negative");
+}
 
 // Prints each error as one `error: ...` line on stderr.
 void print_errors(const std::vector<Error>& errors);
@@ -45,6 +55,8 @@ class Session {
  public:
   static Result<std::unique_ptr<Session>> open(const GlobalOptions& g);
   sim::Simulation& sim() { return *sim_; }
+  // The --max-time limit in ticks (kMaxTick when unset).
+  sim::Tick time_limit() const { return limit_; }
   // Closes the trace and writes the stats file; returns the errors met doing so.
   std::vector<Error> finish();
 
@@ -52,6 +64,7 @@ class Session {
   Session(const GlobalOptions& g) : g_(g), sim_(std::make_unique<sim::Simulation>(g.seed)) {}
   GlobalOptions g_;
   std::unique_ptr<sim::Simulation> sim_;
+  sim::Tick limit_ = sim::kMaxTick;
 };
 
 // Subcommand registration: each adds itself to the app and returns the action to run.

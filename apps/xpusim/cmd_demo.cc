@@ -19,15 +19,23 @@ void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--chip", o->chip, "chip whose SM clock drives the model")->capture_default_str();
-  cmd->add_option("--producers", o->p.producers, "number of producers")->capture_default_str();
-  cmd->add_option("--messages", o->p.messages, "messages per producer")->capture_default_str();
+  cmd->add_option("--producers", o->p.producers, "number of producers")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->add_option("--messages", o->p.messages, "messages per producer")
+      ->check(non_negative())
+      ->capture_default_str();
   cmd->add_option("--bytes", o->p.mean_bytes, "mean message size in bytes (uniform 1..2x)")
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--link-bytes-per-cycle", o->p.bytes_per_cycle, "link bandwidth")
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--latency", o->p.latency_cycles, "link latency in cycles")
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--capacity", o->p.capacity, "messages in flight or unread before senders block")
+      ->check(non_negative())
       ->capture_default_str();
   cmd->callback([&g, &action, o] {
     action = [&g, o]() -> int {
@@ -45,7 +53,7 @@ void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action) {
 
       int code = kExitOk;
       try {
-        const system::LinkDemoResult r = (*demo)->run();
+        const system::LinkDemoResult r = (*demo)->run((*session)->time_limit());
         std::printf("demo on %s (SM clock %.3f GHz), seed %llu\n", chip->name.c_str(),
                     static_cast<double>(p.clock_hz) / 1e9, static_cast<unsigned long long>(g.seed));
         std::printf("  simulated      %llu cycles (%.3f us), %llu events\n",
@@ -59,6 +67,12 @@ void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action) {
                     100.0 * r.achieved_bytes_per_cycle / static_cast<double>(p.bytes_per_cycle));
         std::printf("  mean latency   %.1f cycles (send start to receipt)\n",
                     r.mean_latency_cycles);
+        if (!r.completed) {
+          print_errors({{fmt::format(
+              "--max-time = {}: the simulation stopped at {} ps with {} of {} messages delivered",
+              g.max_time, r.end, r.messages, r.expected_messages)}});
+          code = kExitSimulationFailure;
+        }
       } catch (const std::exception& e) {
         print_errors({{fmt::format("simulation failed at t = {} ps: {}", (*session)->sim().now(),
                                    e.what())}});

@@ -19,9 +19,14 @@ int main(int argc, char** argv) {
                  "trace only components whose path matches this glob (repeatable)");
   app.add_option("--trace-max-events", g.trace_max_events,
                  "stop recording trace events after this many (the rest are counted)")
+      ->check(non_negative())
       ->capture_default_str();
   app.add_option("--seed", g.seed, "random seed: same config and seed give identical results")
+      ->check(non_negative())
       ->capture_default_str();
+  app.add_option("--max-time", g.max_time,
+                 "stop simulating at this simulated time (e.g. 10us); unfinished work is a "
+                 "simulation failure (exit 1), stats are still written");
   app.add_option("--config-dir", g.config_dir,
                  "directory holding chips/*.yaml (default: $XPUSIM_CONFIG_DIR or the source tree)");
 

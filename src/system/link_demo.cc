@@ -81,6 +81,7 @@ class Consumer : public sim::Component {
 
   double mean_latency() const { return latency_.mean(); }
   std::uint64_t bytes() const { return bytes_.value(); }
+  std::uint64_t received() const { return latency_.count(); }
 
  private:
   sim::Clock& clk_;
@@ -155,7 +156,7 @@ LinkDemo::~LinkDemo() {
   m_->sim.shutdown();
 }
 
-LinkDemoResult LinkDemo::run() {
+LinkDemoResult LinkDemo::run(sim::Tick limit) {
   Model& m = *m_;
   const LinkDemoParams& p = m.params;
   for (std::uint64_t i = 0; i < p.producers; ++i) {
@@ -163,12 +164,14 @@ LinkDemoResult LinkDemo::run() {
     m.sim.spawn(prod.run(p.messages, p.mean_bytes, i * p.messages), prod.path());
   }
   m.sim.spawn(m.consumer.run(p.producers * p.messages), m.consumer.path());
-  m.sim.run();
+  m.sim.run(limit);
 
   LinkDemoResult r;
   r.end = m.sim.now();
   r.cycles = m.clk.cycle_at(r.end);
-  r.messages = m.link.messages_sent();
+  r.messages = m.consumer.received();
+  r.expected_messages = p.producers * p.messages;
+  r.completed = m.sim.live_processes() == 0;
   r.bytes = m.consumer.bytes();
   r.achieved_bytes_per_cycle =
       r.cycles == 0 ? 0.0 : static_cast<double>(r.bytes) / static_cast<double>(r.cycles);

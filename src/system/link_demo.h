@@ -30,6 +30,8 @@ struct LinkDemoResult {
   double achieved_bytes_per_cycle = 0;
   double mean_latency_cycles = 0;
   std::uint64_t events = 0;
+  bool completed = false;  // false when the time limit came first
+  std::uint64_t expected_messages = 0;
 };
 
 // The model lives as long as this object, so its stats (under `demo.*`) can be dumped after
@@ -43,8 +45,8 @@ class LinkDemo {
   LinkDemo(const LinkDemo&) = delete;
   LinkDemo& operator=(const LinkDemo&) = delete;
 
-  // Runs the simulation until every message is received.
-  LinkDemoResult run();
+  // Runs the simulation until every message is received or `limit` is reached.
+  LinkDemoResult run(sim::Tick limit = sim::kMaxTick);
 
  private:
   struct Model;

@@ -1,0 +1,208 @@
+// The command-line contract: exit codes (0 ok, 1 simulation failure, 2 bad input), one-line
+// `error:` messages, `info` output, and byte-identical stats/traces for the same seed.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    out.push_back(l);
+  return out;
+}
+
+struct CliResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("xpusim_cli_{}_{}",
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CliResult run(const std::string& args) {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string cmd =
+        fmt::format("cd '{}' && XPUSIM_CONFIG_DIR='{}' '{}' {} >'{}' 2>'{}'", dir_.string(),
+                    XPUSIM_CONFIG_DIR, XPUSIM_BIN, args, out.string(), err.string());
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+
+  // Bad input: exit 2, nothing on stdout, every stderr line a single `error:` line.
+  void expect_bad_input(const CliResult& r, const std::string& needle) {
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    const auto ls = lines(r.err);
+    ASSERT_FALSE(ls.empty());
+    for (const auto& l : ls)
+      EXPECT_EQ(l.rfind("error: ", 0), 0u) << l;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, Version) {
+  const CliResult r = run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "xpusim 0.1.0\n");
+}
+
+TEST_F(Cli, HelpListsTheCommandsAndGlobalFlags) {
+  const CliResult r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* word : {"info", "list", "schema", "demo", "--stats", "--trace", "--seed",
+                           "--max-time", "--trace-filter"}) {
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  }
+}
+
+TEST_F(Cli, InfoTinyMatchesTheGoldenSummary) {
+  const CliResult r = run("info tiny");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, slurp(fs::path(XPUSIM_TEST_DATA_DIR) / "info_tiny.txt"));
+  // The facts that matter, independently of layout: 2 GPCs x 2 TPCs x 2 SMs.
+  EXPECT_NE(r.out.find("2 GPCs, 4 TPCs, 8 SMs"), std::string::npos);
+}
+
+TEST_F(Cli, InfoH100ShowsThePublishedPeak) {
+  const CliResult r = run("info h100-sxm5");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("132 SMs"), std::string::npos);
+  EXPECT_NE(r.out.find("989.4 TFLOPS"), std::string::npos);
+}
+
+TEST_F(Cli, InfoAcceptsAPath) {
+  const CliResult r = run(fmt::format("info '{}/chips/tiny.yaml'", XPUSIM_CONFIG_DIR));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, slurp(fs::path(XPUSIM_TEST_DATA_DIR) / "info_tiny.txt"));
+}
+
+TEST_F(Cli, ListChips) {
+  const CliResult r = run("list chips");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "h100-pcie\nh100-sxm5\ntiny\n");
+}
+
+TEST_F(Cli, UnknownChipListsTheValidOnes) {
+  expect_bad_input(run("info nope"), "unknown chip 'nope'");
+  EXPECT_NE(run("info nope").err.find("h100-sxm5"), std::string::npos);
+}
+
+TEST_F(Cli, BadChipFileGivesOneLinePerMistakeWithPosition) {
+  const CliResult r = run(fmt::format("info '{}/bad_chip.yaml'", XPUSIM_TEST_DATA_DIR));
+  expect_bad_input(r, "bad_chip.yaml:3:7: clocks.sm: unknown frequency unit");
+  EXPECT_NE(r.err.find("bad_chip.yaml:23:3: sm.warp_size: unknown key"), std::string::npos);
+  EXPECT_EQ(lines(r.err).size(), 4u) << r.err;
+}
+
+TEST_F(Cli, BadFlagsAreBadInput) {
+  expect_bad_input(run("--seed abc demo"), "--seed");
+  expect_bad_input(run("--seed -1 demo"), "--seed");
+  expect_bad_input(run(""), "subcommand is required");
+  expect_bad_input(run("frobnicate"), "unknown command 'frobnicate'");
+  expect_bad_input(run("demo --no-such-flag"), "--no-such-flag");
+  expect_bad_input(run("list widgets"), "widgets");
+  expect_bad_input(run("demo --producers 0"), "--producers = 0: must be in [1, 4096]");
+  expect_bad_input(run("demo --latency -3"), "--latency: must not be negative");
+  expect_bad_input(run("demo --max-time 5parsecs"), "--max-time = 5parsecs");
+}
+
+TEST_F(Cli, OutputsTheCommandCannotProduceAreRefused) {
+  expect_bad_input(run("info tiny --stats s.json"), "'info' runs no simulation");
+}
+
+TEST_F(Cli, UnwritableOutputsFailBeforeSimulating) {
+  const CliResult r = run("demo --stats /nonexistent-dir/s.json");
+  expect_bad_input(r, "--stats = /nonexistent-dir/s.json: cannot open");
+  expect_bad_input(run("demo --trace /nonexistent-dir/t.json"), "--trace");
+}
+
+TEST_F(Cli, DemoRunsAndWritesStatsAndTrace) {
+  const CliResult r =
+      run("--stats s.json --trace t.json demo --chip tiny --producers 3 --messages 20");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("delivered      60 messages"), std::string::npos) << r.out;
+  const auto stats = nlohmann::json::parse(slurp(dir_ / "s.json"));
+  EXPECT_EQ(stats["demo.p2"]["messages"]["value"], 20);
+  EXPECT_EQ(stats["demo.consumer"]["latency_cycles"]["count"], 60);
+  const auto trace = nlohmann::json::parse(slurp(dir_ / "t.json"));
+  int sends = 0, flow_starts = 0, flow_ends = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X" && e["name"] == "send") ++sends;
+    if (e["ph"] == "s") ++flow_starts;
+    if (e["ph"] == "f") ++flow_ends;
+  }
+  EXPECT_EQ(sends, 60);
+  EXPECT_EQ(flow_starts, 60);
+  EXPECT_EQ(flow_ends, 60);
+}
+
+TEST_F(Cli, TimeLimitIsASimulationFailureThatKeepsTheStats) {
+  const CliResult r = run("--max-time 100ns --stats s.json demo");
+  EXPECT_EQ(r.code, 1);
+  ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("error: --max-time = 100ns: the simulation stopped at 100000 ps"),
+            std::string::npos)
+      << r.err;
+  const auto stats = nlohmann::json::parse(slurp(dir_ / "s.json"));
+  EXPECT_GT(stats["demo.consumer"]["bytes"]["value"].get<int>(), 0);
+}
+
+TEST_F(Cli, SameSeedGivesByteIdenticalStatsAndTraces) {
+  ASSERT_EQ(run("--seed 5 --stats a.json --trace ta.json demo").code, 0);
+  ASSERT_EQ(run("--seed 5 --stats b.json --trace tb.json demo").code, 0);
+  ASSERT_EQ(run("--seed 6 --stats c.json --trace tc.json demo").code, 0);
+  EXPECT_EQ(slurp(dir_ / "a.json"), slurp(dir_ / "b.json"));
+  EXPECT_EQ(slurp(dir_ / "ta.json"), slurp(dir_ / "tb.json"));
+  EXPECT_NE(slurp(dir_ / "a.json"), slurp(dir_ / "c.json"));
+  EXPECT_NE(slurp(dir_ / "ta.json"), slurp(dir_ / "tc.json"));
+}
+
+TEST_F(Cli, TraceFilterAndCap) {
+  ASSERT_EQ(run("--trace t.json --trace-filter 'demo.p1' --trace-max-events 5 demo").code, 0);
+  const auto trace = nlohmann::json::parse(slurp(dir_ / "t.json"));
+  int events = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M") {
+      if (e["name"] == "thread_name") {
+        EXPECT_EQ(e["args"]["name"], "demo.p1");
+      }
+      continue;
+    }
+    ++events;
+  }
+  EXPECT_EQ(events, 5);
+  EXPECT_EQ(trace["otherData"]["dropped_events"].get<int>(), 2 * 100 - 5);
+}
+
+}  // namespace
