@@ -11,8 +11,8 @@
 #include <fmt/ranges.h>
 
 #include "config/chip_schema.h"
-#include "config/suggest.h"
 #include "config/yaml_reader.h"
+#include "sim/suggest.h"
 
 namespace xpusim::config {
 
@@ -81,7 +81,7 @@ Result<std::filesystem::path> resolve_chip(std::string_view name_or_path,
   const std::vector<std::string> names = list_chips(config_dir);
   return Error{fmt::format(
       "unknown chip '{}'{}; available chips in {}: {}", name_or_path,
-      did_you_mean(name_or_path, names), (config_dir / "chips").string(),
+      sim::did_you_mean(name_or_path, names), (config_dir / "chips").string(),
       names.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(names, ", ")))};
 }
 

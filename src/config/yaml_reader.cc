@@ -10,7 +10,7 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
-#include "config/suggest.h"
+#include "sim/suggest.h"
 
 namespace xpusim::config {
 namespace {
@@ -211,7 +211,7 @@ class SchemaWalker {
       } else {
         diag_.error(key_pos, path,
                     fmt::format("unknown key '{}'{}; valid keys here: {}", key,
-                                did_you_mean(key, valid), key_list(section)));
+                                sim::did_you_mean(key, valid), key_list(section)));
       }
     }
     for (const std::string& child : valid) {
@@ -286,7 +286,7 @@ class SchemaWalker {
       }
       diag.error(pos, path,
                  fmt::format("\"{}\" is not one of {}{}", text, fmt::join(choices, ", "),
-                             did_you_mean(text, choices)));
+                             sim::did_you_mean(text, choices)));
       return false;
     }
 

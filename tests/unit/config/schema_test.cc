@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "config/chip_schema.h"
-#include "config/suggest.h"
 #include "config/yaml_reader.h"
+#include "sim/suggest.h"
 
 namespace xpusim::config {
 namespace {
@@ -87,13 +87,13 @@ TEST(Schema, DocsCarryTheGeneratedReferenceVerbatim) {
 }
 
 TEST(Suggest, EditDistanceAndClosestMatch) {
-  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
-  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(sim::edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(sim::edit_distance("", "abc"), 3u);
   const std::vector<std::string> keys{"shared_memory_bytes", "shared_memory_banks", "max_warps"};
-  EXPECT_EQ(closest_match("shared_mem_bytes", keys), "shared_memory_bytes");
-  EXPECT_EQ(closest_match("max_warp", keys), "max_warps");
-  EXPECT_EQ(closest_match("frobnicate", keys), "");
-  EXPECT_EQ(did_you_mean("max_wraps", keys), " (did you mean 'max_warps'?)");
+  EXPECT_EQ(sim::closest_match("shared_mem_bytes", keys), "shared_memory_bytes");
+  EXPECT_EQ(sim::closest_match("max_warp", keys), "max_warps");
+  EXPECT_EQ(sim::closest_match("frobnicate", keys), "");
+  EXPECT_EQ(sim::did_you_mean("max_wraps", keys), " (did you mean 'max_warps'?)");
 }
 
 }  // namespace

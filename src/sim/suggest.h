@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace xpusim::config {
+namespace xpusim::sim {
 
 // Levenshtein distance (insert, delete, substitute each cost 1).
 std::size_t edit_distance(std::string_view a, std::string_view b);
@@ -18,4 +18,4 @@ std::string closest_match(std::string_view word, std::span<const std::string> ca
 // " (did you mean 'X'?)" or "" when nothing is close.
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
 
-}  // namespace xpusim::config
+}  // namespace xpusim::sim

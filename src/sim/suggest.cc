@@ -1,11 +1,11 @@
-#include "config/suggest.h"
+#include "sim/suggest.h"
 
 #include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
 
-namespace xpusim::config {
+namespace xpusim::sim {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -44,4 +44,4 @@ std::string did_you_mean(std::string_view word, std::span<const std::string> can
   return best.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", best);
 }
 
-}  // namespace xpusim::config
+}  // namespace xpusim::sim
