@@ -88,6 +88,34 @@ void BM_StdPriorityQueueHold(benchmark::State& state) {
 }
 BENCHMARK(BM_StdPriorityQueueHold)->Arg(1024);
 
+// Leaner baseline: a std::priority_queue of plain {tick, sequence, id} entries and no
+// std::function, i.e. the fastest "straightforward" loop.
+void BM_PlainPriorityQueueHold(benchmark::State& state) {
+  const auto delays = make_delays();
+  struct Item {
+    Tick tick;
+    std::uint64_t seq;
+    std::uint32_t id;
+    bool operator>(const Item& o) const { return tick != o.tick ? tick > o.tick : seq > o.seq; }
+  };
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> pq;
+  std::uint64_t seq = 0;
+  std::size_t k = 0;
+  for (int i = 0; i < state.range(0); ++i) {
+    pq.push({delays[static_cast<std::size_t>(i)], seq++, static_cast<std::uint32_t>(i)});
+  }
+  for (auto _ : state) {
+    for (int i = 0; i < kBatch; ++i) {
+      const Item it = pq.top();
+      pq.pop();
+      pq.push({it.tick + delays[k++ & 4095], seq++, it.id});
+    }
+  }
+  state.counters["events_per_s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * kBatch), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PlainPriorityQueueHold)->Arg(1024);
+
 // Coroutine resumes: N processes each looping on a random delay; every event is one resume.
 void BM_CoroutineResumes(benchmark::State& state) {
   const auto delays = make_delays();

@@ -31,30 +31,14 @@ class EventQueue::PostedEvent final : public Event {
   EventQueue& owner_;
 };
 
-EventQueue::EventQueue() {
-  slots_.reserve(1024);
-}
+EventQueue::EventQueue() = default;
 
 EventQueue::~EventQueue() {
   // Detach events that outlive the queue so their destructors do not touch it.
-  for (Event* ev : slots_) {
-    if (ev != nullptr) {
-      ev->slot_ = Event::kNoSlot;
-      ev->queue_ = nullptr;
-    }
-  }
-}
-
-std::uint32_t EventQueue::acquire_slot(Event* ev) {
-  if (!free_slots_.empty()) {
-    std::uint32_t s = free_slots_.back();
-    free_slots_.pop_back();
-    slots_[s] = ev;
-    return s;
-  }
-  XPUSIM_CHECK(slots_.size() < Event::kNoSlot, "too many pending events");
-  slots_.push_back(ev);
-  return static_cast<std::uint32_t>(slots_.size() - 1);
+  pending_.for_each([](const PendingEntry& e) {
+    e.event->order_ = 0;
+    e.event->queue_ = nullptr;
+  });
 }
 
 void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
@@ -62,12 +46,9 @@ void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
   XPUSIM_CHECK(when >= now_, "event scheduled in the past");
   ev.queue_ = this;
   ev.when_ = when;
-  ev.slot_ = acquire_slot(&ev);
-  const std::uint64_t order =
-      (static_cast<std::uint64_t>(static_cast<std::uint8_t>(prio + 128)) << kSequenceBits) |
-      (sequence_++ & kSequenceMask);
-  pending_.push(PendingEntry{when, order, ev.slot_}, now_);
-  ++live_;
+  ev.order_ = (static_cast<std::uint64_t>(static_cast<std::uint8_t>(prio + 128)) << kSequenceBits) |
+              (sequence_++ & kSequenceMask);
+  pending_.push(PendingEntry{when, ev.order_, &ev}, now_);
 }
 
 void EventQueue::reschedule(Event& ev, Tick when, Priority prio) {
@@ -77,10 +58,9 @@ void EventQueue::reschedule(Event& ev, Tick when, Priority prio) {
 
 void EventQueue::deschedule(Event& ev) {
   XPUSIM_CHECK(ev.scheduled() && ev.queue_ == this, "descheduling an event that is not pending");
-  // The pending entry stays; it is skipped and its slot freed when it reaches the top.
-  slots_[ev.slot_] = nullptr;
-  ev.slot_ = Event::kNoSlot;
-  --live_;
+  const bool removed = pending_.remove(ev.when_, ev.order_);
+  XPUSIM_CHECK(removed, "pending event missing from the queue");
+  ev.order_ = 0;
 }
 
 void EventQueue::post(Tick when, std::function<void()> fn, Priority prio) {
@@ -96,46 +76,32 @@ void EventQueue::post(Tick when, std::function<void()> fn, Priority prio) {
   schedule(*ev, when, prio);
 }
 
-bool EventQueue::skip_canceled() {
-  while (!pending_.empty() && slots_[pending_.top().slot] == nullptr) {
-    free_slots_.push_back(pending_.top().slot);
-    pending_.pop();
-  }
-  return !pending_.empty();
-}
-
-void EventQueue::fire_top() {
-  const PendingEntry e = pending_.top();
-  pending_.pop();
-  Event* ev = slots_[e.slot];
-  slots_[e.slot] = nullptr;
-  free_slots_.push_back(e.slot);
-  ev->slot_ = Event::kNoSlot;
-  --live_;
+void EventQueue::fire(const PendingEntry& e) {
+  e.event->order_ = 0;
   now_ = e.tick;
   ++processed_;
-  ev->process();
+  e.event->process();
 }
 
 StopReason EventQueue::run(Tick limit) {
   stop_requested_ = false;
-  for (;;) {
-    if (!skip_canceled()) return StopReason::kDrained;
+  while (!pending_.empty()) {
     if (pending_.top().tick > limit) {
       now_ = limit;
       return StopReason::kTickLimit;
     }
-    fire_top();
+    fire(pending_.pop_top());
     if (stop_requested_) {
       stop_requested_ = false;
       return StopReason::kStopped;
     }
   }
+  return StopReason::kDrained;
 }
 
 bool EventQueue::step() {
-  if (!skip_canceled()) return false;
-  fire_top();
+  if (pending_.empty()) return false;
+  fire(pending_.pop_top());
   return true;
 }
 

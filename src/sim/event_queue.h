@@ -3,9 +3,8 @@
 //
 // Events are intrusive: the owner (a component, or a coroutine awaiter living in a coroutine
 // frame) holds the Event object and the queue never allocates per schedule. The pending set
-// (a calendar queue, pending_set.h) stores small {tick, order, slot} entries; the slot table
-// maps an entry to its Event, which makes cancelation O(1) (the slot is cleared, the stale
-// entry is skipped when it surfaces).
+// (a calendar queue, pending_set.h) stores small {tick, order, Event*} entries; canceling
+// removes the entry at once, so a destroyed event is never referenced.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +33,7 @@ class Event {
   Event& operator=(const Event&) = delete;
   virtual ~Event();
 
-  bool scheduled() const { return slot_ != kNoSlot; }
+  bool scheduled() const { return order_ != 0; }
   // Tick of the pending (or last) occurrence.
   Tick when() const { return when_; }
 
@@ -43,10 +42,9 @@ class Event {
 
  private:
   friend class EventQueue;
-  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
   EventQueue* queue_ = nullptr;
-  std::uint32_t slot_ = kNoSlot;
   Tick when_ = 0;
+  std::uint64_t order_ = 0;  // the pending entry's order; 0 when not scheduled
 };
 
 // An event that calls a std::function; for owners that prefer a lambda to a subclass.
@@ -89,27 +87,21 @@ class EventQueue {
   // Asks run() to return after the event being processed.
   void stop() { stop_requested_ = true; }
 
-  std::size_t pending() const { return live_; }
+  std::size_t pending() const { return pending_.size(); }
   std::uint64_t processed() const { return processed_; }
-  bool empty() const { return live_ == 0; }
+  bool empty() const { return pending_.empty(); }
 
  private:
   class PostedEvent;
 
-  std::uint32_t acquire_slot(Event* ev);
-  // Pops stale entries; returns false when the heap holds no live event.
-  bool skip_canceled();
-  void fire_top();
+  void fire(const PendingEntry& e);
 
   PendingSet pending_;
-  std::vector<Event*> slots_;
-  std::vector<std::uint32_t> free_slots_;
   std::vector<std::unique_ptr<PostedEvent>> posted_pool_;
   std::vector<PostedEvent*> posted_free_;
   Tick now_ = 0;
-  std::uint64_t sequence_ = 0;
+  std::uint64_t sequence_ = 1;  // order 0 means "not scheduled"
   std::uint64_t processed_ = 0;
-  std::size_t live_ = 0;
   bool stop_requested_ = false;
 };
 

@@ -92,8 +92,11 @@ void PendingSet::pull_far() {
 }
 
 void PendingSet::far_push(const PendingEntry& e) {
-  std::size_t i = far_.size();
   far_.push_back(e);
+  sift_up(far_.size() - 1, e);
+}
+
+void PendingSet::sift_up(std::size_t i, PendingEntry e) {
   while (i > 0) {
     const std::size_t parent = (i - 1) / 4;
     if (!(e < far_[parent])) break;
@@ -104,13 +107,17 @@ void PendingSet::far_push(const PendingEntry& e) {
 }
 
 void PendingSet::far_pop() {
+  far_remove_at(0);
+}
+
+void PendingSet::far_remove_at(std::size_t i) {
   const PendingEntry last = far_.back();
   far_.pop_back();
   const std::size_t n = far_.size();
-  if (n == 0) return;
-  // Floyd: walk the hole to a leaf along the smallest children, then sift `last` up.
+  if (i == n) return;
+  // Floyd: walk the hole to a leaf along the smallest children, then sift `last` up (which
+  // also covers removal from the middle, where `last` may belong above the hole).
   PendingEntry* h = far_.data();
-  std::size_t i = 0;
   for (;;) {
     const std::size_t f = 4 * i + 1;
     std::size_t best;
@@ -129,22 +136,45 @@ void PendingSet::far_pop() {
     h[i] = h[best];
     i = best;
   }
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / 4;
-    if (!(last < h[parent])) break;
-    h[i] = h[parent];
-    i = parent;
+  sift_up(i, last);
+}
+
+bool PendingSet::remove(Tick tick, std::uint64_t order) {
+  const std::uint64_t idx = tick >> shift_;
+  const PendingEntry probe{tick, order, nullptr};
+  if (idx <= cur_) {
+    const auto first = current_.begin() + static_cast<std::ptrdiff_t>(head_);
+    const auto it = std::lower_bound(first, current_.end(), probe);
+    if (it == current_.end() || it->order != order || it->tick != tick) return false;
+    current_.erase(it);
+  } else if (idx - cur_ < kBuckets) {
+    const std::uint64_t p = idx & kMask;
+    auto& b = buckets_[p];
+    const auto it =
+        std::find_if(b.begin(), b.end(), [&](const PendingEntry& e) { return e.order == order; });
+    if (it == b.end()) return false;
+    *it = b.back();
+    b.pop_back();
+    if (b.empty()) occupied_[p >> 6] &= ~(std::uint64_t{1} << (p & 63));
+  } else {
+    const auto it = std::find_if(far_.begin(), far_.end(),
+                                 [&](const PendingEntry& e) { return e.order == order; });
+    if (it == far_.end()) return false;
+    far_remove_at(static_cast<std::size_t>(it - far_.begin()));
   }
-  h[i] = last;
+  --size_;
+  return true;
 }
 
 void PendingSet::adapt(Tick now) {
-  // A window of about four mean delays keeps nearly every entry out of the far heap; the
-  // entry count per bucket then follows from the population (sorted once per bucket).
+  // A window of at least four mean delays keeps nearly every entry out of the far heap, and
+  // about four entries per bucket amortizes the per-bucket work (scan, sort) without making
+  // the sorts long. Pending entries spread over roughly two mean delays.
   const std::uint64_t mean = delay_sum_ / delay_count_;
   delay_sum_ = 0;
   delay_count_ = 0;
-  const std::uint64_t width = std::max<std::uint64_t>(4 * mean / kBuckets, 1);
+  const std::uint64_t n = std::max<std::uint64_t>(size_, 1);
+  const std::uint64_t width = std::max<std::uint64_t>({4 * mean / kBuckets, 8 * mean / n, 1});
   const auto shift = static_cast<unsigned>(std::bit_width(width) - 1);
   if (shift + 2 <= shift_ || shift >= shift_ + 2) rebuild(shift, now);
 }

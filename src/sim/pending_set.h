@@ -1,5 +1,9 @@
 // PendingSet: the ordered set of pending event entries behind EventQueue — a calendar queue.
 //
+// Removal is eager: an entry's tick says where it is (the current bucket: binary search; a
+// window bucket: a short scan; the far heap: a scan, but the far heap only holds outliers
+// beyond about four mean delays), so no stale entries are left behind.
+//
 // Entries whose tick falls in the window [cur, cur + kBuckets) of 2^shift-tick buckets sit
 // unsorted in their bucket (an append); only the bucket being drained is sorted, once, when
 // the window reaches it. Entries beyond the window wait in a 4-ary heap and move into
@@ -17,10 +21,12 @@
 
 namespace xpusim::sim {
 
+class Event;
+
 struct PendingEntry {
   Tick tick;
   std::uint64_t order;  // priority and insertion sequence; unique per entry
-  std::uint32_t slot;   // the owner's handle for the event
+  Event* event;
 
   __extension__ using Key = unsigned __int128;
   Key key() const { return (static_cast<Key>(tick) << 64) | order; }
@@ -49,6 +55,27 @@ class PendingSet {
     ++head_;
     --size_;
   }
+  // top() and pop() in one step.
+  PendingEntry pop_top() {
+    if (head_ == current_.size()) advance();
+    --size_;
+    return current_[head_++];
+  }
+
+  // Removes the entry with this tick and order; false if there is none.
+  bool remove(Tick tick, std::uint64_t order);
+  // Calls f(entry) for every entry, in no particular order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::size_t i = head_; i < current_.size(); ++i)
+      f(current_[i]);
+    for (const auto& b : buckets_) {
+      for (const PendingEntry& e : b)
+        f(e);
+    }
+    for (const PendingEntry& e : far_)
+      f(e);
+  }
 
   unsigned bucket_shift() const { return shift_; }
   std::uint64_t rebuilds() const { return rebuilds_; }
@@ -65,7 +92,9 @@ class PendingSet {
   std::uint64_t next_occupied() const;
   void pull_far();
   void far_push(const PendingEntry& e);
+  void sift_up(std::size_t i, PendingEntry e);
   void far_pop();
+  void far_remove_at(std::size_t i);
   void adapt(Tick now);
   void rebuild(unsigned shift, Tick now);
 

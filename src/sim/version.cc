@@ -1,5 +1,7 @@
 #include "sim/version.h"
 
 namespace xpusim {
-const char* version() { return "0.1.0"; }
+const char* version() {
+  return "0.1.0";
+}
 }  // namespace xpusim

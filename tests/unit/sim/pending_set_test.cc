@@ -2,43 +2,58 @@
 
 #include <gtest/gtest.h>
 
-#include <queue>
 #include <random>
+#include <set>
 
 namespace xpusim::sim {
 namespace {
 
-// Drives the calendar queue and a plain priority queue with the same operations; every pop
-// must agree. Delay mixes cover same-tick bursts, short and long delays, far-future jumps
-// beyond the bucket window, and scale changes that force the bucket width to be rebuilt.
+// Drives the calendar queue and an ordered std::set with the same pushes, pops and removals;
+// every pop must agree. Delay mixes cover same-tick bursts, short and long delays, far-future
+// jumps beyond the bucket window, and scale changes that force the bucket width to be
+// rebuilt; removals hit the current bucket, window buckets and the far heap alike.
 void run_against_reference(std::uint64_t seed, int ops, auto delay_of) {
   std::mt19937_64 gen(seed);
   PendingSet set;
-  std::priority_queue<PendingEntry, std::vector<PendingEntry>, std::greater<>> ref;
+  std::set<PendingEntry> ref;
+  std::vector<PendingEntry> pushed;  // candidates for removal (may be gone already)
   Tick now = 0;
-  std::uint64_t seq = 0;
+  std::uint64_t seq = 1;
+  std::uint64_t removed = 0;
   for (int i = 0; i < ops; ++i) {
-    const bool do_push = ref.empty() || gen() % 100 < 52;
-    if (do_push) {
-      const PendingEntry e{now + delay_of(gen, i), seq++, static_cast<std::uint32_t>(i)};
+    const std::uint64_t dice = gen() % 100;
+    if (ref.empty() || dice < 50) {
+      const PendingEntry e{now + delay_of(gen, i), seq++, nullptr};
       set.push(e, now);
-      ref.push(e);
+      ref.insert(e);
+      pushed.push_back(e);
+    } else if (dice < 60) {
+      const PendingEntry victim = pushed[gen() % pushed.size()];
+      const bool present = ref.erase(victim) == 1;
+      ASSERT_EQ(set.remove(victim.tick, victim.order), present) << "op " << i;
+      removed += present ? 1 : 0;
     } else {
       ASSERT_FALSE(set.empty());
-      const PendingEntry got = set.top();
-      const PendingEntry want = ref.top();
+      const PendingEntry got = set.pop_top();
+      const PendingEntry want = *ref.begin();
       ASSERT_EQ(got.tick, want.tick) << "op " << i;
       ASSERT_EQ(got.order, want.order) << "op " << i;
-      set.pop();
-      ref.pop();
+      ref.erase(ref.begin());
       now = got.tick;
     }
     ASSERT_EQ(set.size(), ref.size());
   }
+  EXPECT_GT(removed, static_cast<std::uint64_t>(ops) / 100);  // removals really happened
+  std::size_t visited = 0;
+  set.for_each([&](const PendingEntry& e) {
+    ++visited;
+    EXPECT_EQ(ref.count(e), 1u);
+  });
+  EXPECT_EQ(visited, ref.size());
   while (!ref.empty()) {
-    ASSERT_EQ(set.top().order, ref.top().order);
+    ASSERT_EQ(set.top().order, ref.begin()->order);
     set.pop();
-    ref.pop();
+    ref.erase(ref.begin());
   }
   EXPECT_TRUE(set.empty());
 }
@@ -74,7 +89,8 @@ TEST(PendingSet, AdaptsBucketWidthToTheDelays) {
   for (std::uint64_t i = 0; i < 3 * 8192; ++i)
     set.push({1'000'000 + gen() % 1'000'000, i, 0}, 0);
   EXPECT_GE(set.rebuilds(), 1u);
-  // Mean delay ~1.5e6 ps: a window of four mean delays over 1024 buckets is ~2^12 wide.
+  // Mean delay ~1.5e6 ps over 24k entries: a window of four mean delays over 1024 buckets
+  // gives buckets ~2^12 wide (the per-entry term, 8 x mean / n ~ 2^9, is smaller).
   EXPECT_GE(set.bucket_shift(), 11u);
   EXPECT_LE(set.bucket_shift(), 13u);
 }
