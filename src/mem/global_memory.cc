@@ -1,0 +1,68 @@
+#include "mem/global_memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace xpusim::mem {
+
+namespace {
+Status check_wrap(Addr addr, std::uint64_t bytes) {
+  if (bytes != 0 && addr + (bytes - 1) < addr) {
+    return Error{fmt::format(
+        "global memory access [{:#x}, +{}) wraps past the 64-bit address space", addr, bytes)};
+  }
+  return Ok{};
+}
+}  // namespace
+
+Status GlobalMemory::read(Addr addr, std::span<std::byte> out) const {
+  if (auto st = check_wrap(addr, out.size()); !st) return st;
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const Addr a = addr + done;
+    const std::uint64_t in_page = a % kPageBytes;
+    const std::size_t n = std::min<std::size_t>(out.size() - done, kPageBytes - in_page);
+    const auto it = pages_.find(a / kPageBytes);
+    if (it == pages_.end()) {
+      std::fill_n(out.begin() + static_cast<std::ptrdiff_t>(done), n, std::byte{0});
+    } else {
+      std::memcpy(out.data() + done, it->second.get() + in_page, n);
+    }
+    done += n;
+  }
+  return Ok{};
+}
+
+Status GlobalMemory::write(Addr addr, std::span<const std::byte> in) {
+  if (auto st = check_wrap(addr, in.size()); !st) return st;
+  std::size_t done = 0;
+  while (done < in.size()) {
+    const Addr a = addr + done;
+    const std::uint64_t in_page = a % kPageBytes;
+    const std::size_t n = std::min<std::size_t>(in.size() - done, kPageBytes - in_page);
+    Page& page = pages_[a / kPageBytes];
+    if (!page) page = std::make_unique<std::byte[]>(kPageBytes);  // value-initialized: zeros
+    std::memcpy(page.get() + in_page, in.data() + done, n);
+    done += n;
+  }
+  return Ok{};
+}
+
+Status GlobalMemory::fill(Addr addr, std::uint64_t bytes, std::byte value) {
+  if (auto st = check_wrap(addr, bytes); !st) return st;
+  std::uint64_t done = 0;
+  while (done < bytes) {
+    const Addr a = addr + done;
+    const std::uint64_t in_page = a % kPageBytes;
+    const std::uint64_t n = std::min<std::uint64_t>(bytes - done, kPageBytes - in_page);
+    Page& page = pages_[a / kPageBytes];
+    if (!page) page = std::make_unique<std::byte[]>(kPageBytes);
+    std::fill_n(page.get() + in_page, n, value);
+    done += n;
+  }
+  return Ok{};
+}
+
+}  // namespace xpusim::mem

@@ -1,0 +1,30 @@
+// SharedMemory: one CTA's shared-memory window, offsets [0, size). Every access outside the
+// window is a named error (never a crash or a silent wrap).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/result.h"
+
+namespace xpusim::mem {
+
+class SharedMemory {
+ public:
+  explicit SharedMemory(std::uint32_t bytes) : data_(bytes) {}
+
+  std::uint32_t size() const { return static_cast<std::uint32_t>(data_.size()); }
+  Status read(std::uint32_t offset, std::span<std::byte> out) const;
+  Status write(std::uint32_t offset, std::span<const std::byte> in);
+  // Checks [offset, offset + bytes) lies inside the window.
+  Status check_range(std::uint64_t offset, std::uint64_t bytes) const;
+  std::span<std::byte> bytes() { return data_; }
+  std::span<const std::byte> bytes() const { return data_; }
+
+ private:
+  std::vector<std::byte> data_;
+};
+
+}  // namespace xpusim::mem
