@@ -1,0 +1,169 @@
+#include "tma/box_walk.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace xpusim::tma {
+
+TransferUnit transfer_unit(DataType t) {
+  switch (t) {
+    case DataType::k16U4Align8B:  // .b4x16: copied as is, two values per byte
+      return {.values = 2, .global_bytes = 1, .smem_bytes = 1};
+    case DataType::k16U4Align16B:  // .b4x16_p64: 8 B packed + 8 B padding in shared memory
+      return {.values = 16, .global_bytes = 8, .smem_bytes = 16};
+    case DataType::k16U6Align16B:  // .b6x16_p32: 12 B packed + 4 B padding in shared memory
+      return {.values = 16, .global_bytes = 12, .smem_bytes = 16};
+    default: {
+      const std::uint32_t bytes = element_bits(t) / 8;
+      return {.values = 1, .global_bytes = bytes, .smem_bytes = bytes};
+    }
+  }
+}
+
+std::uint64_t row_smem_bytes(DataType t, std::uint64_t values) {
+  const TransferUnit u = transfer_unit(t);
+  return (values + u.values - 1) / u.values * u.smem_bytes;
+}
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Largest in-bounds coordinate start + step*k (k < count) of one dimension, or -1 if none.
+std::int64_t max_in_bounds(std::int64_t start, std::int64_t step, std::uint32_t count,
+                           std::uint64_t extent) {
+  const std::int64_t last = start + step * (count - 1);
+  if (last < 0 || start >= static_cast<std::int64_t>(extent)) return -1;
+  if (last < static_cast<std::int64_t>(extent)) return last;
+  return start + (static_cast<std::int64_t>(extent) - 1 - start) / step * step;
+}
+
+void check_map(std::string_view op, const TensorMap& map, std::vector<Error>& errors) {
+  if (map.mode != Mode::kTiled) {
+    errors.push_back(
+        {fmt::format("{}: tensor map mode is im2col; tile operations need a tiled map", op)});
+  }
+  if (map.rank < 1 || map.rank > kMaxRank) {
+    errors.push_back(
+        {fmt::format("{}: tensor map rank {} is outside 1..{}", op, map.rank, kMaxRank)});
+    return;
+  }
+  for (std::uint32_t d = 0; d < map.rank; ++d) {
+    if (map.global_dim[d] == 0 || map.global_dim[d] > (std::uint64_t{1} << 32)) {
+      errors.push_back({fmt::format("{}: global_dim[{}] = {} is outside 1..2^32 (cuda.h)", op, d,
+                                    map.global_dim[d])});
+    }
+    if (map.box_dim[d] == 0 || map.box_dim[d] > 256) {
+      errors.push_back(
+          {fmt::format("{}: box_dim[{}] = {} is outside 1..256 (cuda.h)", op, d, map.box_dim[d])});
+    }
+    if (map.element_strides[d] == 0 || map.element_strides[d] > 8) {
+      errors.push_back({fmt::format("{}: element_strides[{}] = {} is outside 1..8 (cuda.h)", op, d,
+                                    map.element_strides[d])});
+    }
+  }
+}
+
+void check_packed(std::string_view op, const TensorMap& map, std::span<const std::int32_t> coords,
+                  const TransferUnit& u, std::vector<Error>& errors) {
+  const auto type = name(map.data_type);
+  if (coords[0] % 16 != 0) {
+    errors.push_back({fmt::format(
+        "{}: dim-0 coordinate {} of a {} box is not a multiple of 16 (16-value groups are the "
+        "unit of transfer)",
+        op, coords[0], type)});
+  }
+  if (map.box_dim[0] % u.values != 0) {
+    errors.push_back({fmt::format("{}: box_dim[0] = {} of a {} map is not a multiple of {}", op,
+                                  map.box_dim[0], type, u.values)});
+  }
+  if (map.global_dim[0] % u.values != 0) {
+    errors.push_back({fmt::format("{}: global_dim[0] = {} of a {} map is not a multiple of {}", op,
+                                  map.global_dim[0], type, u.values)});
+  }
+  if (map.interleave != Interleave::kNone && map.element_strides[0] != 1) {
+    errors.push_back({fmt::format(
+        "{}: element_strides[0] = {} on a {} map: packed types have no dim-0 traversal stride", op,
+        map.element_strides[0], type)});
+  }
+}
+
+}  // namespace
+
+Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
+                              std::span<const std::int32_t> coords) {
+  std::vector<Error> errors;
+  check_map(op, map, errors);
+  if (!errors.empty()) return errors;
+  if (coords.size() != map.rank) {
+    return Error{fmt::format("{}: {} coordinates given for a rank-{} tensor map (one per dim)", op,
+                             coords.size(), map.rank)};
+  }
+  BoxPlan p;
+  p.rank = map.rank;
+  p.unit = transfer_unit(map.data_type);
+  p.base = map.global_address;
+  if (is_packed(map.data_type)) check_packed(op, map, coords, p.unit, errors);
+  if (!errors.empty()) return errors;
+
+  // Dim 0: cuda.h ignores elementStrides[0] unless the layout is interleaved.
+  const bool interleaved = map.interleave != Interleave::kNone;
+  const std::uint32_t s0 = interleaved ? map.element_strides[0] : 1;
+  const std::uint32_t values0 = (map.box_dim[0] + s0 - 1) / s0;
+  p.count[0] = (values0 + p.unit.values - 1) / p.unit.values;
+  p.step[0] = static_cast<std::int64_t>(s0) * p.unit.values;
+  p.contiguous = p.step[0] == p.unit.values;
+  for (std::uint32_t d = 0; d < p.rank; ++d) {
+    p.start[d] = coords[d];
+    p.extent[d] = map.global_dim[d];
+    if (d == 0) continue;
+    p.step[d] = map.element_strides[d];
+    p.count[d] = (map.box_dim[d] + map.element_strides[d] - 1) / map.element_strides[d];
+    p.pitch[d] = map.global_strides[d - 1];
+    p.rows *= p.count[d];
+  }
+  p.row_bytes = std::uint64_t{p.count[0]} * p.unit.smem_bytes;
+  p.box_bytes = p.rows * p.row_bytes;
+
+  // In-bounds dim-0 units: x_i = start + step*i with 0 <= x_i and x_i + values <= extent.
+  const std::int64_t c0 = p.start[0];
+  const std::int64_t last_ok = static_cast<std::int64_t>(p.extent[0]) - p.unit.values - c0;
+  const std::int64_t lo = c0 >= 0 ? 0 : ceil_div(-c0, p.step[0]);
+  const std::int64_t hi =
+      last_ok < 0 ? 0 : std::min<std::int64_t>(p.count[0], last_ok / p.step[0] + 1);
+  if (lo < hi) {
+    p.lo = static_cast<std::uint32_t>(lo);
+    p.hi = static_cast<std::uint32_t>(hi);
+  }
+
+  // The highest byte the box touches must not wrap the 64-bit address space.
+  if (p.lo < p.hi) {
+    const auto last0 = static_cast<std::uint64_t>(c0 + p.step[0] * (p.hi - 1)) / p.unit.values;
+    std::uint64_t top = 0;  // address of the last byte touched
+    bool wraps = __builtin_mul_overflow(last0, p.unit.global_bytes, &top) ||
+                 __builtin_add_overflow(top, p.base + (p.unit.global_bytes - 1), &top) ||
+                 p.base > ~std::uint64_t{0} - (p.unit.global_bytes - 1);
+    bool touched = true;
+    for (std::uint32_t d = 1; d < p.rank && touched; ++d) {
+      const std::int64_t m = max_in_bounds(p.start[d], p.step[d], p.count[d], p.extent[d]);
+      touched = m >= 0;
+      std::uint64_t add = 0;
+      if (touched) {
+        wraps = wraps || __builtin_mul_overflow(static_cast<std::uint64_t>(m), p.pitch[d], &add) ||
+                __builtin_add_overflow(top, add, &top);
+      }
+    }
+    if (touched && wraps) {
+      return Error{fmt::format(
+          "{}: the box's in-bounds elements reach past the 64-bit address space (global_address "
+          "{:#x}; the tensor extent wraps)",
+          op, map.global_address)};
+    }
+  }
+  return p;
+}
+
+}  // namespace xpusim::tma

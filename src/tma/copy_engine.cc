@@ -1,0 +1,99 @@
+// Helpers every TMA operation shares: multicast target selection (seed0 ¶152), the
+// out-of-bounds fill pattern (¶78-¶80), the ≤128 B line split of requests (¶89) and the
+// shared-memory size of a box (the expect_tx figure).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "tma/box_walk.h"
+#include "tma/copy_engine.h"
+
+namespace xpusim::tma {
+
+Result<std::vector<SmemTarget>> multicast_targets(std::span<mem::SharedMemory* const> cluster,
+                                                  std::uint16_t cta_mask, std::uint32_t offset) {
+  if (cta_mask == 0) {
+    return Error{"multicast CTA mask 0x0 selects no CTA (at least one bit must be set)"};
+  }
+  std::vector<SmemTarget> out;
+  for (std::uint32_t rank = 0; rank < 16; ++rank) {
+    if ((cta_mask >> rank & 1u) == 0) continue;
+    if (rank >= cluster.size()) {
+      return Error{fmt::format(
+          "multicast CTA mask {:#06x} names CTA rank {}, but the cluster has {} CTAs (ranks "
+          "0..{})",
+          cta_mask, rank, cluster.size(), cluster.size() == 0 ? 0 : cluster.size() - 1)};
+    }
+    if (cluster[rank] == nullptr) {
+      return Error{
+          fmt::format("multicast CTA mask {:#06x} names CTA rank {}, which has no shared "
+                      "memory window",
+                      cta_mask, rank)};
+    }
+    out.push_back({.smem = cluster[rank], .offset = offset});
+  }
+  return out;
+}
+
+// NAN_REQUEST_ZERO_FMA fills with CUDA's canonical NaN of the element format (the bit pattern
+// CUDA's own NaN-producing arithmetic returns): the hardware's exact OOB-NaN is not public.
+std::vector<std::byte> oob_fill_pattern(const TensorMap& map) {
+  const std::uint32_t bytes = std::max<std::uint32_t>(1, element_bits(map.data_type) / 8);
+  std::vector<std::byte> out(bytes, std::byte{0});
+  if (map.oob_fill != OobFill::kNanRequestZeroFma || !is_float(map.data_type)) return out;
+  // Little-endian 0x7FFF..FF: all ones except the sign bit (the top byte is 0x7F).
+  std::fill(out.begin(), out.end(), std::byte{0xFF});
+  out.back() = std::byte{0x7F};
+  return out;
+}
+
+void append_line_requests(std::vector<GlobalRequest>& out, mem::Addr addr, std::uint64_t bytes) {
+  while (bytes > 0) {
+    const std::uint64_t room = kLineBytes - addr % kLineBytes;
+    const std::uint64_t n = std::min(room, bytes);
+    out.push_back({.address = addr, .bytes = static_cast<std::uint32_t>(n)});
+    addr += n;
+    bytes -= n;
+  }
+}
+
+std::uint64_t box_bytes(const TensorMap& map) {
+  const auto stride = [&](std::uint32_t d) {
+    return std::max<std::uint32_t>(1, map.element_strides[d]);
+  };
+  if (map.mode == Mode::kIm2col) {
+    // One row of channels_per_pixel elements per pixel (seed0 ¶117).
+    return map.pixels_per_column * row_smem_bytes(map.data_type, map.channels_per_pixel);
+  }
+  std::uint64_t rows = 1;
+  for (std::uint32_t d = 1; d < std::min(map.rank, kMaxRank); ++d) {
+    rows *= (map.box_dim[d] + stride(d) - 1) / stride(d);
+  }
+  // cuda.h: elementStrides[0] is ignored unless the layout is interleaved.
+  const std::uint32_t s0 = map.interleave == Interleave::kNone ? 1 : stride(0);
+  return rows * row_smem_bytes(map.data_type, (map.box_dim[0] + s0 - 1) / s0);
+}
+
+std::string_view name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kAdd:
+      return "add";
+    case ReduceOp::kMin:
+      return "min";
+    case ReduceOp::kMax:
+      return "max";
+    case ReduceOp::kInc:
+      return "inc";
+    case ReduceOp::kDec:
+      return "dec";
+    case ReduceOp::kAnd:
+      return "and";
+    case ReduceOp::kOr:
+      return "or";
+    case ReduceOp::kXor:
+      return "xor";
+  }
+  return "?";
+}
+
+}  // namespace xpusim::tma
