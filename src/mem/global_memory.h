@@ -22,6 +22,8 @@ class GlobalMemory {
   GlobalMemory() = default;
   GlobalMemory(const GlobalMemory&) = delete;
   GlobalMemory& operator=(const GlobalMemory&) = delete;
+  GlobalMemory(GlobalMemory&&) = default;
+  GlobalMemory& operator=(GlobalMemory&&) = default;
 
   Status read(Addr addr, std::span<std::byte> out) const;
   Status write(Addr addr, std::span<const std::byte> in);
