@@ -1,0 +1,767 @@
+// Blob, YAML and JSON forms of a TensorMap. Everything read goes back through the encoder.
+#include "tma/tensor_map_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/suggest.h"
+#include "tma/tensor_map_encode.h"
+
+namespace xpusim::tma {
+namespace {
+
+// ---- blob -----------------------------------------------------------------------------------
+// Byte map (little-endian; docs/tma.md has the same table):
+//   0  magic "XTM"        3  version        4  mode           5  dataType       6  rank
+//   7  interleave         8  swizzle        9  l2Promotion   10  oobFill       11  reserved 0
+//  12  u16 channelsPerPixel                14  u16 pixelsPerColumn
+//  16  u64 globalAddress  24  u64[5] globalDim  64  u64[4] globalStrides
+//  96  u16[5] boxDim     106  u8[5] elementStrides  111  reserved 0
+// 112  i16[3] pixelBoxLowerCorner  118  i16[3] pixelBoxUpperCorner  124  u32 CRC-32 of 0..123
+constexpr std::array<std::uint8_t, 3> kMagic = {'X', 'T', 'M'};
+constexpr std::size_t kCrcOffset = 124;
+
+std::uint32_t crc32(std::span<const std::byte> bytes) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (std::byte b : bytes) {
+    crc ^= std::to_integer<std::uint32_t>(b);
+    for (int k = 0; k < 8; ++k)
+      crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+class BlobWriter {
+ public:
+  explicit BlobWriter(TensorMapBlob& b) : b_(b) {}
+  void put(std::size_t at, std::uint64_t v, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+      b_[at + i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
+  }
+
+ private:
+  TensorMapBlob& b_;
+};
+
+std::uint64_t get(std::span<const std::byte> b, std::size_t at, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    v |= std::to_integer<std::uint64_t>(b[at + i]) << (8 * i);
+  return v;
+}
+
+std::int32_t get_i16(std::span<const std::byte> b, std::size_t at) {
+  return static_cast<std::int16_t>(static_cast<std::uint16_t>(get(b, at, 2)));
+}
+
+// ---- enum names -----------------------------------------------------------------------------
+
+template <class E>
+std::vector<std::string> names_of(unsigned count) {
+  std::vector<std::string> out;
+  for (unsigned i = 0; i < count; ++i)
+    out.emplace_back(name(static_cast<E>(i)));
+  return out;
+}
+
+// cuda.h's enumerator prefix, accepted in front of a short name.
+template <class E>
+std::string_view cuda_prefix();
+template <>
+std::string_view cuda_prefix<DataType>() {
+  return "CU_TENSOR_MAP_DATA_TYPE_";
+}
+template <>
+std::string_view cuda_prefix<Interleave>() {
+  return "CU_TENSOR_MAP_INTERLEAVE_";
+}
+template <>
+std::string_view cuda_prefix<Swizzle>() {
+  return "CU_TENSOR_MAP_SWIZZLE_";
+}
+template <>
+std::string_view cuda_prefix<L2Promotion>() {
+  return "CU_TENSOR_MAP_L2_PROMOTION_";
+}
+template <>
+std::string_view cuda_prefix<OobFill>() {
+  return "CU_TENSOR_MAP_FLOAT_OOB_FILL_";
+}
+
+// ---- document reader ------------------------------------------------------------------------
+
+struct Pos {
+  int line = 0;
+  int column = 0;
+};
+
+Pos pos_of(const YAML::Mark& m) {
+  if (m.is_null() || m.line < 0) return Pos{1, 1};
+  return Pos{m.line + 1, m.column + 1};
+}
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return fmt::format("\"{}\"", node.Scalar());
+    case YAML::NodeType::Sequence:
+      return "a sequence";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "an empty value";
+  }
+}
+
+enum class Kind {
+  kMode,
+  kDataType,
+  kInterleave,
+  kSwizzle,
+  kL2Promotion,
+  kOobFill,
+  kU32,
+  kU64,
+  kU32List,
+  kU64List,
+  kI32List
+};
+
+// Which maps a key belongs to.
+enum class Modes { kBoth, kTiled, kIm2col };
+
+struct KeyDecl {
+  std::string_view key;
+  Kind kind;
+  Modes modes;
+  bool required;
+  std::string_view cuda_param;  // the encoder's name for it
+};
+
+constexpr KeyDecl kKeys[] = {
+    {"mode", Kind::kMode, Modes::kBoth, false, "mode"},
+    {"dataType", Kind::kDataType, Modes::kBoth, true, "tensorDataType"},
+    {"rank", Kind::kU32, Modes::kBoth, true, "tensorRank"},
+    {"globalAddress", Kind::kU64, Modes::kBoth, true, "globalAddress"},
+    {"globalDim", Kind::kU64List, Modes::kBoth, true, "globalDim"},
+    {"globalStrides", Kind::kU64List, Modes::kBoth, false, "globalStrides"},
+    {"boxDim", Kind::kU32List, Modes::kTiled, true, "boxDim"},
+    {"pixelBoxLowerCorner", Kind::kI32List, Modes::kIm2col, true, "pixelBoxLowerCorner"},
+    {"pixelBoxUpperCorner", Kind::kI32List, Modes::kIm2col, true, "pixelBoxUpperCorner"},
+    {"channelsPerPixel", Kind::kU32, Modes::kIm2col, true, "channelsPerPixel"},
+    {"pixelsPerColumn", Kind::kU32, Modes::kIm2col, true, "pixelsPerColumn"},
+    {"elementStrides", Kind::kU32List, Modes::kBoth, false, "elementStrides"},
+    {"interleave", Kind::kInterleave, Modes::kBoth, false, "interleave"},
+    {"swizzle", Kind::kSwizzle, Modes::kBoth, false, "swizzle"},
+    {"l2Promotion", Kind::kL2Promotion, Modes::kBoth, false, "l2Promotion"},
+    {"oobFill", Kind::kOobFill, Modes::kBoth, false, "oobFill"},
+};
+
+bool applies(const KeyDecl& k, Mode mode) {
+  return k.modes == Modes::kBoth || (k.modes == Modes::kTiled) == (mode == Mode::kTiled);
+}
+
+std::string_view mode_name(Mode m) {
+  return m == Mode::kTiled ? "tiled" : "im2col";
+}
+
+// Reads one document into encoder parameters, recording where each value came from.
+class MapReader {
+ public:
+  MapReader(std::string source, bool with_positions)
+      : source_(std::move(source)), with_positions_(with_positions) {}
+
+  Result<TensorMap> read(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      error(pos_of(e.mark), "", fmt::format("YAML syntax error: {}", e.msg));
+      return take_errors();
+    }
+    if (!root.IsMap()) {
+      error(root.IsNull() ? Pos{1, 1} : pos_of(root.Mark()), "",
+            fmt::format("expected a mapping with keys {}, got {}", key_list(Mode::kTiled),
+                        describe(root)));
+      return take_errors();
+    }
+    root_pos_ = pos_of(root.Mark());
+    walk(root);
+    if (!errors_.empty()) return take_errors();
+    return encode();
+  }
+
+ private:
+  struct Entry {
+    Pos pos;
+    std::string text;
+  };
+
+  void error(Pos pos, std::string_view key, std::string_view message) {
+    std::string text = source_;
+    if (with_positions_ && pos.line > 0) text += fmt::format(":{}:{}", pos.line, pos.column);
+    text += ": ";
+    if (!key.empty()) text += fmt::format("{}: ", key);
+    text += message;
+    errors_.push_back(Entry{pos, std::move(text)});
+  }
+
+  std::vector<Error> take_errors() {
+    std::stable_sort(errors_.begin(), errors_.end(), [](const Entry& a, const Entry& b) {
+      return std::pair(a.pos.line, a.pos.column) < std::pair(b.pos.line, b.pos.column);
+    });
+    std::vector<Error> out;
+    for (Entry& e : errors_)
+      out.push_back(Error{std::move(e.text)});
+    return out;
+  }
+
+  static std::string key_list(Mode mode) {
+    std::vector<std::string_view> keys;
+    for (const KeyDecl& k : kKeys)
+      if (applies(k, mode)) keys.push_back(k.key);
+    return fmt::format("{}", fmt::join(keys, ", "));
+  }
+
+  void walk(const YAML::Node& root) {
+    // The mode decides which keys belong, so it is read first.
+    for (const auto& kv : root) {
+      if (kv.first.IsScalar() && kv.first.Scalar() == "mode") {
+        const YAML::Node& v = kv.second;
+        if (v.IsScalar() && (v.Scalar() == "tiled" || v.Scalar() == "im2col")) {
+          mode_ = v.Scalar() == "tiled" ? Mode::kTiled : Mode::kIm2col;
+        } else {
+          error(value_pos(v, pos_of(kv.first.Mark())), "mode",
+                fmt::format("{} is not one of tiled, im2col", describe(v)));
+          mode_ok_ = false;
+        }
+      }
+    }
+    std::vector<std::string> valid;
+    for (const KeyDecl& k : kKeys)
+      if (applies(k, mode_)) valid.emplace_back(k.key);
+    std::map<std::string, Pos> seen;
+    for (const auto& kv : root) {
+      const Pos key_pos = pos_of(kv.first.Mark());
+      if (!kv.first.IsScalar()) {
+        error(key_pos, "", fmt::format("keys must be plain strings, got {}", describe(kv.first)));
+        continue;
+      }
+      const std::string& key = kv.first.Scalar();
+      if (auto [it, fresh] = seen.emplace(key, key_pos); !fresh) {
+        error(key_pos, key, fmt::format("duplicate key; first given at line {}", it->second.line));
+        continue;
+      }
+      const KeyDecl* decl = nullptr;
+      for (const KeyDecl& k : kKeys)
+        if (k.key == key) decl = &k;
+      if (decl == nullptr) {
+        error(key_pos, key,
+              fmt::format("unknown key '{}'{}; valid keys here: {}", key,
+                          sim::did_you_mean(key, valid), key_list(mode_)));
+        continue;
+      }
+      if (!mode_ok_) continue;
+      if (!applies(*decl, mode_)) {
+        error(key_pos, key,
+              decl->modes == Modes::kIm2col
+                  ? fmt::format("only an im2col map has this key (add 'mode: im2col')")
+                  : fmt::format("not used by an im2col map, whose box is pixelBoxLowerCorner, "
+                                "pixelBoxUpperCorner, channelsPerPixel and pixelsPerColumn"));
+        continue;
+      }
+      if (decl->kind == Kind::kMode) continue;
+      value_pos_[std::string(decl->cuda_param)] = value_pos(kv.second, key_pos);
+      read_value(*decl, kv.second, key_pos);
+    }
+    if (!mode_ok_) return;
+    for (const KeyDecl& k : kKeys) {
+      if (!applies(k, mode_) || seen.contains(std::string(k.key))) continue;
+      if (k.required) {
+        error(root_pos_, k.key, fmt::format("missing required key '{}'", k.key));
+      } else if (k.key == "globalStrides" && rank_ && *rank_ >= 2) {
+        error(root_pos_, k.key,
+              fmt::format("missing key 'globalStrides' (rank = {} needs {} byte strides)", *rank_,
+                          *rank_ - 1));
+      }
+    }
+  }
+
+  static Pos value_pos(const YAML::Node& v, Pos key_pos) {
+    return v.IsNull() ? key_pos : pos_of(v.Mark());
+  }
+
+  // Integers: decimal or 0x hex; '-' only where the parameter is signed.
+  std::optional<std::int64_t> read_int(const YAML::Node& v, const std::string& path, Pos pos,
+                                       std::int64_t lo, std::uint64_t hi,
+                                       std::uint64_t* wide = nullptr) {
+    if (!v.IsScalar()) {
+      error(pos, path, fmt::format("expected an integer, got {}", describe(v)));
+      return std::nullopt;
+    }
+    std::string_view s = v.Scalar();
+    const bool negative = s.starts_with('-');
+    if (negative) s.remove_prefix(1);
+    int base = 10;
+    if (s.starts_with("0x") || s.starts_with("0X")) {
+      base = 16;
+      s.remove_prefix(2);
+    }
+    std::uint64_t mag = 0;
+    bool digits = !s.empty();
+    for (char c : s) {
+      const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                    : base == 16 && std::isxdigit(static_cast<unsigned char>(c))
+                        ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
+                        : -1;
+      if (d < 0) {
+        digits = false;
+        break;
+      }
+      if (__builtin_mul_overflow(mag, static_cast<std::uint64_t>(base), &mag) ||
+          __builtin_add_overflow(mag, static_cast<std::uint64_t>(d), &mag)) {
+        error(pos, path, fmt::format("{} does not fit in 64 bits", v.Scalar()));
+        return std::nullopt;
+      }
+    }
+    if (!digits) {
+      error(pos, path, fmt::format("expected an integer, got {}", describe(v)));
+      return std::nullopt;
+    }
+    const bool below = negative && (lo >= 0 || mag > static_cast<std::uint64_t>(-(lo + 1)) + 1);
+    if (below || (!negative && mag > hi)) {
+      error(pos, path, fmt::format("{} is out of range [{}, {}]", v.Scalar(), lo, hi));
+      return std::nullopt;
+    }
+    if (wide != nullptr) *wide = mag;
+    return negative ? -static_cast<std::int64_t>(mag) : static_cast<std::int64_t>(mag & INT64_MAX);
+  }
+
+  template <class T>
+  bool read_list(const KeyDecl& k, const YAML::Node& v, Pos key_pos, std::vector<T>& out) {
+    const Pos pos = value_pos(v, key_pos);
+    const std::string key(k.key);
+    if (!v.IsSequence()) {
+      error(pos, key, fmt::format("expected a sequence of integers, got {}", describe(v)));
+      return false;
+    }
+    bool good = true;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const YAML::Node item = v[i];
+      const Pos ipos = value_pos(item, pos);
+      const std::string path = fmt::format("{}[{}]", key, i);
+      value_pos_[fmt::format("{}[{}]", k.cuda_param, i)] = ipos;
+      std::uint64_t wide = 0;
+      const auto n = read_int(item, path, ipos, std::numeric_limits<T>::min(),
+                              std::numeric_limits<T>::max(), &wide);
+      if (!n) {
+        good = false;
+        continue;
+      }
+      out.push_back(std::is_signed_v<T> ? static_cast<T>(*n) : static_cast<T>(wide));
+    }
+    return good;
+  }
+
+  template <class E>
+  void read_enum(const KeyDecl& k, const YAML::Node& v, Pos pos, unsigned count, E& out) {
+    const std::vector<std::string> choices = names_of<E>(count);
+    if (v.IsScalar()) {
+      std::string_view s = v.Scalar();
+      if (s.starts_with(cuda_prefix<E>())) s.remove_prefix(cuda_prefix<E>().size());
+      for (unsigned i = 0; i < count; ++i) {
+        if (choices[i] == s) {
+          out = static_cast<E>(i);
+          return;
+        }
+      }
+    }
+    const std::string word = v.IsScalar() ? v.Scalar() : "";
+    error(pos, k.key,
+          fmt::format("{} is not one of {}{}", describe(v), fmt::join(choices, ", "),
+                      sim::did_you_mean(word, choices)));
+  }
+
+  void read_value(const KeyDecl& k, const YAML::Node& v, Pos key_pos) {
+    const Pos pos = value_pos(v, key_pos);
+    const std::string key(k.key);
+    std::uint64_t wide = 0;
+    switch (k.kind) {
+      case Kind::kMode:
+        return;
+      case Kind::kDataType:
+        return read_enum(k, v, pos, 16, data_type_);
+      case Kind::kInterleave:
+        return read_enum(k, v, pos, 3, interleave_);
+      case Kind::kSwizzle:
+        return read_enum(k, v, pos, 7, swizzle_);
+      case Kind::kL2Promotion:
+        return read_enum(k, v, pos, 4, l2_promotion_);
+      case Kind::kOobFill:
+        return read_enum(k, v, pos, 2, oob_fill_);
+      case Kind::kU64:
+        if (read_int(v, key, pos, 0, UINT64_MAX, &wide)) global_address_ = wide;
+        return;
+      case Kind::kU32:
+        if (!read_int(v, key, pos, 0, UINT32_MAX, &wide)) return;
+        if (key == "rank") rank_ = static_cast<std::uint32_t>(wide);
+        if (key == "channelsPerPixel") channels_ = static_cast<std::uint32_t>(wide);
+        if (key == "pixelsPerColumn") pixels_ = static_cast<std::uint32_t>(wide);
+        return;
+      case Kind::kU64List:
+        read_list(k, v, key_pos, key == "globalDim" ? global_dim_ : global_strides_);
+        return;
+      case Kind::kU32List:
+        if (key == "boxDim") {
+          read_list(k, v, key_pos, box_dim_);
+        } else if (read_list(k, v, key_pos, element_strides_)) {
+          element_strides_given_ = true;
+        }
+        return;
+      case Kind::kI32List:
+        read_list(k, v, key_pos, key == "pixelBoxLowerCorner" ? lower_ : upper_);
+        return;
+    }
+  }
+
+  // Positions an encoder violation at the value it names (the whole key when it is absent).
+  Pos where(const Violation& v) const {
+    if (v.index >= 0) {
+      auto it = value_pos_.find(fmt::format("{}[{}]", v.param, v.index));
+      if (it != value_pos_.end()) return it->second;
+    }
+    auto it = value_pos_.find(v.param);
+    return it != value_pos_.end() ? it->second : root_pos_;
+  }
+
+  template <class P>
+  void fill(P& p) const {
+    p.data_type = data_type_;
+    p.rank = rank_.value_or(0);
+    p.global_address = global_address_;
+    p.global_dim = global_dim_;
+    p.global_strides = global_strides_;
+    // elementStrides defaults to all ones (what CUTLASS passes).
+    p.element_strides = element_strides_given_
+                            ? element_strides_
+                            : std::vector<std::uint32_t>(p.rank <= kMaxRank ? p.rank : 0, 1);
+    p.interleave = interleave_;
+    p.swizzle = swizzle_;
+    p.l2_promotion = l2_promotion_;
+    p.oob_fill = oob_fill_;
+  }
+
+  Result<TensorMap> encode() {
+    std::vector<Violation> violations;
+    if (mode_ == Mode::kTiled) {
+      TiledParams p;
+      fill(p);
+      p.box_dim = box_dim_;
+      violations = check_tiled(p);
+      if (violations.empty()) return encode_tiled(p);
+    } else {
+      Im2colParams p;
+      fill(p);
+      p.pixel_box_lower_corner = lower_;
+      p.pixel_box_upper_corner = upper_;
+      p.channels_per_pixel = channels_;
+      p.pixels_per_column = pixels_;
+      violations = check_im2col(p);
+      if (violations.empty()) return encode_im2col(p);
+    }
+    for (const Violation& v : violations)
+      error(where(v), "", v.message);
+    return take_errors();
+  }
+
+  std::string source_;
+  bool with_positions_;
+  std::vector<Entry> errors_;
+  Pos root_pos_{1, 1};
+  std::map<std::string, Pos> value_pos_;  // by cuda.h parameter name, and "name[i]"
+
+  Mode mode_ = Mode::kTiled;
+  bool mode_ok_ = true;
+  DataType data_type_ = DataType::kUint8;
+  std::optional<std::uint32_t> rank_;
+  std::uint64_t global_address_ = 0;
+  std::vector<std::uint64_t> global_dim_, global_strides_;
+  std::vector<std::uint32_t> box_dim_, element_strides_;
+  bool element_strides_given_ = false;
+  std::vector<std::int32_t> lower_, upper_;
+  std::uint32_t channels_ = 0, pixels_ = 0;
+  Interleave interleave_ = Interleave::kNone;
+  Swizzle swizzle_ = Swizzle::kNone;
+  L2Promotion l2_promotion_ = L2Promotion::kNone;
+  OobFill oob_fill_ = OobFill::kNone;
+};
+
+template <class T, std::size_t N>
+std::vector<T> first(const std::array<T, N>& a, std::size_t n) {
+  return std::vector<T>(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+Result<TensorMap> parse_json_text(std::string_view text, std::string_view source, bool positions) {
+  try {
+    [[maybe_unused]] const nlohmann::json parsed = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // Position of the byte nlohmann stopped at (e.byte is 1-based).
+    int line = 1, column = 1;
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string msg = e.what();
+    if (auto colon = msg.find(": "); colon != std::string::npos) msg = msg.substr(colon + 2);
+    const std::string where =
+        positions ? fmt::format("{}:{}:{}", source, line, column) : std::string(source);
+    return Error{fmt::format("{}: JSON syntax error: {}", where, msg)};
+  }
+  // JSON is YAML's flow style; YAML forbids tabs as indentation, JSON strings cannot hold a
+  // raw tab, so every tab is plain whitespace and may become a space (columns unchanged).
+  std::string as_yaml(text);
+  std::replace(as_yaml.begin(), as_yaml.end(), '\t', ' ');
+  return MapReader(std::string(source), positions).read(as_yaml);
+}
+
+}  // namespace
+
+TensorMapBlob to_blob(const TensorMap& m) {
+  TensorMapBlob b{};
+  BlobWriter w(b);
+  for (std::size_t i = 0; i < kMagic.size(); ++i)
+    w.put(i, kMagic[i], 1);
+  w.put(3, kBlobVersion, 1);
+  w.put(4, static_cast<std::uint8_t>(m.mode), 1);
+  w.put(5, static_cast<std::uint8_t>(m.data_type), 1);
+  w.put(6, m.rank, 1);
+  w.put(7, static_cast<std::uint8_t>(m.interleave), 1);
+  w.put(8, static_cast<std::uint8_t>(m.swizzle), 1);
+  w.put(9, static_cast<std::uint8_t>(m.l2_promotion), 1);
+  w.put(10, static_cast<std::uint8_t>(m.oob_fill), 1);
+  // A TensorMap is valid by construction, so every field fits its slot.
+  XPUSIM_CHECK(m.channels_per_pixel <= 0xFFFF && m.pixels_per_column <= 0xFFFF,
+               "to_blob: the map was not built by the encoder");
+  w.put(12, m.channels_per_pixel, 2);
+  w.put(14, m.pixels_per_column, 2);
+  w.put(16, m.global_address, 8);
+  for (std::size_t i = 0; i < kMaxRank; ++i)
+    w.put(24 + 8 * i, m.global_dim[i], 8);
+  for (std::size_t i = 0; i + 1 < kMaxRank; ++i)
+    w.put(64 + 8 * i, m.global_strides[i], 8);
+  for (std::size_t i = 0; i < kMaxRank; ++i) {
+    XPUSIM_CHECK(m.box_dim[i] <= 0xFFFF && m.element_strides[i] <= 0xFF,
+                 "to_blob: the map was not built by the encoder");
+    w.put(96 + 2 * i, m.box_dim[i], 2);
+    w.put(106 + i, m.element_strides[i], 1);
+  }
+  for (std::size_t i = 0; i + 2 < kMaxRank; ++i) {
+    XPUSIM_CHECK(
+        m.pixel_box_lower_corner[i] >= INT16_MIN && m.pixel_box_lower_corner[i] <= INT16_MAX &&
+            m.pixel_box_upper_corner[i] >= INT16_MIN && m.pixel_box_upper_corner[i] <= INT16_MAX,
+        "to_blob: the map was not built by the encoder");
+    w.put(112 + 2 * i, static_cast<std::uint16_t>(m.pixel_box_lower_corner[i]), 2);
+    w.put(118 + 2 * i, static_cast<std::uint16_t>(m.pixel_box_upper_corner[i]), 2);
+  }
+  w.put(kCrcOffset, crc32(std::span(b).first(kCrcOffset)), 4);
+  return b;
+}
+
+Result<TensorMap> from_blob(std::span<const std::byte> b) {
+  const auto fail = [](std::string msg) { return Error{"tensor map blob: " + msg}; };
+  if (b.size() != kBlobBytes) {
+    return fail(fmt::format("{} bytes: must be exactly {}", b.size(), kBlobBytes));
+  }
+  for (std::size_t i = 0; i < kMagic.size(); ++i) {
+    if (get(b, i, 1) != kMagic[i]) {
+      return fail(
+          fmt::format("bytes 0-2 = {:#04x} {:#04x} {:#04x}: not the magic \"XTM\" (not a "
+                      "tensor map blob)",
+                      get(b, 0, 1), get(b, 1, 1), get(b, 2, 1)));
+    }
+  }
+  if (get(b, 3, 1) != kBlobVersion) {
+    return fail(
+        fmt::format("byte 3 (version) = {}: only version {} is known", get(b, 3, 1), kBlobVersion));
+  }
+  const std::uint32_t stored = static_cast<std::uint32_t>(get(b, kCrcOffset, 4));
+  const std::uint32_t actual = crc32(b.first(kCrcOffset));
+  if (stored != actual) {
+    return fail(
+        fmt::format("bytes 124-127 (CRC-32) = {:#010x}: the contents give {:#010x}; the "
+                    "blob is corrupted",
+                    stored, actual));
+  }
+  std::vector<Error> errors;
+  const auto bad = [&](std::string msg) { errors.push_back(fail(std::move(msg))); };
+  for (std::size_t at : {std::size_t{11}, std::size_t{111}}) {
+    if (get(b, at, 1) != 0)
+      bad(fmt::format("byte {} (reserved) = {}: must be 0", at, get(b, at, 1)));
+  }
+  const std::uint64_t mode = get(b, 4, 1);
+  if (mode > 1) bad(fmt::format("byte 4 (mode) = {}: must be 0 (tiled) or 1 (im2col)", mode));
+  const std::uint32_t rank = static_cast<std::uint32_t>(get(b, 6, 1));
+  // With a rank out of range the arrays cannot be read: the encoder reports the rank alone.
+  const bool rank_ok = rank >= 1 && rank <= kMaxRank;
+  const std::size_t used = rank_ok ? rank : 0;
+  const bool im2col = mode == 1;
+  // Entries the map does not use must be zero: anything else is corruption, not a value.
+  const auto unused = [&](std::string_view field, std::size_t count, std::size_t in_use,
+                          std::size_t at, std::size_t width) {
+    for (std::size_t i = in_use; rank_ok && i < count; ++i) {
+      if (const std::uint64_t v = get(b, at + width * i, width); v != 0) {
+        bad(fmt::format("{}[{}] = {}: unused by this map (mode {}, tensorRank = {}), must be 0",
+                        field, i, v, im2col ? "im2col" : "tiled", rank));
+      }
+    }
+  };
+  unused("globalDim", kMaxRank, used, 24, 8);
+  unused("globalStrides", kMaxRank - 1, used == 0 ? 0 : used - 1, 64, 8);
+  unused("boxDim", kMaxRank, im2col ? 0 : used, 96, 2);
+  unused("elementStrides", kMaxRank, used, 106, 1);
+  unused("pixelBoxLowerCorner", kMaxRank - 2, im2col && used >= 2 ? used - 2 : 0, 112, 2);
+  unused("pixelBoxUpperCorner", kMaxRank - 2, im2col && used >= 2 ? used - 2 : 0, 118, 2);
+  if (!im2col) {
+    unused("channelsPerPixel", 1, 0, 12, 2);
+    unused("pixelsPerColumn", 1, 0, 14, 2);
+  }
+  if (!errors.empty()) return errors;
+
+  std::vector<std::uint64_t> dims, strides;
+  std::vector<std::uint32_t> box, estrides;
+  for (std::size_t i = 0; i < used; ++i) {
+    dims.push_back(get(b, 24 + 8 * i, 8));
+    box.push_back(static_cast<std::uint32_t>(get(b, 96 + 2 * i, 2)));
+    estrides.push_back(static_cast<std::uint32_t>(get(b, 106 + i, 1)));
+    if (i + 1 < used) strides.push_back(get(b, 64 + 8 * i, 8));
+  }
+  const auto set_common = [&](auto& p) {
+    p.data_type = static_cast<DataType>(get(b, 5, 1));
+    p.rank = rank;
+    p.global_address = get(b, 16, 8);
+    p.global_dim = dims;
+    p.global_strides = strides;
+    p.element_strides = estrides;
+    p.interleave = static_cast<Interleave>(get(b, 7, 1));
+    p.swizzle = static_cast<Swizzle>(get(b, 8, 1));
+    p.l2_promotion = static_cast<L2Promotion>(get(b, 9, 1));
+    p.oob_fill = static_cast<OobFill>(get(b, 10, 1));
+  };
+  std::vector<Violation> violations;
+  if (!im2col) {
+    TiledParams p;
+    set_common(p);
+    p.box_dim = box;
+    violations = check_tiled(p);
+    if (violations.empty()) return encode_tiled(p);
+  } else {
+    Im2colParams p;
+    set_common(p);
+    for (std::size_t i = 0; i + 2 < used; ++i) {
+      p.pixel_box_lower_corner.push_back(get_i16(b, 112 + 2 * i));
+      p.pixel_box_upper_corner.push_back(get_i16(b, 118 + 2 * i));
+    }
+    p.channels_per_pixel = static_cast<std::uint32_t>(get(b, 12, 2));
+    p.pixels_per_column = static_cast<std::uint32_t>(get(b, 14, 2));
+    violations = check_im2col(p);
+    if (violations.empty()) return encode_im2col(p);
+  }
+  for (const Violation& v : violations)
+    bad(v.message);
+  return errors;
+}
+
+std::string to_yaml(const TensorMap& m) {
+  const auto list = [](const auto& v) { return fmt::format("[{}]", fmt::join(v, ", ")); };
+  const std::size_t r = m.rank;
+  std::string out;
+  out += fmt::format("mode: {}\n", mode_name(m.mode));
+  out += fmt::format("dataType: {}\n", name(m.data_type));
+  out += fmt::format("rank: {}\n", m.rank);
+  out += fmt::format("globalAddress: {:#x}\n", m.global_address);
+  out += fmt::format("globalDim: {}\n", list(first(m.global_dim, r)));
+  out += fmt::format("globalStrides: {}\n", list(first(m.global_strides, r - 1)));
+  if (m.mode == Mode::kTiled) {
+    out += fmt::format("boxDim: {}\n", list(first(m.box_dim, r)));
+  } else {
+    out += fmt::format("pixelBoxLowerCorner: {}\n", list(first(m.pixel_box_lower_corner, r - 2)));
+    out += fmt::format("pixelBoxUpperCorner: {}\n", list(first(m.pixel_box_upper_corner, r - 2)));
+    out += fmt::format("channelsPerPixel: {}\n", m.channels_per_pixel);
+    out += fmt::format("pixelsPerColumn: {}\n", m.pixels_per_column);
+  }
+  out += fmt::format("elementStrides: {}\n", list(first(m.element_strides, r)));
+  out += fmt::format("interleave: {}\n", name(m.interleave));
+  out += fmt::format("swizzle: {}\n", name(m.swizzle));
+  out += fmt::format("l2Promotion: {}\n", name(m.l2_promotion));
+  out += fmt::format("oobFill: {}\n", name(m.oob_fill));
+  return out;
+}
+
+nlohmann::json to_json(const TensorMap& m) {
+  const std::size_t r = m.rank;
+  nlohmann::json j;
+  j["mode"] = mode_name(m.mode);
+  j["dataType"] = name(m.data_type);
+  j["rank"] = m.rank;
+  j["globalAddress"] = m.global_address;
+  j["globalDim"] = first(m.global_dim, r);
+  j["globalStrides"] = first(m.global_strides, r - 1);
+  if (m.mode == Mode::kTiled) {
+    j["boxDim"] = first(m.box_dim, r);
+  } else {
+    j["pixelBoxLowerCorner"] = first(m.pixel_box_lower_corner, r - 2);
+    j["pixelBoxUpperCorner"] = first(m.pixel_box_upper_corner, r - 2);
+    j["channelsPerPixel"] = m.channels_per_pixel;
+    j["pixelsPerColumn"] = m.pixels_per_column;
+  }
+  j["elementStrides"] = first(m.element_strides, r);
+  j["interleave"] = name(m.interleave);
+  j["swizzle"] = name(m.swizzle);
+  j["l2Promotion"] = name(m.l2_promotion);
+  j["oobFill"] = name(m.oob_fill);
+  return j;
+}
+
+Result<TensorMap> parse_tensor_map_yaml(std::string_view text, std::string_view source_name) {
+  return MapReader(std::string(source_name), true).read(std::string(text));
+}
+
+Result<TensorMap> parse_tensor_map_json(std::string_view text, std::string_view source_name) {
+  return parse_json_text(text, source_name, true);
+}
+
+Result<TensorMap> from_json(const nlohmann::json& json) {
+  // Positions in text the caller never saw would mislead, so errors name only the key.
+  return parse_json_text(json.dump(), "<json>", false);
+}
+
+Result<TensorMap> load_tensor_map_file(const std::filesystem::path& path) {
+  const std::string ext = path.extension().string();
+  const bool json = ext == ".json";
+  if (!json && ext != ".yaml" && ext != ".yml") {
+    return Error{
+        fmt::format("{}: unknown tensor map file extension '{}' (use .yaml, .yml or .json)",
+                    path.string(), ext)};
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("{}: cannot open the file for reading", path.string())};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json ? parse_tensor_map_json(ss.str(), path.string())
+              : parse_tensor_map_yaml(ss.str(), path.string());
+}
+
+}  // namespace xpusim::tma
