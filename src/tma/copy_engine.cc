@@ -35,8 +35,12 @@ Result<std::vector<SmemTarget>> multicast_targets(std::span<mem::SharedMemory* c
   return out;
 }
 
-// NAN_REQUEST_ZERO_FMA fills with CUDA's canonical NaN of the element format (the bit pattern
-// CUDA's own NaN-producing arithmetic returns): the hardware's exact OOB-NaN is not public.
+// NAN_REQUEST_ZERO_FMA fills with 0x7FFF..FF of the element's width (seed0 ¶80's
+// "format-specific NaN"; the hardware's exact OOB-NaN is not public). For f16, bf16 and
+// f32/tf32 this is CUDA's canonical NaN (CUDART_NAN_FP16, CUDART_NAN_F in math_constants.h);
+// for f64 CUDA's CUDART_NAN is 0xFFF8..0, and we keep the uniform all-ones-but-sign pattern
+// (project choice). Packed and integer types fill with zeros (cuda.h allows NaN fill only
+// for float types).
 std::vector<std::byte> oob_fill_pattern(const TensorMap& map) {
   const std::uint32_t bytes = std::max<std::uint32_t>(1, element_bits(map.data_type) / 8);
   std::vector<std::byte> out(bytes, std::byte{0});

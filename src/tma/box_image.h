@@ -1,0 +1,36 @@
+// The box image in shared memory: a box is laid out densely (dim 0 innermost) from a base
+// offset, and each byte lands at swizzle_offset(base + i) (seed0 ¶139-¶142: the swizzle is
+// keyed on the CTA-relative offset). Swizzles permute 16 B chunks (8 B halves for the FLIP_8B
+// mode), so a run is moved in pieces that never straddle such a granule.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "mem/shared_memory.h"
+#include "sim/result.h"
+#include "tma/tensor_map.h"
+
+namespace xpusim::tma {
+
+// Alignment a tensor box needs in shared memory: 128 B (PTX: cp.async.bulk.tensor shared
+// addresses are 128 B aligned) or the swizzle pattern's repeat, whichever is larger.
+std::uint32_t box_alignment(Swizzle mode);
+
+// Appends the errors of a box at `offset` of `smem` (`what` names it in messages): no window,
+// misaligned for the swizzle, or outside the window.
+void check_box_window(std::string_view op, std::string_view what, const mem::SharedMemory* smem,
+                      std::uint64_t offset, std::uint64_t bytes, Swizzle mode,
+                      std::vector<Error>& errors);
+
+// Writes src to box bytes [pos, pos + src.size()) of the image based at `base` in `window`.
+void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint64_t pos,
+                     std::span<const std::byte> src, Swizzle mode);
+
+// Reads box bytes [pos, pos + dst.size()) of the image based at `base` in `window`.
+void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::uint64_t pos,
+                    std::span<std::byte> dst, Swizzle mode);
+
+}  // namespace xpusim::tma
