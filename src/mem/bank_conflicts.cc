@@ -1,0 +1,158 @@
+#include "mem/bank_conflicts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <utility>
+
+namespace xpusim::mem {
+
+namespace {
+
+bool valid_width(std::uint32_t bytes) {
+  return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
+}
+
+std::vector<Error> check_inputs(std::span<const LaneAccess> accesses, const BankGeometry& g) {
+  std::vector<Error> errors;
+  if (g.banks == 0) errors.push_back(Error{"bank geometry: banks must be at least 1, got 0"});
+  if (!std::has_single_bit(g.bank_bytes)) {
+    errors.push_back(Error{
+        fmt::format("bank geometry: bank_bytes must be a power of two, got {}", g.bank_bytes)});
+  }
+  std::array<bool, kWarpLanes> seen{};
+  const LaneAccess* first = accesses.empty() ? nullptr : &accesses.front();
+  for (const LaneAccess& a : accesses) {
+    if (a.lane >= kWarpLanes) {
+      errors.push_back(
+          Error{fmt::format("shared access lane {} is outside 0..{}", a.lane, kWarpLanes - 1)});
+    } else if (seen[a.lane]) {
+      errors.push_back(Error{fmt::format("shared access lists lane {} twice", a.lane)});
+    } else {
+      seen[a.lane] = true;
+    }
+    if (!valid_width(a.bytes)) {
+      errors.push_back(Error{fmt::format(
+          "shared access of lane {}: width {} B is not 1, 2, 4, 8 or 16", a.lane, a.bytes)});
+      continue;
+    }
+    if (a.bytes != first->bytes && valid_width(first->bytes)) {
+      errors.push_back(Error{fmt::format(
+          "shared access of lane {}: width {} B differs from lane {}'s {} B (one warp access "
+          "has one width)",
+          a.lane, a.bytes, first->lane, first->bytes)});
+    }
+    if (a.address % a.bytes != 0) {
+      errors.push_back(Error{
+          fmt::format("shared access of lane {}: address {:#x} is not aligned to its {} B width",
+                      a.lane, a.address, a.bytes)});
+    }
+  }
+  return errors;
+}
+
+}  // namespace
+
+Result<BankConflictCost> bank_conflict_cost(std::span<const LaneAccess> accesses,
+                                            const BankGeometry& geometry, const AddressMap& map) {
+  if (auto errors = check_inputs(accesses, geometry); !errors.empty()) return errors;
+  BankConflictCost cost;
+  if (accesses.empty()) return cost;
+
+  // A wavefront returns at most one bank row, so wide accesses are served in lane phases.
+  const std::uint32_t bb = geometry.bank_bytes;
+  const std::uint64_t row_bytes = std::uint64_t{geometry.banks} * bb;
+  const std::uint32_t width = accesses.front().bytes;
+  const auto lanes_per_phase =
+      static_cast<std::uint32_t>(std::clamp<std::uint64_t>(row_bytes / width, 1, kWarpLanes));
+  const std::uint32_t phase_count = (kWarpLanes + lanes_per_phase - 1) / lanes_per_phase;
+
+  // (bank, word) pairs touched per phase; a word touched twice is one read (broadcast).
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> phases(phase_count);
+  std::vector<Error> errors;
+  for (const LaneAccess& a : accesses) {
+    auto& touched = phases[a.lane / lanes_per_phase];
+    const std::uint32_t first_word = a.address / bb;
+    const std::uint32_t last_word = (a.address + (a.bytes - 1)) / bb;
+    for (std::uint32_t w = first_word; w <= last_word; ++w) {
+      std::uint32_t word = w;
+      if (map) {
+        const std::uint32_t physical = map(w * bb);
+        if (physical % bb != 0) {
+          errors.push_back(Error{fmt::format(
+              "address map moved word {:#x} of lane {} to {:#x}, which is not {}-byte aligned "
+              "(the map must move whole bank words)",
+              w * bb, a.lane, physical, bb)});
+          continue;
+        }
+        word = physical / bb;
+      }
+      touched.emplace_back(word % geometry.banks, word);
+    }
+  }
+  if (!errors.empty()) return errors;
+
+  for (auto& touched : phases) {
+    if (touched.empty()) continue;
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    // Sorted by bank: the longest run of one bank is the number of serialized reads.
+    std::uint32_t worst = 0;
+    for (std::size_t i = 0; i < touched.size();) {
+      std::size_t j = i;
+      while (j < touched.size() && touched[j].first == touched[i].first)
+        ++j;
+      worst = std::max(worst, static_cast<std::uint32_t>(j - i));
+      i = j;
+    }
+    cost.wavefronts += worst;
+    ++cost.phases;
+  }
+  return cost;
+}
+
+std::vector<LaneAccess> warp_access(std::span<const std::uint32_t> addresses, std::uint32_t bytes) {
+  std::vector<LaneAccess> out;
+  out.reserve(addresses.size());
+  for (std::size_t i = 0; i < addresses.size(); ++i) {
+    out.push_back(
+        LaneAccess{.lane = static_cast<std::uint32_t>(i), .address = addresses[i], .bytes = bytes});
+  }
+  return out;
+}
+
+std::vector<LaneAccess> column_chunk_access(std::uint32_t base, std::uint32_t row_pitch,
+                                            std::uint32_t chunk_column, std::uint32_t rows) {
+  std::vector<LaneAccess> out;
+  out.reserve(rows);
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    out.push_back(
+        LaneAccess{.lane = r, .address = base + r * row_pitch + 16 * chunk_column, .bytes = 16});
+  }
+  return out;
+}
+
+std::vector<LaneAccess> ldmatrix_x4_access(std::uint32_t base, std::uint32_t row_pitch,
+                                           std::span<const MatrixOrigin, 4> origins) {
+  std::vector<LaneAccess> out;
+  out.reserve(kWarpLanes);
+  for (std::uint32_t lane = 0; lane < kWarpLanes; ++lane) {
+    const MatrixOrigin& m = origins[lane / 8];
+    out.push_back(LaneAccess{.lane = lane,
+                             .address = base + (m.row + lane % 8) * row_pitch + 16 * m.chunk,
+                             .bytes = 16});
+  }
+  return out;
+}
+
+std::vector<LaneAccess> ldmatrix_x4_access(std::uint32_t base, std::uint32_t row_pitch) {
+  static constexpr std::array<MatrixOrigin, 4> kA16x16{{{.row = 0, .chunk = 0},
+                                                        {.row = 8, .chunk = 0},
+                                                        {.row = 0, .chunk = 1},
+                                                        {.row = 8, .chunk = 1}}};
+  return ldmatrix_x4_access(base, row_pitch, kA16x16);
+}
+
+}  // namespace xpusim::mem
