@@ -17,6 +17,33 @@ Status check_wrap(Addr addr, std::uint64_t bytes) {
 }
 }  // namespace
 
+Status GlobalMemory::check_write(Addr addr, std::uint64_t bytes) const {
+  if (auto st = check_wrap(addr, bytes); !st) return st;
+  if (bytes == 0) return Ok{};
+  const std::uint64_t first = addr / kPageBytes, last = (addr + (bytes - 1)) / kPageBytes;
+  const std::uint64_t span = last - first + 1;
+  // Count only when the answer is not obvious, so a huge request costs nothing.
+  std::uint64_t missing = span;
+  if (pages_.size() + span > max_pages_ && span <= max_pages_) {
+    missing = 0;
+    for (std::uint64_t p = first; p <= last; ++p)
+      missing += pages_.count(p) == 0 ? 1 : 0;
+  }
+  if (pages_.size() + missing > max_pages_) {
+    return Error{fmt::format(
+        "global memory write [{:#x}, +{}) would touch more than the model's limit of {} bytes "
+        "of backing store (GlobalMemory max_touched_bytes)",
+        addr, bytes, max_pages_ * kPageBytes)};
+  }
+  return Ok{};
+}
+
+std::byte* GlobalMemory::page_for_write(std::uint64_t page_number) {
+  Page& page = pages_[page_number];
+  if (!page) page = std::make_unique<std::byte[]>(kPageBytes);  // value-initialized: zeros
+  return page.get();
+}
+
 Status GlobalMemory::read(Addr addr, std::span<std::byte> out) const {
   if (auto st = check_wrap(addr, out.size()); !st) return st;
   std::size_t done = 0;
@@ -36,30 +63,26 @@ Status GlobalMemory::read(Addr addr, std::span<std::byte> out) const {
 }
 
 Status GlobalMemory::write(Addr addr, std::span<const std::byte> in) {
-  if (auto st = check_wrap(addr, in.size()); !st) return st;
+  if (auto st = check_write(addr, in.size()); !st) return st;
   std::size_t done = 0;
   while (done < in.size()) {
     const Addr a = addr + done;
     const std::uint64_t in_page = a % kPageBytes;
     const std::size_t n = std::min<std::size_t>(in.size() - done, kPageBytes - in_page);
-    Page& page = pages_[a / kPageBytes];
-    if (!page) page = std::make_unique<std::byte[]>(kPageBytes);  // value-initialized: zeros
-    std::memcpy(page.get() + in_page, in.data() + done, n);
+    std::memcpy(page_for_write(a / kPageBytes) + in_page, in.data() + done, n);
     done += n;
   }
   return Ok{};
 }
 
 Status GlobalMemory::fill(Addr addr, std::uint64_t bytes, std::byte value) {
-  if (auto st = check_wrap(addr, bytes); !st) return st;
+  if (auto st = check_write(addr, bytes); !st) return st;
   std::uint64_t done = 0;
   while (done < bytes) {
     const Addr a = addr + done;
     const std::uint64_t in_page = a % kPageBytes;
     const std::uint64_t n = std::min<std::uint64_t>(bytes - done, kPageBytes - in_page);
-    Page& page = pages_[a / kPageBytes];
-    if (!page) page = std::make_unique<std::byte[]>(kPageBytes);
-    std::fill_n(page.get() + in_page, n, value);
+    std::fill_n(page_for_write(a / kPageBytes) + in_page, n, value);
     done += n;
   }
   return Ok{};

@@ -1,6 +1,8 @@
 // GlobalMemory: the functional (bit-exact) model of device global memory. Sparse and paged:
 // a page is allocated on its first write; reading memory never written returns zeros.
-// 64-bit addresses; an access whose range wraps past 2^64 is an error, never UB.
+// 64-bit addresses; an access whose range wraps past 2^64 is an error, never UB. The host
+// memory behind it is bounded (`max_touched_bytes`): a write that would exceed it is an error
+// and changes nothing, so a runaway fill cannot exhaust the machine.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +20,10 @@ using Addr = std::uint64_t;
 class GlobalMemory {
  public:
   static constexpr std::uint64_t kPageBytes = 4096;
+  static constexpr std::uint64_t kDefaultMaxTouchedBytes = std::uint64_t{8} << 30;  // 8 GiB
 
-  GlobalMemory() = default;
+  explicit GlobalMemory(std::uint64_t max_touched_bytes = kDefaultMaxTouchedBytes)
+      : max_pages_(max_touched_bytes / kPageBytes) {}
   GlobalMemory(const GlobalMemory&) = delete;
   GlobalMemory& operator=(const GlobalMemory&) = delete;
   GlobalMemory(GlobalMemory&&) = default;
@@ -33,6 +37,11 @@ class GlobalMemory {
 
  private:
   using Page = std::unique_ptr<std::byte[]>;
+  // Checks [addr, addr + bytes) neither wraps nor needs more pages than the limit allows.
+  Status check_write(Addr addr, std::uint64_t bytes) const;
+  std::byte* page_for_write(std::uint64_t page_number);
+
+  std::uint64_t max_pages_;
   std::unordered_map<std::uint64_t, Page> pages_;  // keyed by page number; never iterated
 };
 

@@ -193,3 +193,30 @@ TEST(GlobalMemory, RandomWritesFillsAndReadsMatchAByteMapReference) {
 
 }  // namespace
 }  // namespace xpusim::mem
+
+namespace xpusim::mem {
+namespace {
+
+TEST(GlobalMemoryLimit, HugeFillIsRefusedBeforeTouchingAnything) {
+  GlobalMemory g;  // default limit: 8 GiB of backing store
+  const auto st = g.fill(1, ~std::uint64_t{0} - 1, std::byte{1});
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("model's limit of 8589934592 bytes"), std::string::npos)
+      << st.error().message;
+  EXPECT_EQ(g.pages_allocated(), 0u);
+}
+
+TEST(GlobalMemoryLimit, CountsOnlyNewPages) {
+  GlobalMemory g(4 * GlobalMemory::kPageBytes);
+  ASSERT_TRUE(g.fill(0, 3 * GlobalMemory::kPageBytes, std::byte{7}).ok());
+  // Rewriting touched pages is always fine; one new page fits, two do not.
+  EXPECT_TRUE(g.fill(0, 3 * GlobalMemory::kPageBytes, std::byte{8}).ok());
+  const std::vector<std::byte> two_pages(2 * GlobalMemory::kPageBytes, std::byte{9});
+  EXPECT_FALSE(g.write(3 * GlobalMemory::kPageBytes, two_pages).ok());
+  EXPECT_EQ(g.pages_allocated(), 3u);  // the refused write changed nothing
+  EXPECT_TRUE(g.write(3 * GlobalMemory::kPageBytes, std::span(two_pages).first(100)).ok());
+  EXPECT_EQ(g.pages_allocated(), 4u);
+}
+
+}  // namespace
+}  // namespace xpusim::mem

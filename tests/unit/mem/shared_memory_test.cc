@@ -24,9 +24,19 @@ std::vector<std::byte> pattern(std::size_t n, std::uint8_t seed) {
 
 std::string window_error(std::uint64_t begin, std::uint64_t end, std::uint64_t size) {
   return fmt::format(
-      "shared memory access [{}, {}) is outside the CTA window [0, {}) (shared memory is per "
-      "CTA; size it with the launch's shared-memory bytes)",
-      begin, end, size);
+      "shared memory access of {} bytes at offset {} is outside the CTA window [0, {}) (shared "
+      "memory is per CTA; size it with the launch's shared-memory bytes)",
+      end - begin, begin, size);
+}
+
+TEST(SharedMemory, HugeRangesAreNamedWithoutWrapping) {
+  SharedMemory s(64);
+  const auto st = s.check_range(~std::uint64_t{0}, 2);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            "shared memory access of 2 bytes at offset 18446744073709551615 is outside the CTA "
+            "window [0, 64) (shared memory is per CTA; size it with the launch's shared-memory "
+            "bytes)");
 }
 
 TEST(SharedMemory, StartsZeroedWithItsSize) {
