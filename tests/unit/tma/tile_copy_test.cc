@@ -321,5 +321,315 @@ TEST(TileStore, MatchesNaiveReferenceOnRandomDescriptors) {
   }
 }
 
+// ---- directed cases ----------------------------------------------------------------------------
+
+// A rank-4 NHWC fp16 tensor whose elements hold their linear index c + C (w + W (h + H n)).
+TensorMap nhwc_f16(mem::GlobalMemory& g, std::uint64_t c, std::uint64_t w, std::uint64_t h,
+                   std::uint64_t n) {
+  TensorMap m;
+  m.data_type = DataType::kFloat16;
+  m.rank = 4;
+  m.global_address = 0x40000;
+  m.global_dim = {c, w, h, n, 0};
+  m.global_strides = {c * 2, c * 2 * w, c * 2 * w * h, 0};
+  m.element_strides = {1, 1, 1, 1, 1};
+  for (std::uint64_t i = 0; i < c * w * h * n; ++i) {
+    const auto bits = static_cast<std::uint16_t>(i);
+    EXPECT_TRUE(g.write(m.global_address + 2 * i, std::as_bytes(std::span(&bits, 1))).ok());
+  }
+  return m;
+}
+
+std::uint16_t u16_at(const mem::SharedMemory& s, std::uint32_t off) {
+  std::uint16_t v;
+  std::memcpy(&v, s.bytes().data() + off, 2);
+  return v;
+}
+
+TEST(TileLoad, HaloBoxOfFig8dFillsTheBorder) {
+  // seed0 Fig. 8d: box {8 C, 10 W, 10 H, 1 N} at (0, -1, -1, 0) over NHWC 8 x 14 x 8 x 2.
+  mem::GlobalMemory g;
+  TensorMap m = nhwc_f16(g, 8, 14, 8, 2);
+  m.box_dim = {8, 10, 10, 1, 0};
+  mem::SharedMemory s(4096);
+  const std::array<std::int32_t, 4> at = {0, -1, -1, 0};
+  for (OobFill fill : {OobFill::kNone, OobFill::kNanRequestZeroFma}) {
+    m.oob_fill = fill;
+    const std::array<SmemTarget, 1> dst = {{{&s, 0}}};
+    auto rep = load_tile(m, at, g, dst);
+    ASSERT_TRUE(rep.ok()) << rep.error().message;
+    EXPECT_EQ(rep->bytes_per_destination, 8u * 10 * 10 * 2);
+    EXPECT_EQ(rep->oob_elements, (100u - 9 * 8) * 8);  // w in [0, 8], h in [0, 7] are inside
+    const std::uint16_t pad = fill == OobFill::kNone ? 0 : 0x7FFF;
+    for (std::uint32_t h = 0; h < 10; ++h) {
+      for (std::uint32_t w = 0; w < 10; ++w) {
+        const std::uint32_t off = ((h * 10 + w) * 8 + 3) * 2;  // channel 3
+        const bool inside = w >= 1 && h >= 1 && h <= 8;
+        EXPECT_EQ(u16_at(s, off), inside ? 3 + 8 * ((w - 1) + 14 * (h - 1)) : pad)
+            << "w " << w << " h " << h;
+      }
+    }
+  }
+}
+
+TEST(TileLoad, ElementStridesPickEveryKthRowAndColumn) {
+  mem::GlobalMemory g;
+  TensorMap m = nhwc_f16(g, 8, 14, 8, 1);
+  m.box_dim = {8, 9, 4, 1, 0};
+  m.element_strides = {2, 2, 3, 1, 1};  // dim-0 stride ignored: no interleave (cuda.h)
+  mem::SharedMemory s(2048);
+  const std::array<SmemTarget, 1> dst = {{{&s, 0}}};
+  const std::array<std::int32_t, 4> at = {0, 1, 0, 0};
+  auto rep = load_tile(m, at, g, dst);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  // ceil(9/2) = 5 columns w = 1,3,5,7,9 and ceil(4/3) = 2 rows h = 0,3; all 8 channels each.
+  EXPECT_EQ(rep->bytes_per_destination, 8u * 5 * 2 * 2);
+  for (std::uint32_t h = 0; h < 2; ++h) {
+    for (std::uint32_t w = 0; w < 5; ++w) {
+      for (std::uint32_t c = 0; c < 8; ++c) {
+        EXPECT_EQ(u16_at(s, ((h * 5 + w) * 8 + c) * 2), c + 8 * ((1 + 2 * w) + 14 * (3 * h)));
+      }
+    }
+  }
+}
+
+TEST(TileLoad, Swizzle128BSpreadsAColumnChunkOverEightBankGroups) {
+  // seed0 ¶146-¶149: eight 128 B rows; the 16 B chunk holding channels 0-7 of each row.
+  mem::GlobalMemory g;
+  TensorMap m = nhwc_f16(g, 64, 8, 1, 1);  // 8 pixels x 64 channels x 2 B = 8 rows of 128 B
+  m.box_dim = {64, 8, 1, 1, 0};
+  for (Swizzle mode : {Swizzle::kNone, Swizzle::k128B}) {
+    m.swizzle = mode;
+    mem::SharedMemory s(1024);
+    const std::array<SmemTarget, 1> dst = {{{&s, 0}}};
+    const std::array<std::int32_t, 4> at = {0, 0, 0, 0};
+    ASSERT_TRUE(load_tile(m, at, g, dst).ok());
+    std::set<std::uint32_t> groups;
+    for (std::uint32_t row = 0; row < 8; ++row) {
+      for (std::uint32_t off = 0; off < 1024; off += 16) {
+        if (u16_at(s, off) != 64 * row) continue;  // channel 0 of pixel `row`
+        EXPECT_EQ(off / 128, row);                 // the row stays in its 128 B line
+        groups.insert(off % 128 / 16);             // 16 B = 4-bank group
+      }
+    }
+    EXPECT_EQ(groups.size(), mode == Swizzle::kNone ? 1u : 8u);
+  }
+}
+
+TEST(TileLoad, RequestsCoalesceEachInBoundsRunAndSplitAtLines) {
+  mem::GlobalMemory g;
+  TensorMap m;
+  m.data_type = DataType::kUint16;
+  m.rank = 2;
+  m.global_address = 0x10000;
+  m.global_dim = {100, 3, 0, 0, 0};
+  m.global_strides = {256, 0, 0, 0};
+  m.box_dim = {64, 4, 0, 0, 0};
+  m.element_strides = {1, 1, 1, 1, 1};
+  mem::SharedMemory s(1024);
+  const std::array<SmemTarget, 1> dst = {{{&s, 0}}};
+  const std::array<std::int32_t, 2> at = {40, 1};
+  auto rep = load_tile(m, at, g, dst);
+  ASSERT_TRUE(rep.ok());
+  // Rows 1 and 2 are inside; elements 40..99 = bytes 80..199 of each row; row 3 is outside.
+  const std::vector<GlobalRequest> want = {{0x10000 + 256 + 80, 48},
+                                           {0x10000 + 256 + 128, 72},
+                                           {0x10000 + 512 + 80, 48},
+                                           {0x10000 + 512 + 128, 72}};
+  EXPECT_EQ(rep->global_requests, want);
+  EXPECT_EQ(rep->oob_elements, 2u * 4 + 2 * 64);  // rows 3 and 4 are outside
+}
+
+TEST(TileLoad, MulticastWritesIdenticalBoxesAndReadsGlobalOnce) {
+  mem::GlobalMemory g;
+  TensorMap m = nhwc_f16(g, 64, 10, 10, 1);
+  m.box_dim = {64, 8, 4, 1, 0};
+  m.swizzle = Swizzle::k128B;
+  std::vector<mem::SharedMemory> cluster_smem;
+  for (int i = 0; i < 4; ++i)
+    cluster_smem.emplace_back(8192);
+  std::vector<mem::SharedMemory*> cluster;
+  for (auto& s : cluster_smem)
+    cluster.push_back(&s);
+  auto targets = multicast_targets(cluster, 0b1101, 1024);
+  ASSERT_TRUE(targets.ok());
+  const std::array<std::int32_t, 4> at = {0, 3, -1, 0};
+  auto rep = load_tile(m, at, g, *targets);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  EXPECT_EQ(rep->destinations, 3u);
+  EXPECT_EQ(rep->bytes_per_destination, 64u * 8 * 4 * 2);
+  mem::SharedMemory single(8192);
+  const std::array<SmemTarget, 1> one = {{{&single, 1024}}};
+  auto solo = load_tile(m, at, g, one);
+  ASSERT_TRUE(solo.ok());
+  EXPECT_EQ(rep->global_requests, solo->global_requests);  // one request list, not three
+  for (int i : {0, 2, 3}) {
+    EXPECT_TRUE(
+        std::equal(single.bytes().begin(), single.bytes().end(), cluster_smem[i].bytes().begin()))
+        << "CTA " << i;
+  }
+  EXPECT_TRUE(std::all_of(cluster_smem[1].bytes().begin(), cluster_smem[1].bytes().end(),
+                          [](std::byte b) { return b == std::byte{0}; }));
+}
+
+TEST(TileLoad, BadRequestsAreNamedErrorsAndWriteNothing) {
+  mem::GlobalMemory g;
+  TensorMap m = nhwc_f16(g, 64, 10, 10, 1);
+  m.box_dim = {64, 8, 2, 1, 0};
+  m.swizzle = Swizzle::k128B;
+  mem::SharedMemory ok_smem(8192), small(1024);  // the box is 2048 B
+  const std::array<std::int32_t, 4> at = {0, 0, 0, 0};
+  const auto untouched = [](const mem::SharedMemory& s) {
+    return std::all_of(s.bytes().begin(), s.bytes().end(),
+                       [](std::byte b) { return b == std::byte{0}; });
+  };
+  const auto error_of = [&](const TensorMap& map, std::span<const std::int32_t> c,
+                            std::span<const SmemTarget> dst) {
+    auto r = load_tile(map, c, g, dst);
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? std::string() : r.error().message;
+  };
+  // Multicast where one destination is too small: no destination is written.
+  const std::array<SmemTarget, 2> two = {{{&ok_smem, 0}, {&small, 0}}};
+  EXPECT_NE(error_of(m, at, two).find("destination 1"), std::string::npos);
+  EXPECT_TRUE(untouched(ok_smem) && untouched(small));
+  // Alignment: 128 B for every box, 1024 B for SWIZZLE_128B.
+  const std::array<SmemTarget, 1> at512 = {{{&ok_smem, 512}}};
+  EXPECT_NE(error_of(m, at, at512).find("1024-byte aligned"), std::string::npos);
+  m.swizzle = Swizzle::kNone;
+  const std::array<SmemTarget, 1> at64 = {{{&ok_smem, 64}}};
+  EXPECT_NE(error_of(m, at, at64).find("0x40 is not 128-byte aligned"), std::string::npos);
+  // Coordinates: one per dimension.
+  const std::array<SmemTarget, 1> at0 = {{{&ok_smem, 0}}};
+  const std::array<std::int32_t, 3> three = {0, 0, 0};
+  EXPECT_NE(error_of(m, three, at0).find("3 coordinates given for a rank-4"), std::string::npos);
+  // Descriptor fields the walk relies on.
+  TensorMap bad = m;
+  bad.box_dim[1] = 300;
+  EXPECT_NE(error_of(bad, at, at0).find("box_dim[1] = 300"), std::string::npos);
+  bad = m;
+  bad.mode = Mode::kIm2col;
+  EXPECT_NE(error_of(bad, at, at0).find("im2col"), std::string::npos);
+  bad = m;
+  bad.global_address = ~std::uint64_t{0} - 1023;  // the box reaches 2304 B
+  EXPECT_NE(error_of(bad, at, at0).find("64-bit address space"), std::string::npos);
+  // Several problems are reported together.
+  const std::array<SmemTarget, 1> both = {{{&small, 64}}};
+  auto r = load_tile(m, at, g, both);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors().size(), 2u);
+  EXPECT_TRUE(untouched(ok_smem) && untouched(small));
+}
+
+TEST(TileLoad, PackedTypesMoveWholeSixteenValueGroups) {
+  mem::GlobalMemory g;
+  TensorMap m;
+  m.data_type = DataType::k16U6Align16B;
+  m.rank = 2;
+  m.global_address = 0x8000;
+  m.global_dim = {128, 2, 0, 0, 0};
+  m.global_strides = {96, 0, 0, 0};  // 128 U6 values = 96 B
+  m.box_dim = {128, 2, 0, 0, 0};
+  m.element_strides = {1, 1, 1, 1, 1};
+  std::vector<std::byte> data(192);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<std::byte>(i + 1);
+  ASSERT_TRUE(g.write(m.global_address, data).ok());
+  mem::SharedMemory s(512);
+  std::fill(s.bytes().begin(), s.bytes().end(), std::byte{0xEE});
+  const std::array<SmemTarget, 1> dst = {{{&s, 0}}};
+  const std::array<std::int32_t, 2> at = {64, 0};  // groups 4..7 inside, 8..11 outside
+  auto rep = load_tile(m, at, g, dst);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  EXPECT_EQ(rep->bytes_per_destination, 256u);
+  for (std::uint32_t row = 0; row < 2; ++row) {
+    for (std::uint32_t grp = 0; grp < 8; ++grp) {
+      for (std::uint32_t b = 0; b < 16; ++b) {
+        const std::byte want =
+            grp < 4 && b < 12 ? data[row * 96 + (4 + grp) * 12 + b] : std::byte{0};
+        EXPECT_EQ(s.bytes()[row * 128 + grp * 16 + b], want) << row << " " << grp << " " << b;
+      }
+    }
+  }
+  // A dim-0 coordinate inside a group is refused.
+  const std::array<std::int32_t, 2> mid = {8, 0};
+  auto bad = load_tile(m, mid, g, dst);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("multiple of 16"), std::string::npos);
+}
+
+TEST(TileStore, RoundTripThroughSharedMemoryRestoresTheTensor) {
+  mem::GlobalMemory src;
+  TensorMap m = nhwc_f16(src, 64, 12, 6, 2);
+  m.box_dim = {64, 8, 4, 2, 0};
+  m.swizzle = Swizzle::k128B;
+  const std::array<std::int32_t, 4> at = {0, 4, 2, 0};
+  mem::SharedMemory s(16384);
+  const std::array<SmemTarget, 1> dst = {{{&s, 0}}};
+  ASSERT_TRUE(load_tile(m, at, src, dst).ok());
+  mem::GlobalMemory copy;
+  auto rep = store_tile(m, at, s, 0, copy);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  EXPECT_EQ(rep->oob_elements, 0u);
+  for (std::uint64_t n = 0; n < 2; ++n) {
+    for (std::uint64_t h = 2; h < 6; ++h) {
+      for (std::uint64_t w = 4; w < 12; ++w) {
+        const mem::Addr a = m.global_address + n * m.global_strides[2] + h * m.global_strides[1] +
+                            w * m.global_strides[0];
+        EXPECT_EQ(read_global(copy, a, 128), read_global(src, a, 128));
+      }
+    }
+  }
+}
+
+TEST(TileStore, OutOfBoundsElementsAreNotWritten) {
+  TensorMap m;
+  m.data_type = DataType::kUint32;
+  m.rank = 2;
+  m.global_address = 0x20000;
+  m.global_dim = {10, 5, 0, 0, 0};
+  m.global_strides = {64, 0, 0, 0};  // 40 B of data + 24 B padding per row
+  m.box_dim = {8, 4, 0, 0, 0};
+  m.element_strides = {1, 1, 1, 1, 1};
+  mem::GlobalMemory g;
+  ASSERT_TRUE(g.fill(m.global_address - 256, 1024, std::byte{0xAB}).ok());
+  mem::SharedMemory s(256);
+  std::fill(s.bytes().begin(), s.bytes().end(), std::byte{0x11});
+  const std::array<std::int32_t, 2> at = {6, 3};  // columns 6..13 (10.. outside), rows 3..6
+  auto rep = store_tile(m, at, s, 0, g);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  EXPECT_EQ(rep->oob_elements, 32u - 2 * 4);
+  const auto all = read_global(g, m.global_address - 256, 1024);
+  for (std::uint64_t i = 0; i < all.size(); ++i) {
+    const std::int64_t rel = static_cast<std::int64_t>(i) - 256;
+    const bool written =
+        rel >= 0 && rel / 64 >= 3 && rel / 64 <= 4 && rel % 64 >= 24 && rel % 64 < 40;
+    EXPECT_EQ(all[i], written ? std::byte{0x11} : std::byte{0xAB}) << "byte " << rel;
+  }
+}
+
+TEST(TileStore, DirectionRulesAreErrors) {
+  TensorMap m;
+  m.data_type = DataType::kUint8;
+  m.rank = 1;
+  m.global_address = 0x1000;
+  m.global_dim = {128, 0, 0, 0, 0};
+  m.box_dim = {128, 0, 0, 0, 0};
+  m.element_strides = {1, 1, 1, 1, 1};
+  m.swizzle = Swizzle::k128BAtom32BFlip8B;
+  mem::GlobalMemory g;
+  mem::SharedMemory s(1024);
+  const std::array<std::int32_t, 1> at = {0};
+  auto flip = store_tile(m, at, s, 0, g);
+  ASSERT_FALSE(flip.ok());
+  EXPECT_NE(flip.error().message.find("FLIP_8B is legal only for loads"), std::string::npos);
+  m.swizzle = Swizzle::kNone;
+  m.data_type = DataType::k16U4Align16B;
+  auto u4 = store_tile(m, at, s, 0, g);
+  ASSERT_FALSE(u4.ok());
+  EXPECT_NE(u4.error().message.find("load-only"), std::string::npos);
+  EXPECT_EQ(g.pages_allocated(), 0u);
+}
+
 }  // namespace
 }  // namespace xpusim::tma
