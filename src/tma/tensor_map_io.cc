@@ -290,8 +290,9 @@ class MapReader {
         error(root_pos_, k.key, fmt::format("missing required key '{}'", k.key));
       } else if (k.key == "globalStrides" && rank_ && *rank_ >= 2) {
         error(root_pos_, k.key,
-              fmt::format("missing key 'globalStrides' (rank = {} needs {} byte strides)", *rank_,
-                          *rank_ - 1));
+              fmt::format("missing key 'globalStrides' (rank = {} needs rank - 1 = {} "
+                          "stride{}, in bytes)",
+                          *rank_, *rank_ - 1, *rank_ == 2 ? "" : "s"));
       }
     }
   }

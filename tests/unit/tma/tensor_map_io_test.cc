@@ -403,6 +403,17 @@ TEST(TensorMapText, RuleViolationsPointAtTheValue) {
                 "e.yaml:7:17: elementStrides = 1 entry: must have tensorRank = 2 entries"});
 }
 
+TEST(TensorMapText, GlobalStridesMayBeLeftOutOnlyForRankOne) {
+  const std::string one =
+      "dataType: UINT8\nrank: 1\nglobalAddress: 0\nglobalDim: [100]\nboxDim: [16]\n";
+  EXPECT_TRUE(parse_tensor_map_yaml(one, "o.yaml").ok());
+  const std::string two =
+      "dataType: UINT8\nrank: 2\nglobalAddress: 0\nglobalDim: [100, 2]\nboxDim: [16, 2]\n";
+  EXPECT_EQ(messages(parse_tensor_map_yaml(two, "t.yaml")),
+            std::vector<std::string>{"t.yaml:1:1: globalStrides: missing key 'globalStrides' "
+                                     "(rank = 2 needs rank - 1 = 1 stride, in bytes)"});
+}
+
 TEST(TensorMapText, Im2colKeysAndWrongModeKeys) {
   const std::string yaml =
       "mode: im2col\n"
