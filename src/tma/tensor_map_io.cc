@@ -635,9 +635,10 @@ Result<TensorMap> from_blob(std::span<const std::byte> b) {
   unused("elementStrides", kMaxRank, used, 106, 1);
   unused("pixelBoxLowerCorner", kMaxRank - 2, im2col && used >= 2 ? used - 2 : 0, 112, 2);
   unused("pixelBoxUpperCorner", kMaxRank - 2, im2col && used >= 2 ? used - 2 : 0, 118, 2);
-  if (!im2col) {
-    unused("channelsPerPixel", 1, 0, 12, 2);
-    unused("pixelsPerColumn", 1, 0, 14, 2);
+  for (const auto& [field, at] : {std::pair{"channelsPerPixel", 12}, {"pixelsPerColumn", 14}}) {
+    if (const std::uint64_t v = get(b, at, 2); !im2col && v != 0) {
+      bad(fmt::format("{} = {}: unused by a tiled map, must be 0", field, v));
+    }
   }
   if (!errors.empty()) return errors;
 

@@ -274,13 +274,15 @@ TEST(TensorMapBlob, ResealedUnusedEntriesAndReservedBytesMustBeZero) {
   b[48] = std::byte{5};  // globalDim[3] with rank 3
   b[11] = std::byte{1};  // reserved
   b[4] = std::byte{7};   // mode
+  b[12] = std::byte{3};  // channelsPerPixel in a tiled map
   reseal(b);
   EXPECT_EQ(messages(from_blob(b)),
             (std::vector<std::string>{
                 "tensor map blob: byte 11 (reserved) = 1: must be 0",
                 "tensor map blob: byte 4 (mode) = 7: must be 0 (tiled) or 1 (im2col)",
                 "tensor map blob: globalDim[3] = 5: unused by this map (mode tiled, tensorRank = "
-                "3), must be 0"}));
+                "3), must be 0",
+                "tensor map blob: channelsPerPixel = 3: unused by a tiled map, must be 0"}));
   TensorMapBlob r = to_blob(sample_tiled());
   r[6] = std::byte{9};  // rank 9
   reseal(r);
