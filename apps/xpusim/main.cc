@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   add_list_command(app, g, action);
   add_schema_command(app, g, action);
   add_demo_command(app, g, action);
+  add_tma_command(app, g, action);
 
   try {
     app.parse(argc, argv);
