@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <string>
 
 #include "tma/swizzle.h"
 
@@ -13,11 +15,15 @@ std::uint32_t box_alignment(Swizzle mode) {
   return std::max<std::uint32_t>(128, swizzle_alignment(mode));
 }
 
-void check_box_window(std::string_view op, std::string_view what, const mem::SharedMemory* smem,
-                      std::uint64_t offset, std::uint64_t bytes, Swizzle mode,
-                      std::vector<Error>& errors) {
+void check_box_window(std::string_view op, std::string_view what_name, std::size_t index,
+                      const mem::SharedMemory* smem, std::uint64_t offset, std::uint64_t bytes,
+                      Swizzle mode, std::vector<Error>& errors) {
+  // Formatted only when something is wrong: the check runs on every request.
+  const auto what = [&] {
+    return index == kNoIndex ? std::string(what_name) : fmt::format("{} {}", what_name, index);
+  };
   if (smem == nullptr) {
-    errors.push_back({fmt::format("{}: {} has no shared-memory window", op, what)});
+    errors.push_back({fmt::format("{}: {} has no shared-memory window", op, what())});
     return;
   }
   const std::uint32_t align = box_alignment(mode);
@@ -25,13 +31,13 @@ void check_box_window(std::string_view op, std::string_view what, const mem::Sha
     errors.push_back({fmt::format(
         "{}: {} offset {:#x} is not {}-byte aligned (tensor boxes need 128 B alignment, and "
         "SWIZZLE_{} needs {} B so its pattern lines up with the offset bits it is keyed on)",
-        op, what, offset, align, name(mode), swizzle_alignment(mode))});
+        op, what(), offset, align, name(mode), swizzle_alignment(mode))});
   }
   // A swizzle permutes 16 B chunks inside its span, so a box ending mid-span owns the span.
   const std::uint64_t span = swizzle_span_bytes(mode);
   const std::uint64_t footprint = span == 0 ? bytes : (bytes + span - 1) / span * span;
   if (auto st = smem->check_range(offset, footprint); !st) {
-    errors.push_back({fmt::format("{}: {} ({} box bytes{}): {}", op, what, bytes,
+    errors.push_back({fmt::format("{}: {} ({} box bytes{}): {}", op, what(), bytes,
                                   footprint == bytes ? "" : ", rounded up to the swizzle span",
                                   st.error().message)});
   }
@@ -67,6 +73,68 @@ void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::
     const std::size_t n = std::min<std::uint64_t>(dst.size() - done, g - off % g);
     std::memcpy(dst.data() + done, window.data() + swizzle_offset(mode, off), n);
     done += n;
+  }
+}
+
+namespace {
+// One 128 B row whose G-byte granules are permuted by XOR with `mask`: copied aside, then
+// each granule put back at its partner.
+template <std::uint32_t G>
+void permute_row(std::byte* row, std::uint32_t mask) {
+  std::array<std::byte, 128> tmp;
+  std::memcpy(tmp.data(), row, 128);
+  for (std::uint32_t i = 0; i < 128; i += G)
+    std::memcpy(row + i, tmp.data() + (i ^ mask), G);
+}
+
+// The common case, 16 B chunks XOR a constant K: with K known at compile time the eight chunks
+// stay in registers (eight loads, eight stores).
+template <std::uint32_t K>
+void permute_chunks(std::byte* row) {
+  std::array<std::array<std::byte, 16>, 8> c;
+  for (std::uint32_t i = 0; i < 8; ++i)
+    std::memcpy(c[i].data(), row + 16 * i, 16);
+  for (std::uint32_t i = 0; i < 8; ++i)
+    std::memcpy(row + 16 * i, c[i ^ K].data(), 16);
+}
+
+void permute_chunks(std::byte* row, std::uint32_t k) {
+  switch (k) {
+    case 1:
+      return permute_chunks<1>(row);
+    case 2:
+      return permute_chunks<2>(row);
+    case 3:
+      return permute_chunks<3>(row);
+    case 4:
+      return permute_chunks<4>(row);
+    case 5:
+      return permute_chunks<5>(row);
+    case 6:
+      return permute_chunks<6>(row);
+    case 7:
+      return permute_chunks<7>(row);
+    default:
+      return;
+  }
+}
+}  // namespace
+
+void swizzle_rows_in_place(std::span<std::byte> window, std::uint32_t begin, std::uint32_t end,
+                           Swizzle mode) {
+  if (mode == Swizzle::kNone) return;
+  // Every pattern repeats after 8 rows: the XOR mask of each row phase, looked up per row.
+  std::array<std::uint32_t, 8> masks;
+  for (std::uint32_t r = 0; r < 8; ++r)
+    masks[r] = swizzle_offset(mode, r * 128) ^ (r * 128);
+  const bool halves = mode == Swizzle::k128BAtom32BFlip8B;  // FLIP_8B also swaps 8 B halves
+  for (std::uint32_t row = begin; row < end; row += 128) {
+    const std::uint32_t mask = masks[row / 128 % 8];
+    if (halves) {
+      permute_row<8>(window.data() + row, mask);
+    } else {
+      permute_chunks(window.data() + row, mask / 16);
+    }
   }
 }
 

@@ -19,11 +19,17 @@ namespace xpusim::tma {
 // addresses are 128 B aligned) or the swizzle pattern's repeat, whichever is larger.
 std::uint32_t box_alignment(Swizzle mode);
 
-// Appends the errors of a box at `offset` of `smem` (`what` names it in messages): no window,
-// misaligned for the swizzle, or outside the window.
-void check_box_window(std::string_view op, std::string_view what, const mem::SharedMemory* smem,
-                      std::uint64_t offset, std::uint64_t bytes, Swizzle mode,
-                      std::vector<Error>& errors);
+// Appends the errors of a box at `offset` of `smem` (`what`, and `index` unless kNoIndex, name
+// it in messages): no window, misaligned for the swizzle, or outside the window.
+inline constexpr std::size_t kNoIndex = ~std::size_t{0};
+void check_box_window(std::string_view op, std::string_view what, std::size_t index,
+                      const mem::SharedMemory* smem, std::uint64_t offset, std::uint64_t bytes,
+                      Swizzle mode, std::vector<Error>& errors);
+inline void check_box_window(std::string_view op, std::string_view what,
+                             const mem::SharedMemory* smem, std::uint64_t offset,
+                             std::uint64_t bytes, Swizzle mode, std::vector<Error>& errors) {
+  check_box_window(op, what, kNoIndex, smem, offset, bytes, mode, errors);
+}
 
 // Writes src to box bytes [pos, pos + src.size()) of the image based at `base` in `window`.
 void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint64_t pos,
@@ -32,5 +38,12 @@ void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint6
 // Reads box bytes [pos, pos + dst.size()) of the image based at `base` in `window`.
 void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::uint64_t pos,
                     std::span<std::byte> dst, Swizzle mode);
+
+// Swizzles whole 128 B rows [begin, end) of `window` (CTA-relative offsets, multiples of 128)
+// that already hold box bytes unswizzled. Every swizzle XORs the offset with a function of its
+// 128 B row number, so each row is permuted within itself and the XOR is its own inverse:
+// swapping each granule with its partner is the whole job.
+void swizzle_rows_in_place(std::span<std::byte> window, std::uint32_t begin, std::uint32_t end,
+                           Swizzle mode);
 
 }  // namespace xpusim::tma

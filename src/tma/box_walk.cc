@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <vector>
 
 namespace xpusim::tma {
@@ -105,6 +106,7 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
   BoxPlan p;
   p.rank = map.rank;
   p.unit = transfer_unit(map.data_type);
+  p.value_shift = static_cast<std::uint32_t>(std::countr_zero(p.unit.values));
   p.base = map.global_address;
   if (is_packed(map.data_type)) check_packed(op, map, coords, p.unit, errors);
   if (!errors.empty()) return errors;
@@ -137,6 +139,16 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
   if (lo < hi) {
     p.lo = static_cast<std::uint32_t>(lo);
     p.hi = static_cast<std::uint32_t>(hi);
+  }
+
+  // In-bounds dim-1 entries: 0 <= start + step*k < extent.
+  if (p.rank > 1) {
+    const std::int64_t c1 = p.start[1], e1 = static_cast<std::int64_t>(p.extent[1]);
+    const std::int64_t lo1 = c1 >= 0 ? 0 : ceil_div(-c1, p.step[1]);
+    const std::int64_t hi1 =
+        e1 - 1 - c1 < 0 ? 0 : std::min<std::int64_t>(p.count[1], (e1 - 1 - c1) / p.step[1] + 1);
+    p.lo1 = lo1 < hi1 ? static_cast<std::uint32_t>(lo1) : 0;
+    p.hi1 = lo1 < hi1 ? static_cast<std::uint32_t>(hi1) : 0;
   }
 
   // The highest byte the box touches must not wrap the 64-bit address space.

@@ -45,16 +45,19 @@ struct BoxPlan {
   std::array<std::uint32_t, kMaxRank> count{};   // entries per dim (dim 0: units)
   std::array<std::uint64_t, kMaxRank> extent{};  // global_dim
   std::array<std::uint64_t, kMaxRank> pitch{};   // bytes per coordinate step, dims >= 1
-  std::uint32_t lo = 0, hi = 0;  // in-bounds dim-0 units [lo, hi) of every in-bounds row
-  bool contiguous = true;        // in-bounds units of a row are adjacent in global memory
+  std::uint32_t lo = 0, hi = 0;    // in-bounds dim-0 units [lo, hi) of every in-bounds row
+  std::uint32_t lo1 = 0, hi1 = 1;  // in-bounds dim-1 entries [lo1, hi1) (rank 1: the one row)
+  bool contiguous = true;          // in-bounds units of a row are adjacent in global memory
   std::uint64_t rows = 1;
   std::uint64_t row_bytes = 0;  // shared-memory bytes of one row
   std::uint64_t box_bytes = 0;  // rows * row_bytes
 
+  std::uint32_t value_shift = 0;  // log2(unit.values): units hold 1, 2 or 16 values
+
   // Global address of dim-0 unit i of a row whose dim-0 coordinate 0 is at `row_address`.
   mem::Addr unit_address(mem::Addr row_address, std::uint32_t i) const {
     const auto x = static_cast<std::uint64_t>(start[0] + step[0] * i);
-    return row_address + x / unit.values * unit.global_bytes;
+    return row_address + (x >> value_shift) * unit.global_bytes;
   }
 };
 
@@ -89,6 +92,63 @@ void for_each_row(const BoxPlan& p, F&& f) {
     }
     f(static_cast<const BoxRow&>(row));
     for (std::uint32_t d = 1; d < p.rank; ++d) {  // advance the odometer
+      c[d] += p.step[d];
+      if (++i[d] < p.count[d]) break;
+      i[d] = 0;
+      c[d] = p.start[d];
+    }
+  }
+}
+
+// A run of consecutive rows along dim 1 that are all in bounds or all out of bounds; the
+// rows of an in-bounds run start `address_step` bytes apart from `address`.
+struct RowRun {
+  std::uint64_t index = 0;  // first row, in shared-memory order
+  std::uint64_t rows = 0;
+  bool in_bounds = false;
+  mem::Addr address = 0;  // dim-0 coordinate 0 of the first row
+  std::uint64_t address_step = 0;
+};
+
+// Calls f(const RowRun&) over the whole box in shared-memory order: per line of dim 1, the
+// out-of-bounds rows before it, the in-bounds rows, the out-of-bounds rows after. O(1) work per
+// line, so long lines of whole rows can be moved in one piece.
+template <class F>
+void for_each_row_run(const BoxPlan& p, F&& f) {
+  const std::uint64_t n1 = p.rank > 1 ? p.count[1] : 1;
+  const std::uint64_t step1 = p.rank > 1 ? static_cast<std::uint64_t>(p.step[1]) * p.pitch[1] : 0;
+  const mem::Addr first1 =
+      p.rank > 1 ? static_cast<std::uint64_t>(p.start[1] + p.step[1] * p.lo1) * p.pitch[1] : 0;
+  std::array<std::uint32_t, kMaxRank> i{};
+  std::array<std::int64_t, kMaxRank> c = p.start;
+  for (std::uint64_t index = 0; index < p.rows; index += n1) {
+    bool in = p.lo1 < p.hi1;
+    mem::Addr a = p.base + first1;
+    for (std::uint32_t d = 2; d < p.rank && in; ++d) {
+      in = c[d] >= 0 && static_cast<std::uint64_t>(c[d]) < p.extent[d];
+      a += static_cast<std::uint64_t>(c[d]) * p.pitch[d];
+    }
+    if (!in) {
+      f(RowRun{.index = index, .rows = n1, .in_bounds = false, .address = 0, .address_step = 0});
+    } else {
+      if (p.lo1 > 0) {
+        f(RowRun{
+            .index = index, .rows = p.lo1, .in_bounds = false, .address = 0, .address_step = 0});
+      }
+      f(RowRun{.index = index + p.lo1,
+               .rows = p.hi1 - p.lo1,
+               .in_bounds = true,
+               .address = a,
+               .address_step = step1});
+      if (p.hi1 < n1) {
+        f(RowRun{.index = index + p.hi1,
+                 .rows = n1 - p.hi1,
+                 .in_bounds = false,
+                 .address = 0,
+                 .address_step = 0});
+      }
+    }
+    for (std::uint32_t d = 2; d < p.rank; ++d) {  // advance the odometer over dims >= 2
       c[d] += p.step[d];
       if (++i[d] < p.count[d]) break;
       i[d] = 0;

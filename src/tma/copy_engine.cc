@@ -7,6 +7,7 @@
 
 #include "tma/box_walk.h"
 #include "tma/copy_engine.h"
+#include "tma/line_requests.h"
 
 namespace xpusim::tma {
 
@@ -52,13 +53,7 @@ std::vector<std::byte> oob_fill_pattern(const TensorMap& map) {
 }
 
 void append_line_requests(std::vector<GlobalRequest>& out, mem::Addr addr, std::uint64_t bytes) {
-  while (bytes > 0) {
-    const std::uint64_t room = kLineBytes - addr % kLineBytes;
-    const std::uint64_t n = std::min(room, bytes);
-    out.push_back({.address = addr, .bytes = static_cast<std::uint32_t>(n)});
-    addr += n;
-    bytes -= n;
-  }
+  append_lines(out, addr, bytes);
 }
 
 std::uint64_t box_bytes(const TensorMap& map) {

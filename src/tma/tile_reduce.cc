@@ -25,8 +25,8 @@ Result<CopyReport> reduce_tile(const TensorMap& map, ReduceOp op,
   if (!planned) errors.insert(errors.end(), planned.errors().begin(), planned.errors().end());
   if (!errors.empty()) return errors;
   const BoxPlan& p = *planned;
-  check_box_window(what, "shared-memory source", &smem, smem_offset, p.box_bytes, map.swizzle,
-                   errors);
+  check_box_window(what, "shared-memory source", kNoIndex, &smem, smem_offset, p.box_bytes,
+                   map.swizzle, errors);
   if (map.swizzle == Swizzle::k128BAtom32BFlip8B) {
     errors.push_back(
         {"reduce_tile: SWIZZLE_128B_ATOM_32B_FLIP_8B is legal only for loads "

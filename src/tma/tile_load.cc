@@ -1,0 +1,222 @@
+// Tile-mode loads, global -> shared (seed0 ¶93-¶97 traversal, ¶76-¶80 out-of-bounds fill,
+// ¶139-¶150 swizzle, ¶152-¶154 multicast). Each in-bounds run of a box row is one contiguous
+// global range, read in one piece and split into ≤128 B line requests (¶89); out-of-bounds
+// units are filled and generate no request.
+//
+// Speed: consecutive rows that are wholly in bounds and adjacent in global memory (a batch)
+// are read with one call straight into the first destination; a swizzle is then applied in
+// place on every whole 128 B row. Other rows are assembled in a row buffer and scattered.
+// Multicast destinations copy the finished image of the first one (their offsets are aligned
+// to the swizzle's repeat, so the image is the same).
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+
+#include "tma/box_image.h"
+#include "tma/box_walk.h"
+#include "tma/copy_engine.h"
+#include "tma/line_requests.h"
+
+namespace xpusim::tma {
+
+namespace {
+
+// A shared-memory row of fill units: the OOB pattern per element, zeros for packed types.
+std::vector<std::byte> fill_row(const TensorMap& map, const BoxPlan& p) {
+  std::vector<std::byte> row(p.row_bytes, std::byte{0});
+  if (is_packed(map.data_type)) return row;
+  const std::vector<std::byte> pattern = oob_fill_pattern(map);
+  for (std::uint64_t i = 0; i < p.row_bytes; i += pattern.size()) {
+    std::memcpy(row.data() + i, pattern.data(), pattern.size());
+  }
+  return row;
+}
+
+// Packed .b4x16_p64 / .b6x16_p32 loads: each group's packed bytes, then zero padding (PTX
+// leaves the padding undefined; zeros keep the image deterministic).
+void expand_groups(const TransferUnit& u, const std::byte* packed, std::byte* out,
+                   std::uint64_t groups) {
+  for (std::uint64_t g = 0; g < groups; ++g) {
+    std::memcpy(out + g * u.smem_bytes, packed + g * u.global_bytes, u.global_bytes);
+    std::memset(out + g * u.smem_bytes + u.global_bytes, 0, u.smem_bytes - u.global_bytes);
+  }
+}
+
+void read_global(const mem::GlobalMemory& global, mem::Addr a, std::span<std::byte> out) {
+  XPUSIM_CHECK(global.read(a, out).ok(), "the box's global range was validated by the plan");
+}
+
+// Writes the box image into one destination window, row by row or in batches.
+class ImageWriter {
+ public:
+  ImageWriter(const TensorMap& map, const BoxPlan& p, const mem::GlobalMemory& global,
+              const SmemTarget& dst, CopyReport& rep)
+      : map_(map),
+        p_(p),
+        global_(global),
+        window_(dst.smem->bytes()),
+        base_(dst.offset),
+        rep_(rep),
+        row_global_(std::uint64_t{p.count[0]} * p.unit.global_bytes),
+        batchable_(p.contiguous && p.unit.global_bytes == p.unit.smem_bytes && p.lo == 0 &&
+                   p.hi == p.count[0]) {}
+
+  void run(const RowRun& run) {
+    if (!run.in_bounds || !batchable_) {
+      flush();
+      for (std::uint64_t k = 0; k < run.rows; ++k) {
+        partial_row({.index = run.index + k,
+                     .in_bounds = run.in_bounds,
+                     .address = run.address + k * run.address_step});
+      }
+      return;
+    }
+    const mem::Addr a = p_.unit_address(run.address, 0);
+    if (run.address_step == row_global_) {  // the rows are adjacent in global memory
+      add(run.index, run.rows, a);
+      return;
+    }
+    for (std::uint64_t k = 0; k < run.rows; ++k)
+      add(run.index + k, 1, a + k * run.address_step);
+  }
+
+  void flush() {
+    if (count_ == 0) return;
+    const std::uint64_t begin = first_ * p_.row_bytes, end = begin + count_ * p_.row_bytes;
+    if (map_.swizzle == Swizzle::kNone) {
+      read_global(global_, address_, window_.subspan(base_ + begin, end - begin));
+    } else {
+      // Whole 128 B rows: read in place, then swizzle in place; the ragged ends are scattered.
+      const std::uint64_t mid_begin = std::min(end, (begin + 127) / 128 * 128);
+      const std::uint64_t mid_end = std::max(mid_begin, end / 128 * 128);
+      scatter(address_, begin, mid_begin - begin);
+      read_global(global_, address_ + (mid_begin - begin),
+                  window_.subspan(base_ + mid_begin, mid_end - mid_begin));
+      swizzle_rows_in_place(window_, static_cast<std::uint32_t>(base_ + mid_begin),
+                            static_cast<std::uint32_t>(base_ + mid_end), map_.swizzle);
+      scatter(address_ + (mid_end - begin), mid_end, end - mid_end);
+    }
+    if (address_ % kLineBytes == 0 && row_global_ % kLineBytes == 0) {
+      // Rows that start on line boundaries split exactly like the whole batch range.
+      append_lines(rep_.global_requests, address_, count_ * row_global_);
+    } else {
+      for (std::uint64_t i = 0; i < count_; ++i) {
+        append_lines(rep_.global_requests, address_ + i * row_global_, row_global_);
+      }
+    }
+    count_ = 0;
+  }
+
+ private:
+  // Appends whole rows [first, first + n), starting at global `a`, to the pending batch.
+  void add(std::uint64_t first, std::uint64_t n, mem::Addr a) {
+    if (count_ > 0 && first == first_ + count_ && a == address_ + count_ * row_global_) {
+      count_ += n;
+      return;
+    }
+    flush();
+    first_ = first, count_ = n, address_ = a;
+  }
+
+  // Reads `bytes` from global `a` and writes them to box bytes [pos, pos + bytes) through the
+  // swizzle, 128 B at a time.
+  void scatter(mem::Addr a, std::uint64_t pos, std::uint64_t bytes) {
+    std::array<std::byte, 128> chunk;
+    for (std::uint64_t done = 0; done < bytes; done += chunk.size()) {
+      const std::span<std::byte> part(chunk.data(), std::min<std::uint64_t>(128, bytes - done));
+      read_global(global_, a + done, part);
+      write_box_bytes(window_, base_, pos + done, part, map_.swizzle);
+    }
+  }
+
+  // A row with out-of-bounds units, a dim-0 stride or packed groups: assembled, then written.
+  void partial_row(const BoxRow& r) {
+    const std::uint64_t n0 = p_.count[0];
+    const std::uint32_t s = p_.unit.smem_bytes, g = p_.unit.global_bytes;
+    if (fill_.empty()) fill_ = fill_row(map_, p_), staging_.resize(p_.row_bytes);
+    std::byte* out = staging_.data();
+    const bool any = r.in_bounds && p_.lo < p_.hi;
+    const std::uint64_t lo = any ? p_.lo : n0, hi = any ? p_.hi : n0;
+    std::memcpy(out, fill_.data(), lo * s);
+    std::memcpy(out + hi * s, fill_.data() + hi * s, (n0 - hi) * s);
+    if (any && p_.contiguous) {
+      const mem::Addr a = p_.unit_address(r.address, p_.lo);
+      const std::uint64_t bytes = (hi - lo) * g;
+      if (g == s) {
+        read_global(global_, a, {out + lo * s, bytes});
+      } else {
+        packed_.resize(bytes);
+        read_global(global_, a, packed_);
+        expand_groups(p_.unit, packed_.data(), out + lo * s, hi - lo);
+      }
+      append_lines(rep_.global_requests, a, bytes);
+    } else if (any) {  // dim-0 traversal stride (interleaved layouts): one element at a time
+      for (std::uint64_t i = lo; i < hi; ++i) {
+        const mem::Addr a = p_.unit_address(r.address, static_cast<std::uint32_t>(i));
+        read_global(global_, a, {out + i * s, g});
+        append_lines(rep_.global_requests, a, g);
+      }
+    }
+    rep_.oob_elements += (n0 - (hi - lo)) * p_.unit.values;
+    write_box_bytes(window_, base_, r.index * p_.row_bytes, {out, p_.row_bytes}, map_.swizzle);
+  }
+
+  const TensorMap& map_;
+  const BoxPlan& p_;
+  const mem::GlobalMemory& global_;
+  std::span<std::byte> window_;
+  std::uint32_t base_;
+  CopyReport& rep_;
+  std::uint64_t row_global_;
+  bool batchable_;
+  std::uint64_t first_ = 0, count_ = 0;  // the pending batch of whole rows
+  mem::Addr address_ = 0;
+  std::vector<std::byte> fill_, staging_, packed_;
+};
+
+}  // namespace
+
+Result<CopyReport> load_tile(const TensorMap& map, std::span<const std::int32_t> coords,
+                             const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
+  constexpr std::string_view op = "load_tile";
+  auto planned = plan_tile_box(op, map, coords);
+  if (!planned) return planned.errors();
+  const BoxPlan& p = *planned;
+  std::vector<Error> errors;
+  if (dst.empty()) errors.push_back({"load_tile: no shared-memory destination given"});
+  for (std::size_t t = 0; t < dst.size(); ++t) {
+    check_box_window(op, "destination", t, dst[t].smem, dst[t].offset, p.box_bytes, map.swizzle,
+                     errors);
+  }
+  if (map.data_type == DataType::k16U6Align16B && map.swizzle == Swizzle::k128BAtom64B) {
+    errors.push_back(
+        {"load_tile: 16U6_ALIGN16B supports SWIZZLE_128B_ATOM_64B for stores only (cuda.h)"});
+  }
+  if (!errors.empty()) return errors;
+
+  CopyReport rep;
+  rep.bytes_per_destination = p.box_bytes;
+  rep.destinations = static_cast<std::uint32_t>(dst.size());
+  rep.elements = p.rows * p.count[0] * p.unit.values;
+  if (p.contiguous) {
+    rep.global_requests.reserve(p.rows * ((p.hi - p.lo) * p.unit.global_bytes / kLineBytes + 2));
+  }
+  ImageWriter writer(map, p, global, dst[0], rep);
+  for_each_row_run(p, [&](const RowRun& run) { writer.run(run); });
+  writer.flush();
+
+  // Multicast: the box read once from global lands in every destination (seed0 ¶152). Whole
+  // 128 B rows hold exactly the box's bytes; a ragged swizzled tail goes through the swizzle.
+  const std::span<const std::byte> first = dst[0].smem->bytes();
+  const std::uint64_t whole = map.swizzle == Swizzle::kNone ? p.box_bytes : p.box_bytes / 128 * 128;
+  std::vector<std::byte> tail(p.box_bytes - whole);
+  if (!tail.empty()) read_box_bytes(first, dst[0].offset, whole, tail, map.swizzle);
+  for (std::size_t t = 1; t < dst.size(); ++t) {
+    std::memmove(dst[t].smem->bytes().data() + dst[t].offset, first.data() + dst[0].offset, whole);
+    write_box_bytes(dst[t].smem->bytes(), dst[t].offset, whole, tail, map.swizzle);
+  }
+  return rep;
+}
+
+}  // namespace xpusim::tma

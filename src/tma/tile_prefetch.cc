@@ -1,0 +1,32 @@
+// Tile-mode L2 prefetch (seed0 ¶156, ¶162; PTX cp.async.bulk.prefetch.tensor): the requests a
+// load of the box would make, and nothing else (no shared-memory writes, no completion).
+#include "tma/box_walk.h"
+#include "tma/copy_engine.h"
+#include "tma/line_requests.h"
+
+namespace xpusim::tma {
+
+Result<CopyReport> prefetch_tile(const TensorMap& map, std::span<const std::int32_t> coords) {
+  auto planned = plan_tile_box("prefetch_tile", map, coords);
+  if (!planned) return planned.errors();
+  const BoxPlan& p = *planned;
+  CopyReport rep;
+  const std::uint64_t n0 = p.count[0];
+  for_each_row(p, [&](const BoxRow& row) {
+    const bool any = row.in_bounds && p.lo < p.hi;
+    rep.oob_elements += (any ? n0 - (p.hi - p.lo) : n0) * p.unit.values;
+    if (!any) return;
+    if (p.contiguous) {
+      append_lines(rep.global_requests, p.unit_address(row.address, p.lo),
+                   (p.hi - p.lo) * std::uint64_t{p.unit.global_bytes});
+      return;
+    }
+    for (std::uint32_t i = p.lo; i < p.hi; ++i) {
+      append_lines(rep.global_requests, p.unit_address(row.address, i), p.unit.global_bytes);
+    }
+  });
+  rep.elements = p.rows * n0 * p.unit.values;
+  return rep;
+}
+
+}  // namespace xpusim::tma
