@@ -2,6 +2,7 @@
 // same bytes in the same run: the engine's functional model must not be the bottleneck of a
 // functional+timing simulation (target: >= 50 % of memcpy bandwidth).
 //   BM_TileLoadSwizzle128B : 2-byte 64 x 128 box (inner 128 B rows), SWIZZLE_128B, 16 KiB
+//   BM_TileLoadNoSwizzle16KiB: the same 16 KiB box without swizzle (diagnostic)
 //   BM_TileLoad4MiB        : 4-byte 256 x 256 x 16 box, no swizzle, 4 MiB
 //   BM_Memcpy/<bytes>      : memcpy of the same number of bytes between two host buffers
 // Compare ratios within one run (docs/performance.md, "TMA golden copy").
@@ -73,6 +74,14 @@ void BM_TileLoadSwizzle128B(benchmark::State& state) {
   run_tile_load(state, f16_64x128_swizzled(), 64 * 128 * 2);
 }
 BENCHMARK(BM_TileLoadSwizzle128B);
+
+// The same 16 KiB box unswizzled: what the in-place swizzle pass costs.
+void BM_TileLoadNoSwizzle16KiB(benchmark::State& state) {
+  TensorMap m = f16_64x128_swizzled();
+  m.swizzle = Swizzle::kNone;
+  run_tile_load(state, m, 64 * 128 * 2);
+}
+BENCHMARK(BM_TileLoadNoSwizzle16KiB);
 
 void BM_TileLoad4MiB(benchmark::State& state) {
   run_tile_load(state, f32_4mib(), 4 << 20);
