@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "cmd_tma_ops.h"
 #include "mem/global_memory.h"
 #include "mem/shared_memory.h"
 #include "tma/copy_engine.h"
@@ -143,9 +144,12 @@ void add_tma_lint(CLI::App& tma, const GlobalOptions& g, Action& action) {
 }  // namespace
 
 void add_tma_command(CLI::App& app, const GlobalOptions& g, Action& action) {
-  auto* tma = app.add_subcommand("tma", "Tensor-memory-access tools (lint: check a tensor map)");
+  auto* tma = app.add_subcommand(
+      "tma", "Tensor-memory-access tools: lint a tensor map, run one copy, show the smem layout");
   tma->require_subcommand(1);
   add_tma_lint(*tma, g, action);
+  add_tma_copy_command(*tma, g, action);
+  add_tma_layout_command(*tma, g, action);
 }
 
 }  // namespace xpusim::cli
