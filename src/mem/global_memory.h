@@ -5,6 +5,7 @@
 // and changes nothing, so a runaway fill cannot exhaust the machine.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,8 +36,23 @@ class GlobalMemory {
 
   std::size_t pages_allocated() const { return pages_.size(); }
 
+  // Zero-copy read access for hot paths: the bytes from `addr` to the end of its page (at most
+  // `bytes`). Sets `*data` to them, or to nullptr when the page was never written (zeros).
+  // Returns how many bytes the view covers (≥ 1 when bytes ≥ 1).
+  std::uint64_t view(Addr addr, std::uint64_t bytes, const std::byte** data) const {
+    const std::uint64_t in_page = addr % kPageBytes;
+    const auto it = pages_.find(addr / kPageBytes);
+    *data = it == pages_.end() ? nullptr : it->second->bytes + in_page;
+    return std::min(bytes, kPageBytes - in_page);
+  }
+
  private:
-  using Page = std::unique_ptr<std::byte[]>;
+  // 64 B aligned, so bulk copies out of a page run at full speed (glibc's memcpy halves its
+  // throughput on 16 B aligned buffers).
+  struct alignas(64) PageData {
+    std::byte bytes[kPageBytes];
+  };
+  using Page = std::unique_ptr<PageData>;
   // Checks [addr, addr + bytes) neither wraps nor needs more pages than the limit allows.
   Status check_write(Addr addr, std::uint64_t bytes) const;
   std::byte* page_for_write(std::uint64_t page_number);

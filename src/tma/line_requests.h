@@ -15,17 +15,18 @@ inline void append_lines(std::vector<GlobalRequest>& out, mem::Addr addr, std::u
   // Head piece up to the first line boundary, whole lines, tail piece.
   const std::uint64_t head = std::min<std::uint64_t>(kLineBytes - addr % kLineBytes, bytes);
   const std::uint64_t lines = (bytes - head) / kLineBytes, tail = (bytes - head) % kLineBytes;
-  if (const std::size_t need = out.size() + 2 + lines; need > out.capacity()) {
+  const std::size_t old = out.size(), count = 1 + lines + (tail != 0 ? 1 : 0);
+  if (const std::size_t need = old + count; need > out.capacity()) {
     out.reserve(std::max(need, 2 * out.capacity()));  // keep the growth geometric
   }
-  out.push_back({.address = addr, .bytes = static_cast<std::uint32_t>(head)});
+  out.resize(old + count);  // then fill in place: one bounds check, not one per request
+  GlobalRequest* r = out.data() + old;
+  *r++ = {.address = addr, .bytes = static_cast<std::uint32_t>(head)};
   const mem::Addr first = addr + head;
-  for (std::uint64_t i = 0; i < lines; ++i) {
-    out.push_back({.address = first + i * kLineBytes, .bytes = kLineBytes});
-  }
+  for (std::uint64_t i = 0; i < lines; ++i)
+    *r++ = {.address = first + i * kLineBytes, .bytes = kLineBytes};
   if (tail != 0) {
-    out.push_back(
-        {.address = first + lines * kLineBytes, .bytes = static_cast<std::uint32_t>(tail)});
+    *r = {.address = first + lines * kLineBytes, .bytes = static_cast<std::uint32_t>(tail)};
   }
 }
 

@@ -17,27 +17,40 @@ std::uint32_t swizzle_span_bytes(Swizzle mode);
 // 1024 B aligned destination). 16 for kNone.
 std::uint32_t swizzle_alignment(Swizzle mode);
 
-// The swizzled offset of `offset` (a bijection on every aligned block of
-// swizzle_alignment(mode) bytes; identity for kNone).
-inline std::uint32_t swizzle_offset(Swizzle mode, std::uint32_t offset) {
-  const std::uint32_t row = offset >> 7;  // 128 B rows
+// Every mode XORs low bits of the 128 B row number into the offset:
+//   offset ^ (((offset >> 7) & row_mask) << shift)  [^ (((offset >> 7) & 1) << 3) for FLIP_8B]
+struct SwizzleXor {
+  std::uint32_t row_mask;
+  std::uint32_t shift;
+  bool flip_8b;  // also swap the 8 B halves of every 16 B on odd rows
+};
+
+constexpr SwizzleXor swizzle_xor(Swizzle mode) {
   switch (mode) {
     case Swizzle::kNone:
-      return offset;
+      return {0, 0, false};
     case Swizzle::k32B:  // CUTLASS Swizzle<1,4,3>: bit 4 ^= bit 7
-      return offset ^ ((row & 1u) << 4);
+      return {1, 4, false};
     case Swizzle::k64B:  // Swizzle<2,4,3>: bits 4-5 ^= bits 7-8
-      return offset ^ ((row & 3u) << 4);
+      return {3, 4, false};
     case Swizzle::k128B:  // Swizzle<3,4,3>: bits 4-6 ^= bits 7-9
-      return offset ^ ((row & 7u) << 4);
-    case Swizzle::k128BAtom32B:  // 32 B chunks: bits 5-6 ^= bits 7-8
-      return offset ^ ((row & 3u) << 5);
-    case Swizzle::k128BAtom32BFlip8B:  // as above, and 8 B halves swap on odd rows: bit 3 ^= bit 7
-      return offset ^ ((row & 3u) << 5) ^ ((row & 1u) << 3);
+      return {7, 4, false};
+    case Swizzle::k128BAtom32B:  // 32 B chunks, Swizzle<2,5,2>: bits 5-6 ^= bits 7-8
+      return {3, 5, false};
+    case Swizzle::k128BAtom32BFlip8B:  // as above, and bit 3 ^= bit 7
+      return {3, 5, true};
     case Swizzle::k128BAtom64B:  // 64 B chunks: bit 6 ^= bit 7
-      return offset ^ ((row & 1u) << 6);
+      return {1, 6, false};
   }
-  return offset;
+  return {0, 0, false};
+}
+
+// The swizzled offset of `offset` (a bijection on every aligned block of
+// swizzle_alignment(mode) bytes; identity for kNone). It never leaves the 128 B row.
+inline std::uint32_t swizzle_offset(Swizzle mode, std::uint32_t offset) {
+  const SwizzleXor x = swizzle_xor(mode);
+  const std::uint32_t row = offset >> 7;
+  return offset ^ ((row & x.row_mask) << x.shift) ^ (x.flip_8b ? (row & 1u) << 3 : 0u);
 }
 
 }  // namespace xpusim::tma

@@ -4,8 +4,8 @@
 // units are filled and generate no request.
 //
 // Speed: consecutive rows that are wholly in bounds and adjacent in global memory (a batch)
-// are read with one call straight into the first destination; a swizzle is then applied in
-// place on every whole 128 B row. Other rows are assembled in a row buffer and scattered.
+// are copied in one pass straight from the global pages into the first destination, each
+// 16 B chunk to its swizzled place. Other rows are assembled in a row buffer and scattered.
 // Multicast destinations copy the finished image of the first one (their offsets are aligned
 // to the swizzle's repeat, so the image is the same).
 #include <fmt/format.h>
@@ -17,6 +17,8 @@
 #include "tma/box_walk.h"
 #include "tma/copy_engine.h"
 #include "tma/line_requests.h"
+#include "tma/swizzle.h"
+#include "tma/swizzle_copy.h"
 
 namespace xpusim::tma {
 
@@ -84,8 +86,12 @@ class ImageWriter {
   void flush() {
     if (count_ == 0) return;
     const std::uint64_t begin = first_ * p_.row_bytes, end = begin + count_ * p_.row_bytes;
+    const SwizzleXor x = swizzle_xor(map_.swizzle);
     if (map_.swizzle == Swizzle::kNone) {
       read_global(global_, address_, window_.subspan(base_ + begin, end - begin));
+    } else if (!x.flip_8b && (base_ + begin) % 16 == 0 && address_ % 16 == 0 &&
+               (end - begin) % 16 == 0) {
+      copy_swizzled(address_, begin, end - begin, x);
     } else {
       // Whole 128 B rows: read in place, then swizzle in place; the ragged ends are scattered.
       const std::uint64_t mid_begin = std::min(end, (begin + 127) / 128 * 128);
@@ -117,6 +123,40 @@ class ImageWriter {
     }
     flush();
     first_ = first, count_ = n, address_ = a;
+  }
+
+  // One pass for whole 16 B chunks: page bytes (or zeros for an untouched page) go straight
+  // to their swizzled place. Within a 128 B row the XOR is constant, so whole rows are eight
+  // unrolled 16 B moves; ragged starts and ends go chunk by chunk.
+  void copy_swizzled(mem::Addr a, std::uint64_t pos, std::uint64_t bytes, SwizzleXor x) {
+    std::byte* const win = window_.data();
+    const auto chunk = [&](const std::byte* src, std::uint64_t off) {
+      std::byte* dst = win + (off ^ (((off >> 7) & x.row_mask) << x.shift));
+      if (src != nullptr) {
+        std::memcpy(dst, src, 16);
+      } else {
+        std::memset(dst, 0, 16);
+      }
+    };
+    while (bytes > 0) {
+      const std::byte* src;
+      const std::uint64_t n = global_.view(a, bytes, &src);
+      const std::uint64_t off0 = base_ + pos;
+      std::uint64_t i = 0;
+      for (; i < n && (off0 + i) % 128 != 0; i += 16)
+        chunk(src ? src + i : nullptr, off0 + i);
+      if (const std::uint64_t rows = (n - i) / 128; rows > 0) {
+        if (src == nullptr) {
+          std::memset(win + off0 + i, 0, rows * 128);  // a permutation of zeros is zeros
+        } else {
+          copy_rows_(win, off0 + i, src + i, rows, x);
+        }
+        i += rows * 128;
+      }
+      for (; i < n; i += 16)
+        chunk(src ? src + i : nullptr, off0 + i);
+      a += n, pos += n, bytes -= n;
+    }
   }
 
   // Reads `bytes` from global `a` and writes them to box bytes [pos, pos + bytes) through the
@@ -173,6 +213,7 @@ class ImageWriter {
   std::uint64_t first_ = 0, count_ = 0;  // the pending batch of whole rows
   mem::Addr address_ = 0;
   std::vector<std::byte> fill_, staging_, packed_;
+  SwizzledRowCopy copy_rows_ = copy_rows_swizzled();
 };
 
 }  // namespace

@@ -13,9 +13,6 @@
 #include "tma/copy_engine.h"
 #include "tma/swizzle.h"
 
-// The unit's CMake compiles only *_test.cc files; the naive reference is compiled here, once.
-#include "reference_gather.cc"  // NOLINT(bugprone-suspicious-include)
-
 namespace xpusim::tma {
 namespace {
 
