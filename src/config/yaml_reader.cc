@@ -1,5 +1,7 @@
 #include "config/yaml_reader.h"
 
+#include "config/yaml_node.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -20,8 +22,7 @@ std::string join_path(std::string_view section, std::string_view key) {
 }
 
 SourcePos pos_of(const YAML::Mark& mark) {
-  if (mark.is_null() || mark.line < 0) return SourcePos{1, 1};
-  return SourcePos{mark.line + 1, mark.column + 1};
+  return yaml_pos(mark);
 }
 
 // yaml-cpp places an empty value at the start of the next token; the key is the better spot.
@@ -30,16 +31,7 @@ SourcePos value_pos_of(const YAML::Node& value, SourcePos key_pos) {
 }
 
 std::string describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar:
-      return fmt::format("\"{}\"", node.Scalar());
-    case YAML::NodeType::Sequence:
-      return "a sequence";
-    case YAML::NodeType::Map:
-      return "a mapping";
-    default:
-      return "an empty value";
-  }
+  return describe_yaml_node(node);
 }
 
 std::string expected_text(ValueKind kind) {

@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include "config/yaml_node.h"
 #include "sim/suggest.h"
 #include "tma/tensor_map_encode.h"
 
@@ -55,27 +56,13 @@ std::string_view cuda_prefix<OobFill>() {
 
 // ---- document reader ------------------------------------------------------------------------
 
-struct Pos {
-  int line = 0;
-  int column = 0;
-};
-
+using Pos = config::SourcePos;
 Pos pos_of(const YAML::Mark& m) {
-  if (m.is_null() || m.line < 0) return Pos{1, 1};
-  return Pos{m.line + 1, m.column + 1};
+  return config::yaml_pos(m);
 }
 
 std::string describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar:
-      return fmt::format("\"{}\"", node.Scalar());
-    case YAML::NodeType::Sequence:
-      return "a sequence";
-    case YAML::NodeType::Map:
-      return "a mapping";
-    default:
-      return "an empty value";
-  }
+  return config::describe_yaml_node(node);
 }
 
 enum class Kind {
