@@ -1,64 +1,20 @@
 // The command-line contract: exit codes (0 ok, 1 simulation failure, 2 bad input), one-line
 // `error:` messages, `info` output, and byte-identical stats/traces for the same seed.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
+#include "cli_harness.h"
 
 namespace {
 
+using xpusim::test::CliRun;
+using xpusim::test::lines;
+using xpusim::test::slurp;
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);)
-    out.push_back(l);
-  return out;
-}
-
-struct CliResult {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-class Cli : public ::testing::Test {
+class Cli : public xpusim::test::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("xpusim_cli_{}_{}",
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  CliResult run(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd =
-        fmt::format("cd '{}' && XPUSIM_CONFIG_DIR='{}' '{}' {} >'{}' 2>'{}'", dir_.string(),
-                    XPUSIM_CONFIG_DIR, XPUSIM_BIN, args, out.string(), err.string());
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
-
   // Bad input: exit 2, nothing on stdout, every stderr line a single `error:` line.
-  void expect_bad_input(const CliResult& r, const std::string& needle) {
+  void expect_bad_input(const CliRun& r, const std::string& needle) {
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_EQ(r.out, "");
     const auto ls = lines(r.err);
@@ -67,18 +23,16 @@ class Cli : public ::testing::Test {
       EXPECT_EQ(l.rfind("error: ", 0), 0u) << l;
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Cli, Version) {
-  const CliResult r = run("--version");
+  const CliRun r = run("--version");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "xpusim 0.1.0\n");
 }
 
 TEST_F(Cli, HelpListsTheCommandsAndGlobalFlags) {
-  const CliResult r = run("--help");
+  const CliRun r = run("--help");
   EXPECT_EQ(r.code, 0);
   for (const char* word : {"info", "list", "schema", "demo", "--stats", "--trace", "--seed",
                            "--max-time", "--trace-filter"}) {
@@ -87,7 +41,7 @@ TEST_F(Cli, HelpListsTheCommandsAndGlobalFlags) {
 }
 
 TEST_F(Cli, InfoTinyMatchesTheGoldenSummary) {
-  const CliResult r = run("info tiny");
+  const CliRun r = run("info tiny");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, slurp(fs::path(XPUSIM_TEST_DATA_DIR) / "info_tiny.txt"));
   // The facts that matter, independently of layout: 2 GPCs x 2 TPCs x 2 SMs.
@@ -95,20 +49,20 @@ TEST_F(Cli, InfoTinyMatchesTheGoldenSummary) {
 }
 
 TEST_F(Cli, InfoH100ShowsThePublishedPeak) {
-  const CliResult r = run("info h100-sxm5");
+  const CliRun r = run("info h100-sxm5");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("132 SMs"), std::string::npos);
   EXPECT_NE(r.out.find("989.4 TFLOPS"), std::string::npos);
 }
 
 TEST_F(Cli, InfoAcceptsAPath) {
-  const CliResult r = run(fmt::format("info '{}/chips/tiny.yaml'", XPUSIM_CONFIG_DIR));
+  const CliRun r = run(fmt::format("info '{}/chips/tiny.yaml'", XPUSIM_CONFIG_DIR));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, slurp(fs::path(XPUSIM_TEST_DATA_DIR) / "info_tiny.txt"));
 }
 
 TEST_F(Cli, ListChips) {
-  const CliResult r = run("list chips");
+  const CliRun r = run("list chips");
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "h100-pcie\nh100-sxm5\ntiny\n");
 }
@@ -119,7 +73,7 @@ TEST_F(Cli, UnknownChipListsTheValidOnes) {
 }
 
 TEST_F(Cli, BadChipFileGivesOneLinePerMistakeWithPosition) {
-  const CliResult r = run(fmt::format("info '{}/bad_chip.yaml'", XPUSIM_TEST_DATA_DIR));
+  const CliRun r = run(fmt::format("info '{}/bad_chip.yaml'", XPUSIM_TEST_DATA_DIR));
   expect_bad_input(r, "bad_chip.yaml:3:7: clocks.sm: unknown frequency unit");
   EXPECT_NE(r.err.find("bad_chip.yaml:23:3: sm.warp_size: unknown key"), std::string::npos);
   EXPECT_EQ(lines(r.err).size(), 4u) << r.err;
@@ -142,13 +96,13 @@ TEST_F(Cli, OutputsTheCommandCannotProduceAreRefused) {
 }
 
 TEST_F(Cli, UnwritableOutputsFailBeforeSimulating) {
-  const CliResult r = run("demo --stats /nonexistent-dir/s.json");
+  const CliRun r = run("demo --stats /nonexistent-dir/s.json");
   expect_bad_input(r, "--stats = /nonexistent-dir/s.json: cannot open");
   expect_bad_input(run("demo --trace /nonexistent-dir/t.json"), "--trace");
 }
 
 TEST_F(Cli, DemoRunsAndWritesStatsAndTrace) {
-  const CliResult r =
+  const CliRun r =
       run("--stats s.json --trace t.json demo --chip tiny --producers 3 --messages 20");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("delivered      60 messages"), std::string::npos) << r.out;
@@ -168,7 +122,7 @@ TEST_F(Cli, DemoRunsAndWritesStatsAndTrace) {
 }
 
 TEST_F(Cli, TimeLimitIsASimulationFailureThatKeepsTheStats) {
-  const CliResult r = run("--max-time 100ns --stats s.json demo");
+  const CliRun r = run("--max-time 100ns --stats s.json demo");
   EXPECT_EQ(r.code, 1);
   ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find("error: --max-time = 100ns: the simulation stopped at 100000 ps"),

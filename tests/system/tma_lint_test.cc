@@ -1,45 +1,18 @@
 // `xpusim tma lint`: a valid map prints its summary (exit 0), an invalid one prints one
 // `error:` line per broken rule (exit 2), a narrow inner row adds a sector warning.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
+#include "cli_harness.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);)
-    out.push_back(l);
-  return out;
-}
+using xpusim::test::lines;
 
 std::string data(const std::string& name) {
   return (fs::path(XPUSIM_TEST_DATA_DIR) / "tma" / name).string();
 }
 
-struct LintResult {
-  int code;
-  std::string out;
-  std::string err;
-
+struct LintResult : xpusim::test::CliRun {
   // The value printed after "LABEL:" in the summary, or "" when there is no such line.
   std::string value(const std::string& label) const {
     for (const std::string& l : lines(out)) {
@@ -51,25 +24,9 @@ struct LintResult {
   }
 };
 
-class TmaLint : public ::testing::Test {
+class TmaLint : public xpusim::test::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("xpusim_tma_{}_{}",
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  LintResult run(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = fmt::format("cd '{}' && '{}' {} >'{}' 2>'{}'", dir_.string(),
-                                        XPUSIM_BIN, args, out.string(), err.string());
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
-
-  fs::path dir_;
+  LintResult run(const std::string& args) const { return {CliTest::run(args)}; }
 };
 
 TEST_F(TmaLint, ValidTiledMapPrintsTheSummary) {

@@ -1,17 +1,7 @@
 // `xpusim tma copy` and `xpusim tma layout`, checked from outside: output bytes are
 // recomputed here from the documented pattern (splitmix64) and the documented swizzle rule,
 // independently of the simulator's code.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
+#include "cli_harness.h"
 
 namespace {
 
@@ -33,41 +23,14 @@ std::uint64_t unswizzle128(std::uint64_t smem_offset) {
   return r * 128 + 16 * (c ^ (r % 8)) + b;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using OpResult = xpusim::test::CliRun;
 
-struct OpResult {
-  int code;
-  std::string out, err;
-};
-
-class TmaOps : public ::testing::Test {
+class TmaOps : public xpusim::test::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("xpusim_tmaops_{}_{}",
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  OpResult run(const std::string& args) {
-    const std::string cmd =
-        fmt::format("cd '{}' && '{}' {} >out.txt 2>err.txt", dir_.string(), XPUSIM_BIN, args);
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out.txt"),
-            slurp(dir_ / "err.txt")};
-  }
   static std::string data(const std::string& name) {
     return fmt::format("'{}/tma/{}'", XPUSIM_TEST_DATA_DIR, name);
   }
-  std::string bytes(const std::string& name) { return slurp(dir_ / name); }
-
-  fs::path dir_;
+  std::string bytes(const std::string& name) const { return file(name); }
 };
 
 constexpr std::uint64_t kBase = 0x10000;  // globalAddress of swizzle128_f16_8x64.yaml
