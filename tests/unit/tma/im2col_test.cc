@@ -31,9 +31,7 @@ constexpr std::byte kPadding{0xEE};  // global bytes between rows: must never be
 // One element's coordinates; unused spatial dims are 0.
 struct Coord {
   std::int64_t n = 0, d = 0, h = 0, w = 0, c = 0;
-  auto key() const { return std::tuple(n, d, h, w, c); }
   friend bool operator==(const Coord&, const Coord&) = default;
-  friend bool operator<(const Coord& a, const Coord& b) { return a.key() < b.key(); }
 };
 
 std::uint32_t elem_bytes(const TensorMap& m) {
