@@ -51,13 +51,13 @@ Status GlobalMemory::read(Addr addr, std::span<std::byte> out) const {
     const Addr a = addr + done;
     const std::uint64_t in_page = a % kPageBytes;
     const std::size_t n = std::min<std::size_t>(out.size() - done, kPageBytes - in_page);
-    const auto it = pages_.find(a / kPageBytes);
-    if (it == pages_.end()) {
+    const PageData* page = find_page(a / kPageBytes);
+    if (page == nullptr) {
       std::fill_n(out.begin() + static_cast<std::ptrdiff_t>(done), n, std::byte{0});
     } else {
       // memmove, not memcpy: knowing n <= 4096 and the page's alignment, GCC expands memcpy
       // inline as `rep movsq`, several times slower than the C library's vector copy.
-      std::memmove(out.data() + done, it->second->bytes + in_page, n);
+      std::memmove(out.data() + done, page->bytes + in_page, n);
     }
     done += n;
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -27,8 +28,15 @@ class GlobalMemory {
       : max_pages_(max_touched_bytes / kPageBytes) {}
   GlobalMemory(const GlobalMemory&) = delete;
   GlobalMemory& operator=(const GlobalMemory&) = delete;
-  GlobalMemory(GlobalMemory&&) = default;
-  GlobalMemory& operator=(GlobalMemory&&) = default;
+  // Moves leave the source empty; neither side keeps the other's page cache.
+  GlobalMemory(GlobalMemory&& o) noexcept : max_pages_(o.max_pages_), pages_(std::move(o.pages_)) {
+    o.pages_.clear(), o.recent_ = {};
+  }
+  GlobalMemory& operator=(GlobalMemory&& o) noexcept {
+    max_pages_ = o.max_pages_, pages_ = std::move(o.pages_), recent_ = {};
+    o.pages_.clear(), o.recent_ = {};
+    return *this;
+  }
 
   Status read(Addr addr, std::span<std::byte> out) const;
   Status write(Addr addr, std::span<const std::byte> in);
@@ -41,8 +49,8 @@ class GlobalMemory {
   // Returns how many bytes the view covers (≥ 1 when bytes ≥ 1).
   std::uint64_t view(Addr addr, std::uint64_t bytes, const std::byte** data) const {
     const std::uint64_t in_page = addr % kPageBytes;
-    const auto it = pages_.find(addr / kPageBytes);
-    *data = it == pages_.end() ? nullptr : it->second->bytes + in_page;
+    const PageData* page = find_page(addr / kPageBytes);
+    *data = page == nullptr ? nullptr : page->bytes + in_page;
     return std::min(bytes, kPageBytes - in_page);
   }
 
@@ -57,8 +65,27 @@ class GlobalMemory {
   Status check_write(Addr addr, std::uint64_t bytes) const;
   std::byte* page_for_write(std::uint64_t page_number);
 
+  // The page, or nullptr if never written. A small direct-mapped cache of recent hits sits in
+  // front of the hash map: a lookup there costs a 64-bit division (prime bucket count), and a
+  // box copy looks up every page it touches. Pages are never freed, so hits never go stale;
+  // misses are not cached. Like the rest of the class, not safe for concurrent use.
+  const PageData* find_page(std::uint64_t page_number) const {
+    CacheEntry& e = recent_[page_number % recent_.size()];
+    if (e.page != nullptr && e.number == page_number) return e.page;
+    const auto it = pages_.find(page_number);
+    if (it == pages_.end()) return nullptr;
+    e = {.number = page_number, .page = it->second.get()};
+    return e.page;
+  }
+
+  struct CacheEntry {
+    std::uint64_t number = 0;
+    const PageData* page = nullptr;
+  };
+
   std::uint64_t max_pages_;
   std::unordered_map<std::uint64_t, Page> pages_;  // keyed by page number; never iterated
+  mutable std::array<CacheEntry, 16> recent_{};
 };
 
 }  // namespace xpusim::mem

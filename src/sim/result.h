@@ -19,9 +19,12 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}                  // NOLINT(google-explicit-constructor)
-  Result(Error e) : v_(std::vector<Error>{std::move(e)}) {}  // NOLINT
-  Result(std::vector<Error> es) : v_(std::move(es)) {        // NOLINT
+  // By reference, not by value: hot paths return large plans and reports, and a by-value
+  // parameter costs one more copy of them.
+  Result(const T& value) : v_(std::in_place_index<0>, value) {}        // NOLINT
+  Result(T&& value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT
+  Result(Error e) : v_(std::vector<Error>{std::move(e)}) {}            // NOLINT
+  Result(std::vector<Error> es) : v_(std::move(es)) {                  // NOLINT
     if (std::get<1>(v_).empty()) std::get<1>(v_).push_back(Error{"unknown error"});
   }
 

@@ -29,8 +29,15 @@ std::uint64_t row_smem_bytes(DataType t, std::uint64_t values) {
 
 namespace {
 
+// Divisors here are element strides (1..8, nearly always 1) and unit sizes; a 64-bit divide
+// costs tens of cycles and plan_tile_box runs per request, so skip it for 1.
+template <class T>
+T div(T a, T b) {
+  return b == 1 ? a : a / b;
+}
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
+  return div(a + b - 1, b);
 }
 
 // Largest in-bounds coordinate start + step*k (k < count) of one dimension, or -1 if none.
@@ -39,7 +46,7 @@ std::int64_t max_in_bounds(std::int64_t start, std::int64_t step, std::uint32_t 
   const std::int64_t last = start + step * (count - 1);
   if (last < 0 || start >= static_cast<std::int64_t>(extent)) return -1;
   if (last < static_cast<std::int64_t>(extent)) return last;
-  return start + (static_cast<std::int64_t>(extent) - 1 - start) / step * step;
+  return start + div(static_cast<std::int64_t>(extent) - 1 - start, step) * step;
 }
 
 void check_map(std::string_view op, const TensorMap& map, std::vector<Error>& errors) {
@@ -114,8 +121,8 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
   // Dim 0: cuda.h ignores elementStrides[0] unless the layout is interleaved.
   const bool interleaved = map.interleave != Interleave::kNone;
   const std::uint32_t s0 = interleaved ? map.element_strides[0] : 1;
-  const std::uint32_t values0 = (map.box_dim[0] + s0 - 1) / s0;
-  p.count[0] = (values0 + p.unit.values - 1) / p.unit.values;
+  const std::uint32_t values0 = div(map.box_dim[0] + s0 - 1, s0);
+  p.count[0] = (values0 + p.unit.values - 1) >> p.value_shift;
   p.step[0] = static_cast<std::int64_t>(s0) * p.unit.values;
   p.contiguous = p.step[0] == p.unit.values;
   for (std::uint32_t d = 0; d < p.rank; ++d) {
@@ -123,7 +130,7 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
     p.extent[d] = map.global_dim[d];
     if (d == 0) continue;
     p.step[d] = map.element_strides[d];
-    p.count[d] = (map.box_dim[d] + map.element_strides[d] - 1) / map.element_strides[d];
+    p.count[d] = div(map.box_dim[d] + map.element_strides[d] - 1, map.element_strides[d]);
     p.pitch[d] = map.global_strides[d - 1];
     p.rows *= p.count[d];
   }
@@ -135,7 +142,7 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
   const std::int64_t last_ok = static_cast<std::int64_t>(p.extent[0]) - p.unit.values - c0;
   const std::int64_t lo = c0 >= 0 ? 0 : ceil_div(-c0, p.step[0]);
   const std::int64_t hi =
-      last_ok < 0 ? 0 : std::min<std::int64_t>(p.count[0], last_ok / p.step[0] + 1);
+      last_ok < 0 ? 0 : std::min<std::int64_t>(p.count[0], div(last_ok, p.step[0]) + 1);
   if (lo < hi) {
     p.lo = static_cast<std::uint32_t>(lo);
     p.hi = static_cast<std::uint32_t>(hi);
@@ -146,14 +153,14 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
     const std::int64_t c1 = p.start[1], e1 = static_cast<std::int64_t>(p.extent[1]);
     const std::int64_t lo1 = c1 >= 0 ? 0 : ceil_div(-c1, p.step[1]);
     const std::int64_t hi1 =
-        e1 - 1 - c1 < 0 ? 0 : std::min<std::int64_t>(p.count[1], (e1 - 1 - c1) / p.step[1] + 1);
+        e1 - 1 - c1 < 0 ? 0 : std::min<std::int64_t>(p.count[1], div(e1 - 1 - c1, p.step[1]) + 1);
     p.lo1 = lo1 < hi1 ? static_cast<std::uint32_t>(lo1) : 0;
     p.hi1 = lo1 < hi1 ? static_cast<std::uint32_t>(hi1) : 0;
   }
 
   // The highest byte the box touches must not wrap the 64-bit address space.
   if (p.lo < p.hi) {
-    const auto last0 = static_cast<std::uint64_t>(c0 + p.step[0] * (p.hi - 1)) / p.unit.values;
+    const auto last0 = static_cast<std::uint64_t>(c0 + p.step[0] * (p.hi - 1)) >> p.value_shift;
     std::uint64_t top = 0;  // address of the last byte touched
     bool wraps = __builtin_mul_overflow(last0, p.unit.global_bytes, &top) ||
                  __builtin_add_overflow(top, p.base + (p.unit.global_bytes - 1), &top) ||

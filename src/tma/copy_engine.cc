@@ -7,7 +7,6 @@
 
 #include "tma/box_walk.h"
 #include "tma/copy_engine.h"
-#include "tma/line_requests.h"
 
 namespace xpusim::tma {
 
@@ -52,8 +51,8 @@ std::vector<std::byte> oob_fill_pattern(const TensorMap& map) {
   return out;
 }
 
-void append_line_requests(std::vector<GlobalRequest>& out, mem::Addr addr, std::uint64_t bytes) {
-  append_lines(out, addr, bytes);
+void append_line_requests(RequestList& out, mem::Addr addr, std::uint64_t bytes) {
+  out.append(addr, bytes);
 }
 
 std::uint64_t box_bytes(const TensorMap& map) {

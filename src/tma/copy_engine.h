@@ -23,18 +23,10 @@
 #include "mem/global_memory.h"
 #include "mem/shared_memory.h"
 #include "sim/result.h"
+#include "tma/request_list.h"
 #include "tma/tensor_map.h"
 
 namespace xpusim::tma {
-
-inline constexpr std::uint32_t kLineBytes = 128;
-
-// One request to the memory system: inside one 128 B line, at most 128 B.
-struct GlobalRequest {
-  mem::Addr address = 0;
-  std::uint32_t bytes = 0;
-  friend bool operator==(const GlobalRequest&, const GlobalRequest&) = default;
-};
 
 // What one operation did.
 struct CopyReport {
@@ -42,7 +34,7 @@ struct CopyReport {
   // shared memory, out-of-bounds fill included (PTX mbarrier::complete_tx::bytes semantics).
   std::uint64_t bytes_per_destination = 0;
   std::uint32_t destinations = 0;  // CTAs written (multicast) or 1; 0 for stores/prefetch
-  std::vector<GlobalRequest> global_requests;
+  RequestList global_requests;     // run-length coded; iterates one GlobalRequest each
   std::uint64_t elements = 0;      // elements traversed (in and out of bounds)
   std::uint64_t oob_elements = 0;  // filled (loads) or skipped (stores, reductions)
 };
@@ -63,7 +55,7 @@ Result<std::vector<SmemTarget>> multicast_targets(std::span<mem::SharedMemory* c
 std::vector<std::byte> oob_fill_pattern(const TensorMap& map);
 
 // Appends the ≤128 B, line-bounded requests covering [addr, addr + bytes).
-void append_line_requests(std::vector<GlobalRequest>& out, mem::Addr addr, std::uint64_t bytes);
+void append_line_requests(RequestList& out, mem::Addr addr, std::uint64_t bytes);
 
 // Bytes one box occupies in shared memory (the expect_tx figure of a load).
 std::uint64_t box_bytes(const TensorMap& map);

@@ -26,8 +26,7 @@ Result<CopyReport> run_load(const TensorMap& map, std::span<const std::int32_t> 
 
 // Fills every byte the requests read with fill(offset from the tensor base).
 template <class Fill>
-mem::GlobalMemory source_memory(const TensorMap& map, std::span<const GlobalRequest> requests,
-                                Fill fill) {
+mem::GlobalMemory source_memory(const TensorMap& map, const RequestList& requests, Fill fill) {
   mem::GlobalMemory g;
   std::vector<std::byte> buf;
   for (const GlobalRequest& r : requests) {
@@ -51,7 +50,7 @@ Result<LayoutMap> map_layout(const TensorMap& map, std::span<const std::int32_t>
   mem::GlobalMemory empty;
   auto first = run_load(map, coords, offsets, empty, smem);
   if (!first) return first.errors();
-  const std::vector<GlobalRequest> requests = first->global_requests;
+  const RequestList requests = first->global_requests;
 
   // Runs A and B tell data (0xAA vs 0x55), OOB fill (same in both) and unwritten bytes (the
   // shared pre-fill 0x00 vs 0xFF) apart.

@@ -16,7 +16,6 @@
 #include "tma/box_image.h"
 #include "tma/box_walk.h"
 #include "tma/copy_engine.h"
-#include "tma/line_requests.h"
 #include "tma/swizzle.h"
 #include "tma/swizzle_copy.h"
 
@@ -105,10 +104,10 @@ class ImageWriter {
     }
     if (address_ % kLineBytes == 0 && row_global_ % kLineBytes == 0) {
       // Rows that start on line boundaries split exactly like the whole batch range.
-      append_lines(rep_.global_requests, address_, count_ * row_global_);
+      rep_.global_requests.append(address_, count_ * row_global_);
     } else {
       for (std::uint64_t i = 0; i < count_; ++i) {
-        append_lines(rep_.global_requests, address_ + i * row_global_, row_global_);
+        rep_.global_requests.append(address_ + i * row_global_, row_global_);
       }
     }
     count_ = 0;
@@ -190,12 +189,12 @@ class ImageWriter {
         read_global(global_, a, packed_);
         expand_groups(p_.unit, packed_.data(), out + lo * s, hi - lo);
       }
-      append_lines(rep_.global_requests, a, bytes);
+      rep_.global_requests.append(a, bytes);
     } else if (any) {  // dim-0 traversal stride (interleaved layouts): one element at a time
       for (std::uint64_t i = lo; i < hi; ++i) {
         const mem::Addr a = p_.unit_address(r.address, static_cast<std::uint32_t>(i));
         read_global(global_, a, {out + i * s, g});
-        append_lines(rep_.global_requests, a, g);
+        rep_.global_requests.append(a, g);
       }
     }
     rep_.oob_elements += (n0 - (hi - lo)) * p_.unit.values;
@@ -240,9 +239,6 @@ Result<CopyReport> load_tile(const TensorMap& map, std::span<const std::int32_t>
   rep.bytes_per_destination = p.box_bytes;
   rep.destinations = static_cast<std::uint32_t>(dst.size());
   rep.elements = p.rows * p.count[0] * p.unit.values;
-  if (p.contiguous) {
-    rep.global_requests.reserve(p.rows * ((p.hi - p.lo) * p.unit.global_bytes / kLineBytes + 2));
-  }
   ImageWriter writer(map, p, global, dst[0], rep);
   for_each_row_run(p, [&](const RowRun& run) { writer.run(run); });
   writer.flush();

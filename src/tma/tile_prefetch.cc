@@ -2,7 +2,6 @@
 // load of the box would make, and nothing else (no shared-memory writes, no completion).
 #include "tma/box_walk.h"
 #include "tma/copy_engine.h"
-#include "tma/line_requests.h"
 
 namespace xpusim::tma {
 
@@ -17,12 +16,12 @@ Result<CopyReport> prefetch_tile(const TensorMap& map, std::span<const std::int3
     rep.oob_elements += (any ? n0 - (p.hi - p.lo) : n0) * p.unit.values;
     if (!any) return;
     if (p.contiguous) {
-      append_lines(rep.global_requests, p.unit_address(row.address, p.lo),
-                   (p.hi - p.lo) * std::uint64_t{p.unit.global_bytes});
+      rep.global_requests.append(p.unit_address(row.address, p.lo),
+                                 (p.hi - p.lo) * std::uint64_t{p.unit.global_bytes});
       return;
     }
     for (std::uint32_t i = p.lo; i < p.hi; ++i) {
-      append_lines(rep.global_requests, p.unit_address(row.address, i), p.unit.global_bytes);
+      rep.global_requests.append(p.unit_address(row.address, i), p.unit.global_bytes);
     }
   });
   rep.elements = p.rows * n0 * p.unit.values;

@@ -148,6 +148,25 @@ TEST(GlobalMemory, AccessWrappingPastTwoToTheSixtyFourIsAnError) {
   EXPECT_EQ(m.pages_allocated(), 0u);
 }
 
+TEST(GlobalMemory, MovedFromMemoryReadsZerosAndTheTargetKeepsThePages) {
+  GlobalMemory a;
+  ASSERT_TRUE(a.write(0x5000, pattern(64, 3)).ok());
+  const std::byte* view = nullptr;
+  ASSERT_EQ(a.view(0x5000, 64, &view), 64u);  // the page is now in a's lookup cache
+  ASSERT_NE(view, nullptr);
+  GlobalMemory b(std::move(a));
+  EXPECT_EQ(read(b, 0x5000, 64), pattern(64, 3));
+  EXPECT_TRUE(all_zero(read(a, 0x5000, 64)));  // NOLINT(bugprone-use-after-move): defined empty
+  a.view(0x5000, 64, &view);
+  EXPECT_EQ(view, nullptr);
+  GlobalMemory c;
+  ASSERT_TRUE(c.write(0x5000, pattern(64, 9)).ok());
+  c.view(0x5000, 64, &view);
+  c = std::move(b);  // c's cached page of its own is gone; b's page is c's now
+  EXPECT_EQ(read(c, 0x5000, 64), pattern(64, 3));
+  EXPECT_EQ(b.pages_allocated(), 0u);  // NOLINT(bugprone-use-after-move)
+}
+
 TEST(GlobalMemory, RandomWritesFillsAndReadsMatchAByteMapReference) {
   // Clusters near page boundaries, at a high address and at the top of the address space.
   constexpr std::array<Addr, 4> kRegions{0, 7 * kPage, 0x0000'7f00'0000'0000, kTop - 4 * kPage + 1};

@@ -17,7 +17,7 @@ namespace xpusim::tma {
 namespace {
 
 TEST(CopyHelpers, LineRequestsSplitAt128ByteBoundaries) {
-  std::vector<GlobalRequest> r;
+  RequestList r;
   append_line_requests(r, 0x1070, 0x120);  // 0x1070..0x1190
   const std::vector<GlobalRequest> want = {
       {0x1070, 0x10}, {0x1080, 0x80}, {0x1100, 0x80}, {0x1180, 0x10}};
