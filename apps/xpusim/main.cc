@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add_schema_command(app, g, action);
   add_demo_command(app, g, action);
   add_tma_command(app, g, action);
+  add_launch_command(app, g, action);
 
   try {
     app.parse(argc, argv);

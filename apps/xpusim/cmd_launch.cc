@@ -1,0 +1,261 @@
+// `launch`: the work distributor on its own (src/sched/): one grid of CTAs or clusters on a
+// chip, CTAs run by a run-time model; prints residency, utilization, makespan and launch
+// latency; --explain says why a cluster does or does not fit each GPC; --svg draws it.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+
+#include "cli.h"
+#include "config/chip_spec.h"
+#include "config/units.h"
+#include "sched/explain.h"
+#include "sched/launch_run.h"
+#include "sched/launch_svg.h"
+
+namespace xpusim::cli {
+namespace {
+
+struct LaunchOpts {
+  std::string chip = "h100-sxm5";
+  std::string grid;
+  std::string cluster = "1,1,1";
+  std::uint32_t gpu_cga = 0;
+  std::string cta = "threads=128,regs=32,smem=0";
+  bool multicast = false;
+  std::string policy = "waterfill";
+  std::string runtime = "fixed:10000";
+  std::uint32_t ids_per_gpc = 256;
+  bool explain = false;
+  std::string svg;
+};
+
+// "X,Y,Z" (or "X" / "X,Y"): whole numbers >= 1.
+Result<sched::Dim3> parse_dim3(std::string_view flag, std::string_view text) {
+  std::uint32_t v[3] = {1, 1, 1};
+  std::size_t i = 0;
+  std::string_view rest = text;
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string_view part = rest.substr(0, comma);
+    const auto r = std::from_chars(part.data(), part.data() + part.size(), v[i]);
+    if (i >= 3 || part.empty() || r.ec != std::errc{} || r.ptr != part.data() + part.size()) {
+      return Error{fmt::format("{} = '{}': expected X,Y,Z with whole numbers", flag, text)};
+    }
+    if (v[i] == 0) {
+      return Error{
+          fmt::format("{} = '{}': dim {} is 0; every dim must be >= 1", flag, text, "xyz"[i])};
+    }
+    ++i;
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+    if (i == 3) return Error{fmt::format("{} = '{}': more than 3 dims", flag, text)};
+  }
+  return sched::Dim3{.x = v[0], .y = v[1], .z = v[2]};
+}
+
+// "threads=N,regs=N,smem=SIZE": any subset, the rest default.
+Result<sched::CtaShape> parse_cta(std::string_view text) {
+  sched::CtaShape s;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    const auto eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
+    const auto number = [&](std::uint32_t& out) -> Status {
+      const auto r = std::from_chars(value.data(), value.data() + value.size(), out);
+      if (value.empty() || r.ec != std::errc{} || r.ptr != value.data() + value.size()) {
+        return Error{fmt::format("--cta-resources: {} = '{}' is not a whole number", key, value)};
+      }
+      return Ok{};
+    };
+    if (key == "threads") {
+      if (auto st = number(s.threads); !st) return st.errors();
+    } else if (key == "regs") {
+      if (auto st = number(s.registers_per_thread); !st) return st.errors();
+    } else if (key == "smem") {
+      auto bytes = config::parse_size_bytes(value);
+      if (!bytes) {
+        return Error{fmt::format("--cta-resources: smem = '{}': {}", value, bytes.error().message)};
+      }
+      s.shared_bytes = *bytes;
+    } else {
+      return Error{fmt::format(
+          "--cta-resources: unknown item '{}' (valid: threads=N, regs=N, smem=SIZE such as 48KiB)",
+          item)};
+    }
+  }
+  return s;
+}
+
+void print_report(const sched::LaunchScenario& s, const sched::LaunchReport& r,
+                  const config::ChipSpec& chip) {
+  const sched::GridSpec& g = s.grids.front();
+  std::printf("launch on %s: grid %u,%u,%u", chip.name.c_str(), g.grid.x, g.grid.y, g.grid.z);
+  if (g.kind != sched::ClusterKind::kNone) {
+    std::printf(", clusters %u,%u,%u (%u CTAs)%s", g.cluster.x, g.cluster.y, g.cluster.z,
+                g.ctas_per_cga(), g.multicast ? ", multicast" : "");
+  }
+  if (g.kind == sched::ClusterKind::kGpuCga) {
+    std::printf(", GPU_CGAs of %u clusters", g.gpc_cgas_per_gpu_cga);
+  }
+  std::printf("\n  policy          %s; CTA %u threads, %u regs/thread, %llu B shared\n",
+              r.policy.c_str(), g.shape.threads, g.shape.registers_per_thread,
+              static_cast<unsigned long long>(g.shape.shared_bytes));
+  std::printf("  run-time model  %s\n", s.runtime.describe().c_str());
+  if (g.kind != sched::ClusterKind::kNone) {
+    std::string per_gpc;
+    for (std::size_t i = 0; i < r.max_clusters_per_gpc.size(); ++i) {
+      per_gpc += fmt::format("{}{}", i == 0 ? "" : " ", r.max_clusters_per_gpc[i]);
+    }
+    std::printf("  clusters resident at once  %llu (per GPC, most at once: %s)\n",
+                static_cast<unsigned long long>(r.max_clusters), per_gpc.c_str());
+  }
+  std::printf("  CTAs resident at once      %llu on %u SMs\n",
+              static_cast<unsigned long long>(r.peak_ctas), r.num_sms);
+  std::printf(
+      "  launch latency             first CTA at cycle %llu; peak residency at cycle %llu\n",
+      static_cast<unsigned long long>(r.first_start_cycles),
+      static_cast<unsigned long long>(r.fill_cycles));
+  std::printf(
+      "  distributor                %llu steps, %llu decision cycles, %llu id-pool stalls\n",
+      static_cast<unsigned long long>(r.steps), static_cast<unsigned long long>(r.decision_cycles),
+      static_cast<unsigned long long>(r.id_stalls));
+  std::printf("  makespan                   %llu cycles (%.3f us)\n",
+              static_cast<unsigned long long>(r.makespan_cycles),
+              static_cast<double>(r.makespan_cycles) / static_cast<double>(s.clock_hz) * 1e6);
+  std::printf("  SM utilization             %.1f%% (%llu idle SM-cycles)\n", 100 * r.utilization,
+              static_cast<unsigned long long>(r.idle_sm_cycles));
+  // Utilization over time in ten slices of the makespan.
+  std::string slices;
+  const std::uint64_t span = std::max<std::uint64_t>(1, r.makespan_cycles);
+  for (int k = 0; k < 10; ++k) {
+    const std::uint64_t a = span * k / 10, b = span * (k + 1) / 10;
+    double busy = 0;
+    for (std::size_t i = 0; i < r.curve.size(); ++i) {
+      const std::uint64_t from = std::max(a, r.curve[i].tick);
+      const std::uint64_t to = std::min(b, i + 1 < r.curve.size() ? r.curve[i + 1].tick : span);
+      if (to > from)
+        busy += static_cast<double>(r.curve[i].busy_sms) * static_cast<double>(to - from);
+    }
+    slices +=
+        fmt::format(" {:3.0f}%", 100 * busy /
+                                     (static_cast<double>(r.num_sms) *
+                                      static_cast<double>(std::max<std::uint64_t>(1, b - a))));
+  }
+  std::printf("  utilization over time     %s (tenths of the makespan)\n", slices.c_str());
+}
+
+}  // namespace
+
+void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
+  auto* cmd = app.add_subcommand(
+      "launch", "Run the work distributor on one grid: residency, utilization, makespan");
+  auto o = std::make_shared<LaunchOpts>();
+  cmd->add_option("--chip", o->chip, "chip name or file")->capture_default_str();
+  cmd->add_option("--grid", o->grid, "grid size in CTAs, X,Y,Z")->required();
+  cmd->add_option("--cluster", o->cluster, "cluster (GPC_CGA) size in CTAs, X,Y,Z; 1,1,1 = none")
+      ->capture_default_str();
+  cmd->add_option("--gpu-cga", o->gpu_cga,
+                  "group N clusters into one GPU_CGA (all-or-nothing across GPCs); 0 = no")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->add_option("--cta-resources", o->cta, "per-CTA needs: threads=N,regs=N,smem=SIZE")
+      ->capture_default_str();
+  cmd->add_flag("--multicast", o->multicast,
+                "at most one CTA of a cluster per SM (TPC pairs first)");
+  cmd->add_option("--policy", o->policy, "waterfill | prior-art | round-robin | first-fit")
+      ->capture_default_str();
+  cmd->add_option("--runtime-model", o->runtime,
+                  "CTA run time: fixed:CYCLES or uniform:MIN-MAX, then ,slowdown=S")
+      ->capture_default_str();
+  cmd->add_option("--ids-per-gpc", o->ids_per_gpc, "gpc_local_cga_id pool size per GPC (1..256)")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->add_flag("--explain", o->explain,
+                "say for the cluster shape why it fits or not on each GPC of an empty chip");
+  cmd->add_option("--svg", o->svg, "write the placement map and utilization curve to this file");
+  cmd->callback([&g, &action, o] {
+    action = [&g, o]() -> int {
+      std::vector<Error> errors;
+      auto path = config::resolve_chip(o->chip, config_dir(g));
+      if (!path) return fail(path.errors());
+      auto chip = config::load_chip_file(*path);
+      if (!chip) return fail(chip.errors());
+      auto grid = parse_dim3("--grid", o->grid);
+      auto cluster = parse_dim3("--cluster", o->cluster);
+      auto cta = parse_cta(o->cta);
+      auto runtime = sched::parse_runtime_model(o->runtime);
+      for (const auto* e :
+           {grid.ok() ? nullptr : &grid.errors(), cluster.ok() ? nullptr : &cluster.errors(),
+            cta.ok() ? nullptr : &cta.errors(), runtime.ok() ? nullptr : &runtime.errors()}) {
+        if (e != nullptr) errors.insert(errors.end(), e->begin(), e->end());
+      }
+      if (!errors.empty()) return fail(errors);
+
+      sched::LaunchScenario s;
+      s.topology = sched::Topology::from_chip(*chip);
+      s.max_cluster_size = chip->topology.max_cluster_size;
+      s.clock_hz = chip->clocks.sm_hz;
+      s.policy = o->policy;
+      s.runtime = *runtime;
+      s.tracker.ids_per_gpc = o->ids_per_gpc;
+      sched::GridSpec spec;
+      spec.grid = *grid;
+      spec.cluster = *cluster;
+      spec.shape = *cta;
+      spec.multicast = o->multicast;
+      spec.kind = cluster->count() > 1 || o->gpu_cga > 0 ? sched::ClusterKind::kGpcCga
+                                                         : sched::ClusterKind::kNone;
+      if (o->gpu_cga > 0) {
+        spec.kind = sched::ClusterKind::kGpuCga;
+        spec.gpc_cgas_per_gpu_cga = o->gpu_cga;
+      }
+      s.grids.push_back(spec);
+
+      if (o->explain) {
+        sched::GpuState empty(s.topology);
+        for (const std::string& line : sched::explain_fit(empty, spec))
+          std::printf("%s\n", line.c_str());
+      }
+      auto session = Session::open(g);
+      if (!session) return fail(session.errors());
+      auto study = sched::LaunchStudy::create((*session)->sim(), s);
+      if (!study) return fail(study.errors());
+      int code = kExitOk;
+      try {
+        const sched::LaunchReport r = (*study)->run((*session)->time_limit());
+        print_report(s, r, *chip);
+        if (!o->svg.empty()) {
+          std::ofstream out(o->svg);
+          out << sched::launch_svg(s.topology, r,
+                                   fmt::format("xpusim launch: {} on {}", r.policy, chip->name));
+          if (!out) {
+            print_errors({{fmt::format("--svg = '{}': cannot write the file", o->svg)}});
+            code = kExitSimulationFailure;
+          }
+        }
+        if (!r.completed) {
+          print_errors({{fmt::format(
+              "--max-time = {}: the simulation stopped at cycle {} before every CTA finished",
+              g.max_time, r.makespan_cycles)}});
+          code = kExitSimulationFailure;
+        }
+      } catch (const std::exception& e) {
+        print_errors({{fmt::format("simulation failed: {}", e.what())}});
+        code = kExitSimulationFailure;
+      }
+      if (auto errs = (*session)->finish(); !errs.empty()) {
+        print_errors(errs);
+        if (code == kExitOk) code = kExitSimulationFailure;
+      }
+      return code;
+    };
+  });
+}
+
+}  // namespace xpusim::cli

@@ -1,0 +1,286 @@
+#include "sched/distributor.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace xpusim::sched {
+
+namespace {
+
+// Launch units of different grids share one map: grid in the top bits.
+std::uint64_t unit_key(std::uint32_t grid, std::uint64_t unit) {
+  return (std::uint64_t{grid} << 44) | unit;
+}
+
+GridDims dims(const Dim3& d) {
+  return {.x = d.x, .y = d.y, .z = d.z};
+}
+
+std::vector<std::uint32_t> sms_per_gpc(const Topology& t) {
+  std::vector<std::uint32_t> out(t.num_gpcs());
+  for (std::uint32_t g = 0; g < t.num_gpcs(); ++g)
+    out[g] = t.sms_in_gpc(g);
+  return out;
+}
+
+}  // namespace
+
+WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
+                                 std::unique_ptr<Policy> policy, const sim::Clock& clock,
+                                 const DistributorTiming& timing, const CgaTrackerConfig& tracker)
+    : sim::Component(parent, "cwd"),
+      clock_(clock),
+      timing_(timing),
+      policy_(std::move(policy)),
+      state_(topo),
+      tracker_(sms_per_gpc(topo), tracker),
+      changed_(events()),
+      running_on_sm_(topo.num_sms()),
+      clusters_per_gpc_(topo.num_gpcs()),
+      max_per_gpc_(topo.num_gpcs()),
+      steps_(add_counter("steps", "decisions", "policy steps taken (launching or not)")),
+      failed_steps_(add_counter("failed_steps", "decisions", "steps that launched nothing")),
+      decision_cycles_(add_counter("decision_cycles", "cycles", "cycles spent deciding")),
+      ctas_launched_(add_counter("ctas_launched", "CTAs", "CTAs launched")),
+      units_launched_(add_counter("units_launched", "units",
+                                  "launch units: CTAs of plain grids, clusters of clustered ones")),
+      cga_completions_(add_counter("cga_completions", "CGAs", "cga_complete messages received")),
+      sleeps_(add_counter("sleeps", "waits", "times the CWD waited for resources to free")),
+      packets_(add_counter("launch_packets", "packets", "sm_mask launch packets broadcast")),
+      speed_(add_average("speed", "slots", "speed (min free slots left) of each launch, ¶167")) {
+  residency_.push_back({});
+}
+
+std::uint32_t WorkDistributor::submit(const GridSpec& grid) {
+  Grid g;
+  g.spec = grid;
+  g.footprint = footprint(topology().capacity(), grid.shape);
+  g.units_left = grid.num_cgas();
+  ctas_total_ += grid.grid.count();
+  grids_.push_back(g);
+  changed_.notify_all();  // a sleeping CWD looks at the new grid
+  ++generation_;
+  return static_cast<std::uint32_t>(grids_.size() - 1);
+}
+
+void WorkDistributor::start() {
+  XPUSIM_CHECK(!started_, "WorkDistributor::start called twice");
+  XPUSIM_CHECK(executor_ != nullptr, "WorkDistributor needs an executor before start");
+  started_ = true;
+  sim().spawn(run(), path() + ".process");
+}
+
+sim::Task<> WorkDistributor::run() {
+  const auto work_left = [this] {
+    return std::any_of(grids_.begin(), grids_.end(),
+                       [](const Grid& g) { return g.units_left > 0; });
+  };
+  while (work_left()) {
+    const std::uint64_t seen = generation_;
+    const bool launched = co_await try_launch();
+    if (!launched && seen == generation_) {
+      sleeps_.inc();
+      co_await changed_.wait();
+    }
+  }
+}
+
+std::vector<std::uint32_t> WorkDistributor::budgets() const {
+  std::vector<std::uint32_t> b(topology().num_gpcs());
+  for (std::uint32_t g = 0; g < b.size(); ++g)
+    b[g] = tracker_.budget(g);
+  return b;
+}
+
+sim::Task<bool> WorkDistributor::try_launch() {
+  std::vector<std::uint32_t> order(grids_.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [this](std::uint32_t a, std::uint32_t b) {
+    return grids_[a].spec.priority > grids_[b].spec.priority;
+  });
+  for (const std::uint32_t g : order) {
+    if (grids_[g].units_left == 0) continue;
+    const GridSpec& spec = grids_[g].spec;
+    const bool clustered = spec.kind != ClusterKind::kNone;
+    const std::vector<std::uint32_t> budget = clustered ? budgets() : std::vector<std::uint32_t>{};
+    LaunchStep step = policy_->step(state_, spec, grids_[g].units_left, budget);
+    steps_.inc();
+    decision_cycles_.inc(step.decision_cycles);
+    // The decision is made against the CWD's model at once; its cost delays the broadcast.
+    co_await clock_.cycles(step.decision_cycles);
+    if (step.cgas.empty()) {
+      failed_steps_.inc();
+      for (std::uint32_t gpc = 0; gpc < budget.size(); ++gpc) {
+        if (budget[gpc] == 0) tracker_.note_stall(gpc);
+      }
+      continue;
+    }
+    // The step's packets go out back to back once the broadcast bus is free.
+    const std::uint64_t first = std::max<std::uint64_t>(clock_.now_cycle(), broadcast_free_);
+    // The prior-art CWD launched one CTA at a time (seed1 ¶127–130): one CTA per packet.
+    Packets packets_of_step(topology().num_sms(), policy_->name() == "prior-art");
+    for (const CgaPlacement& p : step.cgas)
+      launch(g, p, packets_of_step, first);
+    const std::uint32_t packets = packets_of_step.count();
+    packets_.inc(packets);
+    broadcast_free_ = first + (packets + timing_.packets_per_cycle - 1) / timing_.packets_per_cycle;
+    co_return true;
+  }
+  co_return false;
+}
+
+void WorkDistributor::launch(std::uint32_t g, const CgaPlacement& p, Packets& packets,
+                             std::uint64_t first_cycle) {
+  Grid& grid = grids_[g];
+  const GridSpec& spec = grid.spec;
+  const auto post = [&](const CtaLaunch& cta) {
+    const std::uint32_t packet = packets.next(cta.sm);
+    const sim::Tick at = clock_.edge(first_cycle + packet / timing_.packets_per_cycle +
+                                     timing_.broadcast_cycles + timing_.cta_launch_cycles);
+    ctas_launched_.inc();
+    ++grid.ctas_running;
+    events().post(at, [this, cta] {
+      started(cta);
+      executor_->start(cta);
+    });
+  };
+  speed_.sample(p.speed);
+  if (spec.kind == ClusterKind::kNone) {
+    // Each CTA of a plain grid is its own launch unit, in x-fastest order (¶177).
+    for (const std::uint32_t sm : p.sm_of_cta) {
+      const std::uint64_t unit = grid.next_unit++;
+      post({.grid = g,
+            .unit = unit,
+            .ctas_in_unit = 1,
+            .cga = 0,
+            .sm = sm,
+            .gpc = topology().gpc_of(sm),
+            .id = decode_linear(dims(spec.grid), unit),
+            .rank = 0});
+      units_launched_.inc();
+      --grid.units_left;
+    }
+    return;
+  }
+  const std::uint64_t unit = grid.next_unit++;
+  --grid.units_left;
+  units_launched_.inc();
+  const std::uint32_t per_cga = spec.ctas_per_cga();
+  const GridDims clusters{.x = spec.grid.x / spec.cluster.x,
+                          .y = spec.grid.y / spec.cluster.y,
+                          .z = spec.grid.z / spec.cluster.z};
+  const std::uint32_t parts = spec.kind == ClusterKind::kGpuCga ? spec.gpc_cgas_per_gpu_cga : 1;
+  for (std::uint32_t j = 0; j < parts; ++j) {
+    const std::uint32_t gpc = spec.kind == ClusterKind::kGpuCga ? p.gpcs[j] : p.gpc;
+    const std::uint64_t cga = tracker_.on_launch(gpc, per_cga);
+    const CtaId corner = decode_linear(clusters, unit * parts + j);
+    for (std::uint32_t r = 0; r < per_cga; ++r) {
+      const CtaId local = decode_linear(dims(spec.cluster), r);
+      post({.grid = g,
+            .unit = unit,
+            .ctas_in_unit = per_cga * parts,
+            .cga = cga,
+            .sm = p.sm_of_cta[j * per_cga + r],
+            .gpc = gpc,
+            .id = {.x = corner.x * spec.cluster.x + local.x,
+                   .y = corner.y * spec.cluster.y + local.y,
+                   .z = corner.z * spec.cluster.z + local.z},
+            .rank = r});
+    }
+  }
+}
+
+void WorkDistributor::started(const CtaLaunch& cta) {
+  first_start_ = std::min(first_start_, now());
+  auto& on_sm = running_on_sm_[cta.sm];
+  if (on_sm.empty()) ++busy_sms_;
+  on_sm.push_back({.grid = cta.grid, .unit = cta.unit, .sm = cta.sm});
+  ++running_ctas_;
+  if (grids_[cta.grid].spec.kind != ClusterKind::kNone &&
+      unit_running_[unit_key(cta.grid, cta.unit)]++ == 0) {
+    ++running_clusters_;
+    ++clusters_per_gpc_[cta.gpc];
+    max_per_gpc_[cta.gpc] = std::max(max_per_gpc_[cta.gpc], clusters_per_gpc_[cta.gpc]);
+  }
+  record();
+}
+
+void WorkDistributor::cta_exited(const CtaLaunch& cta) {
+  last_exit_ = std::max(last_exit_, now());
+  auto& on_sm = running_on_sm_[cta.sm];
+  const auto it = std::find_if(on_sm.begin(), on_sm.end(), [&](const Resident& r) {
+    return r.grid == cta.grid && r.unit == cta.unit;
+  });
+  XPUSIM_CHECK(it != on_sm.end(), "an exiting CTA was not running on its SM");
+  on_sm.erase(it);
+  if (on_sm.empty()) --busy_sms_;
+  --running_ctas_;
+  if (cta.cga != 0) {
+    const std::uint64_t key = unit_key(cta.grid, cta.unit);
+    if (--unit_running_[key] == 0) {
+      unit_running_.erase(key);
+      --running_clusters_;
+      --clusters_per_gpc_[cta.gpc];
+    }
+  }
+  record();
+  // The CWD hears of the exit later (cta_complete, ¶223); only then are the slots free.
+  const sim::Tick at = clock_.edge(clock_.cycle_at(now()) + timing_.completion_cycles);
+  events().post(at, [this, cta] { exited(cta); });
+}
+
+void WorkDistributor::exited(const CtaLaunch& cta) {
+  Grid& grid = grids_[cta.grid];
+  state_.retire(cta.sm, grid.footprint);
+  --grid.ctas_running;
+  ++ctas_exited_;
+  ++generation_;
+  changed_.notify_all();
+  if (cta.cga == 0) return;
+  const std::vector<CgaEvent> ev = tracker_.on_cta_exit(cta.cga);
+  if (std::find(ev.begin(), ev.end(), CgaEvent::kCgaActiveZero) == ev.end()) return;
+  // Every CTA's DSMEM is flushed in parallel; the id and counter return after the last ack.
+  const sim::Tick at = clock_.edge(clock_.cycle_at(now()) + timing_.flush_cycles);
+  const std::uint64_t cga = cta.cga;
+  const std::uint32_t ctas = grid.spec.ctas_per_cga();
+  events().post(at, [this, cga, ctas] {
+    for (std::uint32_t i = 0; i < ctas; ++i) {
+      const std::vector<CgaEvent> done = tracker_.on_flush_done(cga);
+      if (std::find(done.begin(), done.end(), CgaEvent::kCgaComplete) != done.end()) {
+        cga_completions_.inc();
+      }
+    }
+    ++generation_;
+    changed_.notify_all();
+  });
+}
+
+void WorkDistributor::record() {
+  const ResidencyPoint p{.tick = now(),
+                         .busy_sms = static_cast<std::uint32_t>(busy_sms_),
+                         .running_ctas = running_ctas_,
+                         .running_clusters = running_clusters_};
+  if (residency_.back().tick == p.tick) {
+    residency_.back() = p;
+  } else {
+    residency_.push_back(p);
+  }
+  const bool clustered_peak = running_clusters_ > max_clusters_;
+  const bool cta_peak = running_clusters_ == 0 && max_clusters_ == 0 && running_ctas_ > max_ctas_;
+  if (running_ctas_ > max_ctas_) {
+    max_ctas_ = running_ctas_;
+    fill_tick_ = now();
+  }
+  if (clustered_peak || cta_peak) {
+    max_clusters_ = std::max(max_clusters_, running_clusters_);
+    snapshot_peak();
+  }
+}
+
+void WorkDistributor::snapshot_peak() {
+  peak_placement_.clear();
+  for (const auto& on_sm : running_on_sm_)
+    peak_placement_.insert(peak_placement_.end(), on_sm.begin(), on_sm.end());
+}
+
+}  // namespace xpusim::sched

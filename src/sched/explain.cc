@@ -1,0 +1,74 @@
+#include "sched/explain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "sched/policy.h"
+
+namespace xpusim::sched {
+
+namespace {
+
+constexpr std::size_t kListed = 4;  // SMs named per line; the rest are counted
+
+std::string describe(std::uint32_t sm, std::uint32_t free, Resource r) {
+  if (free == 0) return fmt::format("SM {} full ({})", sm, name(r));
+  return fmt::format("SM {} holds {} more ({})", sm, free, name(r));
+}
+
+}  // namespace
+
+std::vector<std::string> explain_fit(const GpuState& state, const GridSpec& grid) {
+  const Topology& topo = state.topology();
+  const SmCapacity& cap = topo.capacity();
+  const CtaFootprint fp = footprint(cap, grid.shape);
+  const std::uint32_t n = grid.ctas_per_cga();
+  std::vector<std::string> lines;
+  for (std::uint32_t g = 0; g < topo.num_gpcs(); ++g) {
+    const std::uint32_t first = topo.first_sm(g), count = topo.sms_in_gpc(g);
+    std::vector<std::uint32_t> free(count);
+    for (std::uint32_t i = 0; i < count; ++i)
+      free[i] = state.free_slots(first + i, fp);
+    const bool fits = cluster_fits(free, n, grid.multicast);
+    std::string line =
+        grid.multicast
+            ? fmt::format(
+                  "GPC {} ({} SMs): {} — needs {} SMs with a free slot (multicast), {} have one", g,
+                  count, fits ? "yes" : "no", n,
+                  std::count_if(free.begin(), free.end(), [](auto f) { return f > 0; }))
+            : fmt::format("GPC {} ({} SMs): {} — needs {} CTAs, {} free slots", g, count,
+                          fits ? "yes" : "no", n,
+                          std::accumulate(free.begin(), free.end(), std::uint64_t{0}));
+    if (!fits) {
+      // The tightest SMs first, each with the resource that bounds it (limiting_resource).
+      std::vector<std::uint32_t> order(count);
+      std::iota(order.begin(), order.end(), 0u);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return free[a] < free[b]; });
+      const auto resource = [&](std::uint32_t i) {
+        return limiting_resource(cap, state.usage(first + i), fp);
+      };
+      const bool uniform = std::all_of(order.begin(), order.end(), [&](std::uint32_t i) {
+        return free[i] == free[0] && resource(i) == resource(0);
+      });
+      if (uniform && count > 1) {
+        line += free[0] == 0
+                    ? fmt::format(": every SM full ({})", name(resource(0)))
+                    : fmt::format(": every SM holds {} more ({})", free[0], name(resource(0)));
+      } else {
+        std::vector<std::string> parts;
+        for (std::size_t k = 0; k < std::min(kListed, order.size()); ++k)
+          parts.push_back(describe(first + order[k], free[order[k]], resource(order[k])));
+        if (order.size() > kListed)
+          parts.push_back(fmt::format("+{} more SMs", order.size() - kListed));
+        line += fmt::format(": {}", fmt::join(parts, ", "));
+      }
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+}  // namespace xpusim::sched

@@ -1,0 +1,119 @@
+#include "sched/launch_run.h"
+
+#include <fmt/format.h>
+
+#include "sched/modelled_sms.h"
+#include "sim/clock.h"
+#include "sim/component.h"
+
+namespace xpusim::sched {
+
+namespace {
+
+std::vector<std::uint32_t> gpc_sizes(const Topology& t) {
+  std::vector<std::uint32_t> out(t.num_gpcs());
+  for (std::uint32_t g = 0; g < t.num_gpcs(); ++g)
+    out[g] = t.sms_in_gpc(g);
+  return out;
+}
+
+}  // namespace
+
+struct LaunchStudy::Model {
+  Model(sim::Simulation& sim, const LaunchScenario& s, std::unique_ptr<Policy> policy)
+      : scenario(s),
+        clock(sim.events(), s.clock_hz),
+        chip(sim, "chip0"),
+        cwd(chip, s.topology, std::move(policy), clock, s.timing, s.tracker),
+        sms(chip, cwd, clock, s.runtime) {
+    cwd.set_executor(&sms);
+  }
+  LaunchScenario scenario;
+  sim::Clock clock;
+  sim::Component chip;
+  WorkDistributor cwd;
+  ModelledSms sms;
+  bool ran = false;
+};
+
+LaunchStudy::LaunchStudy(std::unique_ptr<Model> m) : m_(std::move(m)) {}
+// A time-limited run can leave the CWD process waiting on the distributor's signal: end it
+// before the distributor goes.
+LaunchStudy::~LaunchStudy() {
+  m_->cwd.sim().shutdown();
+}
+
+Result<std::unique_ptr<LaunchStudy>> LaunchStudy::create(sim::Simulation& sim,
+                                                         const LaunchScenario& s) {
+  std::vector<Error> errors;
+  if (s.grids.empty()) errors.push_back({"launch: no grid to launch"});
+  for (std::size_t i = 0; i < s.grids.size(); ++i) {
+    if (auto st = check_grid(s.topology, s.grids[i], s.max_cluster_size); !st) {
+      for (const Error& e : st.errors()) {
+        errors.push_back(
+            {s.grids.size() == 1 ? e.message : fmt::format("grid {}: {}", i, e.message)});
+      }
+    }
+  }
+  auto policy = make_policy(s.policy, s.cost);
+  if (!policy) errors.insert(errors.end(), policy.errors().begin(), policy.errors().end());
+  if (auto st = CgaTracker::check(gpc_sizes(s.topology), s.tracker); !st) {
+    errors.insert(errors.end(), st.errors().begin(), st.errors().end());
+  }
+  if (!errors.empty()) return errors;
+  return std::unique_ptr<LaunchStudy>(
+      new LaunchStudy(std::make_unique<Model>(sim, s, std::move(policy).value())));
+}
+
+LaunchReport LaunchStudy::run(sim::Tick limit) {
+  XPUSIM_CHECK(!m_->ran, "LaunchStudy::run called twice");
+  m_->ran = true;
+  WorkDistributor& cwd = m_->cwd;
+  const sim::Clock& clock = m_->clock;
+  for (const GridSpec& g : m_->scenario.grids)
+    cwd.submit(g);
+  cwd.start();
+  cwd.sim().run(limit);
+
+  const auto cycles = [&](sim::Tick t) { return clock.cycle_at(t); };
+  LaunchReport r;
+  r.completed = cwd.all_done();
+  r.policy = m_->scenario.policy;
+  r.num_sms = cwd.topology().num_sms();
+  r.makespan_cycles = cycles(r.completed ? cwd.last_exit() : cwd.now());
+  r.first_start_cycles = cwd.first_start() == sim::kMaxTick ? 0 : cycles(cwd.first_start());
+  r.fill_cycles = cycles(cwd.fill_tick());
+  r.max_clusters = cwd.max_running_clusters();
+  r.max_clusters_per_gpc = cwd.max_running_clusters_per_gpc();
+  r.decision_cycles = cwd.decision_cycles();
+  r.steps = cwd.steps();
+  r.id_stalls = cwd.tracker().stalls();
+  r.peak_placement = cwd.peak_placement();
+  // Integrate busy SMs over [0, makespan] from the residency change points.
+  double busy = 0;
+  const auto& pts = cwd.residency();
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    ResidencyPoint p = pts[i];
+    r.peak_ctas = std::max(r.peak_ctas, p.running_ctas);
+    const std::uint64_t from = std::min(cycles(p.tick), r.makespan_cycles);
+    const std::uint64_t to = i + 1 < pts.size()
+                                 ? std::min(cycles(pts[i + 1].tick), r.makespan_cycles)
+                                 : r.makespan_cycles;
+    busy += static_cast<double>(p.busy_sms) * static_cast<double>(to - std::min(to, from));
+    p.tick = from;
+    r.curve.push_back(p);
+  }
+  const double total = static_cast<double>(r.num_sms) * static_cast<double>(r.makespan_cycles);
+  r.idle_sm_cycles = static_cast<std::uint64_t>(total - busy);
+  r.utilization = total > 0 ? busy / total : 0;
+  return r;
+}
+
+Result<LaunchReport> run_launch(const LaunchScenario& s, std::uint64_t seed) {
+  sim::Simulation sim(seed);
+  auto study = LaunchStudy::create(sim, s);
+  if (!study) return study.errors();
+  return (*study)->run();
+}
+
+}  // namespace xpusim::sched

@@ -1,0 +1,98 @@
+#include "sched/policy.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "sim/suggest.h"
+
+namespace xpusim::sched {
+
+std::vector<std::string_view> policy_names() {
+  return {"waterfill", "prior-art", "round-robin", "first-fit"};
+}
+
+Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const DecisionCost& cost) {
+  if (name == "waterfill") return make_waterfill_policy(cost);
+  if (name == "prior-art") return make_prior_art_policy(cost);
+  if (name == "round-robin") return make_round_robin_policy(cost);
+  if (name == "first-fit") return make_first_fit_policy(cost);
+  std::vector<std::string> known;
+  for (const std::string_view n : policy_names())
+    known.emplace_back(n);
+  return Error{fmt::format("policy = '{}' is unknown{}; known policies: {}", name,
+                           sim::did_you_mean(name, known), fmt::join(known, ", "))};
+}
+
+GpcBudget::GpcBudget(std::span<const std::uint32_t> budget, std::uint32_t num_gpcs)
+    : budget_(budget), used_(num_gpcs, 0) {
+  XPUSIM_CHECK(budget.empty() || budget.size() == num_gpcs, "one budget entry per GPC");
+}
+
+bool GpcBudget::open(std::uint32_t gpc) const {
+  return budget_.empty() || used_[gpc] < budget_[gpc];
+}
+
+CgaPlacement cluster_placement(const Topology& topo, const ClusterPick& pick) {
+  return CgaPlacement{pick.gpc, cta_sms(pick.fill, topo.first_sm(pick.gpc)), pick.fill.speed, {}};
+}
+
+std::optional<CgaPlacement> place_gpu_cga(GpuState& state, const GridSpec& grid,
+                                          GpcBudget& gpc_budget, const PickCluster& pick) {
+  const Topology& topo = state.topology();
+  const CtaFootprint fp = footprint(topo.capacity(), grid.shape);
+  ShadowState shadow(state, fp);
+  GpcBudget budget = gpc_budget;  // speculative until every GPC_CGA has a home
+  CgaPlacement out;
+  out.speed = std::numeric_limits<std::uint32_t>::max();
+  for (std::uint32_t k = 0; k < grid.gpc_cgas_per_gpu_cga; ++k) {
+    const std::optional<ClusterPick> p = pick(shadow, budget);
+    if (!p) {
+      shadow.cancel();  // ¶123: all GPC_CGAs of a GPU_CGA launch together or none does
+      return std::nullopt;
+    }
+    shadow.reserve_range(topo.first_sm(p->gpc), p->fill.per_sm);
+    budget.take(p->gpc);
+    const std::vector<std::uint32_t> sms = cta_sms(p->fill, topo.first_sm(p->gpc));
+    out.sm_of_cta.insert(out.sm_of_cta.end(), sms.begin(), sms.end());
+    out.gpcs.push_back(p->gpc);
+    out.speed = std::min(out.speed, p->fill.speed);  // the slowest part paces the CGA (¶163)
+  }
+  shadow.commit(state, fp);
+  gpc_budget = budget;
+  out.gpc = out.gpcs.empty() ? 0 : out.gpcs.front();
+  return out;
+}
+
+Fill greedy_fill(std::span<const std::uint32_t> free, std::uint32_t n, bool one_per_sm) {
+  Fill r;
+  r.per_sm.assign(free.size(), 0);
+  if (!cluster_fits(free, n, one_per_sm)) return r;
+  r.ok = true;
+  std::vector<std::uint32_t> left(free.begin(), free.end());
+  r.speed = n == 0 ? 0 : std::numeric_limits<std::uint32_t>::max();
+  for (std::uint32_t k = 0; k < n; ++k) {
+    std::size_t best = left.size();
+    for (std::size_t i = 0; i < left.size(); ++i) {
+      if (left[i] == 0 || (one_per_sm && r.per_sm[i] > 0)) continue;
+      if (best == left.size() || left[i] > left[best]) best = i;
+    }
+    --left[best];
+    ++r.per_sm[best];
+  }
+  for (std::size_t i = 0; i < left.size(); ++i)
+    if (r.per_sm[i] > 0) r.speed = std::min(r.speed, left[i]);
+  return r;
+}
+
+bool cluster_fits(std::span<const std::uint32_t> free, std::uint32_t n, bool one_per_sm) {
+  if (one_per_sm) {
+    return static_cast<std::uint64_t>(
+               std::count_if(free.begin(), free.end(), [](std::uint32_t f) { return f > 0; })) >= n;
+  }
+  return std::accumulate(free.begin(), free.end(), std::uint64_t{0}) >= n;
+}
+
+}  // namespace xpusim::sched

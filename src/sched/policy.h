@@ -1,0 +1,105 @@
+// CGA launch policies of the compute work distributor (seed1 ¶127–171, ¶200–221): the patent's
+// water-filling + speed selection, and the baselines it is measured against (digest §5.18).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "sched/gpu_state.h"
+#include "sched/grid.h"
+#include "sched/waterfill.h"
+#include "sim/result.h"
+
+namespace xpusim::sched {
+
+struct CgaPlacement {
+  std::uint32_t gpc = 0;  // for kGpuCga: the GPC of its first GPC_CGA
+  // SM id per CTA, CTA rank order within the CGA (x fastest); a GPU_CGA lists all its CTAs,
+  // GPC_CGA by GPC_CGA.
+  std::vector<std::uint32_t> sm_of_cta;
+  std::uint32_t speed = 0;
+  std::vector<std::uint32_t> gpcs;  // kGpuCga: the GPC of each GPC_CGA (empty otherwise)
+};
+
+struct LaunchStep {
+  std::vector<CgaPlacement> cgas;  // launched this step, already applied to the GpuState
+  std::uint32_t decision_cycles = 0;
+  std::uint32_t probes = 0;  // level probes charged (parallel GPC queries: the max, see policy.cc)
+};
+
+struct DecisionCost {  // distributor cycles; documented knobs, defaults are our assumption
+  std::uint32_t step_cycles = 2;     // fixed cost of one water-fill step (query + commit)
+  std::uint32_t probe_cycles = 1;    // per binary-search probe
+  std::uint32_t per_cta_cycles = 1;  // prior art: one CTA per cycle (seed1 ¶130)
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string_view name() const = 0;
+  // Launches the next CGAs of `grid` onto `state`: at most `max_cgas` (units per
+  // GridSpec::num_cgas), each all-or-nothing, and for clustered grids at most gpc_budget[g] CGAs
+  // on GPC g (per-GPC counter / id pool; span empty = unlimited; for kGpuCga it counts GPC_CGAs).
+  // Returns an empty step when nothing fits now (decision_cycles still counts the failed query).
+  virtual LaunchStep step(GpuState& state, const GridSpec& grid, std::uint64_t max_cgas,
+                          std::span<const std::uint32_t> gpc_budget) = 0;
+};
+
+// "waterfill" (default: water-filling + speed, GPU_CGA two-pass), "prior-art", "round-robin",
+// "first-fit".
+std::vector<std::string_view> policy_names();
+// Unknown name: an error listing the known ones, with a did-you-mean.
+Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const DecisionCost& cost = {});
+
+// ---- Building blocks shared by the policy_*.cc files (and handy in tests). ----
+
+// Per-GPC budget left: unlimited when `budget` is empty, else budget[g] − used[g].
+class GpcBudget {
+ public:
+  GpcBudget(std::span<const std::uint32_t> budget, std::uint32_t num_gpcs);
+  bool open(std::uint32_t gpc) const;
+  void take(std::uint32_t gpc) { ++used_[gpc]; }
+  void reset() { std::fill(used_.begin(), used_.end(), 0u); }
+
+ private:
+  std::span<const std::uint32_t> budget_;
+  std::vector<std::uint32_t> used_;
+};
+
+// Places one cluster (ctas_per_cga CTAs) on some GPC of the shadow, or nothing.
+struct ClusterPick {
+  std::uint32_t gpc = 0;
+  Fill fill;  // per_sm indexed from first_sm(gpc)
+};
+using PickCluster = std::function<std::optional<ClusterPick>(const ShadowState&, const GpcBudget&)>;
+
+// A baseline GPU_CGA launch: `pick` places the GPC_CGAs one by one on a shadow; all fit → commit,
+// else nothing (seed1 ¶123). The result names the placement; nullopt when it did not fit.
+// `budget` is charged one per GPC_CGA only when the GPU_CGA launches.
+std::optional<CgaPlacement> place_gpu_cga(GpuState& state, const GridSpec& grid, GpcBudget& budget,
+                                          const PickCluster& pick);
+
+// The placement for one cluster reserved on GPC `gpc`.
+CgaPlacement cluster_placement(const Topology& topo, const ClusterPick& pick);
+
+// The prior-art / baseline placement inside one domain: CTA by CTA to the SM with the most free
+// slots, ties to the lowest index (seed1 ¶127); one_per_sm for multicast clusters. All-or-nothing.
+Fill greedy_fill(std::span<const std::uint32_t> free, std::uint32_t n, bool one_per_sm);
+
+// Whether n CTAs of one cluster fit in `free` (one GPC's SMs): enough slots, or for multicast
+// (one_per_sm) enough SMs with a free slot.
+bool cluster_fits(std::span<const std::uint32_t> free, std::uint32_t n, bool one_per_sm);
+
+// Factories, one per policy_*.cc.
+std::unique_ptr<Policy> make_waterfill_policy(const DecisionCost& cost);
+std::unique_ptr<Policy> make_prior_art_policy(const DecisionCost& cost);
+std::unique_ptr<Policy> make_round_robin_policy(const DecisionCost& cost);
+std::unique_ptr<Policy> make_first_fit_policy(const DecisionCost& cost);
+
+}  // namespace xpusim::sched

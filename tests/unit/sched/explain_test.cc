@@ -1,0 +1,74 @@
+#include "sched/explain.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace xpusim::sched {
+namespace {
+
+bool has(const std::string& line, const std::string& part) {
+  return line.find(part) != std::string::npos;
+}
+
+struct Explain : ::testing::Test {
+  Topology topo = Topology::make({2, 2}, 2, SmCapacity{}).value();  // 2 GPCs × 4 SMs
+  GpuState state{topo};
+};
+
+TEST_F(Explain, NamesTheResourceThatRanOut) {
+  // 100 KiB of shared memory: 2 CTAs per SM, bounded by shared memory.
+  GridSpec g{.grid = {6, 1, 1}, .cluster = {6, 1, 1}, .kind = ClusterKind::kGpcCga};
+  g.shape.shared_bytes = 100 << 10;
+  const CtaFootprint fp = footprint(topo.capacity(), g.shape);
+  for (std::uint32_t sm = 0; sm < 3; ++sm)
+    state.launch(sm, fp), state.launch(sm, fp);
+  state.launch(3, fp);
+  const auto lines = explain_fit(state, g);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(has(lines[0], "GPC 0 (4 SMs): no")) << lines[0];
+  EXPECT_TRUE(has(lines[0], "needs 6 CTAs, 1 free slots")) << lines[0];
+  EXPECT_TRUE(has(lines[0], "SM 0 full (shared memory)")) << lines[0];
+  EXPECT_TRUE(has(lines[0], "SM 3 holds 1 more (shared memory)")) << lines[0];
+  EXPECT_TRUE(has(lines[1], "GPC 1 (4 SMs): yes")) << lines[1];
+  EXPECT_TRUE(has(lines[1], "8 free slots")) << lines[1];
+}
+
+TEST_F(Explain, WarpsAndCtaSlots) {
+  // 1024-thread CTAs: warps and threads both allow 2; warps come first in the enum.
+  GridSpec g{.grid = {1, 1, 1}};
+  g.shape.threads = 1024;
+  const CtaFootprint fp = footprint(topo.capacity(), g.shape);
+  for (std::uint32_t sm = 0; sm < 4; ++sm)
+    state.launch(sm, fp), state.launch(sm, fp);
+  const auto lines = explain_fit(state, g);
+  EXPECT_TRUE(has(lines[0], "no — needs 1 CTAs, 0 free slots: every SM full (warp slots)"))
+      << lines[0];
+  // Tiny CTAs run out of CTA slots (32 per SM) first.
+  GpuState tiny(topo);
+  GridSpec t{.grid = {1, 1, 1}};
+  t.shape.threads = 32;
+  const CtaFootprint tf = footprint(topo.capacity(), t.shape);
+  for (int k = 0; k < 32; ++k)
+    tiny.launch(4, tf);
+  EXPECT_TRUE(has(explain_fit(tiny, t)[1], "yes")) << "other SMs still have room";
+  GridSpec c{.grid = {8, 1, 1}, .cluster = {8, 1, 1}, .kind = ClusterKind::kGpcCga};
+  c.shape.threads = 32;
+  c.multicast = true;
+  const std::string line = explain_fit(tiny, c)[1];
+  EXPECT_TRUE(has(line, "no — needs 8 SMs with a free slot (multicast), 3 have one")) << line;
+  EXPECT_TRUE(has(line, "SM 4 full (CTA slots)")) << line;
+}
+
+TEST_F(Explain, EmptyChipTooSmall) {
+  GridSpec g{.grid = {12, 1, 1}, .cluster = {12, 1, 1}, .kind = ClusterKind::kGpcCga};
+  g.shape.shared_bytes = 100 << 10;
+  const auto lines = explain_fit(GpuState(topo), g);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(
+      lines[0],
+      "GPC 0 (4 SMs): no — needs 12 CTAs, 8 free slots: every SM holds 2 more (shared memory)");
+}
+
+}  // namespace
+}  // namespace xpusim::sched
