@@ -7,11 +7,6 @@ namespace xpusim::sched {
 
 namespace {
 
-// Launch units of different grids share one map: grid in the top bits.
-std::uint64_t unit_key(std::uint32_t grid, std::uint64_t unit) {
-  return (std::uint64_t{grid} << 44) | unit;
-}
-
 GridDims dims(const Dim3& d) {
   return {.x = d.x, .y = d.y, .z = d.z};
 }
@@ -196,8 +191,8 @@ void WorkDistributor::started(const CtaLaunch& cta) {
   if (on_sm.empty()) ++busy_sms_;
   on_sm.push_back({.grid = cta.grid, .unit = cta.unit, .sm = cta.sm});
   ++running_ctas_;
-  if (grids_[cta.grid].spec.kind != ClusterKind::kNone &&
-      unit_running_[unit_key(cta.grid, cta.unit)]++ == 0) {
+  // Clusters are counted per GPC_CGA (a GPU_CGA is several), by their tracker handle.
+  if (cta.cga != 0 && unit_running_[cta.cga]++ == 0) {
     ++running_clusters_;
     ++clusters_per_gpc_[cta.gpc];
     max_per_gpc_[cta.gpc] = std::max(max_per_gpc_[cta.gpc], clusters_per_gpc_[cta.gpc]);
@@ -216,9 +211,8 @@ void WorkDistributor::cta_exited(const CtaLaunch& cta) {
   if (on_sm.empty()) --busy_sms_;
   --running_ctas_;
   if (cta.cga != 0) {
-    const std::uint64_t key = unit_key(cta.grid, cta.unit);
-    if (--unit_running_[key] == 0) {
-      unit_running_.erase(key);
+    if (--unit_running_[cta.cga] == 0) {
+      unit_running_.erase(cta.cga);
       --running_clusters_;
       --clusters_per_gpc_[cta.gpc];
     }

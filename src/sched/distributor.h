@@ -53,7 +53,7 @@ struct ResidencyPoint {
   sim::Tick tick = 0;
   std::uint32_t busy_sms = 0;  // SMs with at least one running CTA
   std::uint64_t running_ctas = 0;
-  std::uint64_t running_clusters = 0;  // launch units of clustered grids with a running CTA
+  std::uint64_t running_clusters = 0;  // GPC_CGAs with a running CTA
 };
 
 class WorkDistributor : public sim::Component {
@@ -142,7 +142,7 @@ class WorkDistributor : public sim::Component {
 
   std::uint64_t ctas_total_ = 0, ctas_exited_ = 0;
   std::vector<std::vector<Resident>> running_on_sm_;               // what runs on each SM
-  std::unordered_map<std::uint64_t, std::uint32_t> unit_running_;  // unit key → running CTAs
+  std::unordered_map<std::uint64_t, std::uint32_t> unit_running_;  // GPC_CGA → running CTAs
   std::vector<std::uint64_t> clusters_per_gpc_, max_per_gpc_;
   std::uint64_t running_ctas_ = 0, running_clusters_ = 0, busy_sms_ = 0;
   std::uint64_t max_clusters_ = 0, max_ctas_ = 0;

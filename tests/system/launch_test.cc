@@ -63,16 +63,9 @@ TEST_F(LaunchCli, BadInputIsOneLineExitTwoAndNothingRuns) {
       {"--grid 8 --runtime-model fixed:x", "--runtime-model"},
       {"--grid 8 --cta-resources foo=1", "foo"},
       {"--grid 8,a", "--grid"},
-      {"--chip ./wide.yaml --grid 8 --cluster 8 --cta-resources smem=120KiB", "largest GPC"},
+      {"--grid 144 --cluster 16 --gpu-cga 9 --cta-resources smem=120KiB",
+       "does not fit on an empty chip"},
   };
-  // tiny with clusters up to 8 CTAs: more than its 4-SM GPCs hold at one CTA per SM.
-  {
-    std::string chip = slurp(fs::path(XPUSIM_CONFIG_DIR) / "chips" / "tiny.yaml");
-    const auto at = chip.find("max_cluster_size: 4");
-    ASSERT_NE(at, std::string::npos);
-    chip.replace(at, 19, "max_cluster_size: 8");
-    std::ofstream(dir_ / "wide.yaml") << chip;
-  }
   for (const auto& [args, needle] : cases) {
     const CliRun r = run("--stats s.json launch " + args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out << r.err;
