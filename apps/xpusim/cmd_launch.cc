@@ -27,6 +27,7 @@ struct LaunchOpts {
   std::string policy = "waterfill";
   std::string runtime = "fixed:10000";
   std::uint32_t ids_per_gpc = 256;
+  std::string timing;
   bool explain = false;
   std::string svg;
 };
@@ -90,6 +91,40 @@ Result<sched::CtaShape> parse_cta(std::string_view text) {
     }
   }
   return s;
+}
+
+// "key=N,...": the distributor's decision costs and latencies (docs/work-distributor.md).
+Status parse_timing(std::string_view text, sched::DecisionCost& cost, sched::DistributorTiming& t) {
+  const std::pair<std::string_view, std::uint32_t*> keys[] = {
+      {"step", &cost.step_cycles},       {"probe", &cost.probe_cycles},
+      {"per_cta", &cost.per_cta_cycles}, {"broadcast", &t.broadcast_cycles},
+      {"launch", &t.cta_launch_cycles},  {"completion", &t.completion_cycles},
+      {"flush", &t.flush_cycles},        {"packets_per_cycle", &t.packets_per_cycle}};
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    const auto eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
+    std::uint32_t* target = nullptr;
+    for (const auto& [name, field] : keys) {
+      if (name == key) target = field;
+    }
+    if (target == nullptr) {
+      return Error{fmt::format(
+          "--timing: unknown item '{}' (valid: step, probe, per_cta, broadcast, launch, "
+          "completion, flush, packets_per_cycle, each =N cycles)",
+          item)};
+    }
+    const auto r = std::from_chars(value.data(), value.data() + value.size(), *target);
+    if (value.empty() || r.ec != std::errc{} || r.ptr != value.data() + value.size()) {
+      return Error{fmt::format("--timing: {} = '{}' is not a whole number of cycles", key, value)};
+    }
+  }
+  if (t.packets_per_cycle == 0) return Error{"--timing: packets_per_cycle = 0; it must be >= 1"};
+  return Ok{};
 }
 
 void print_report(const sched::LaunchScenario& s, const sched::LaunchReport& r,
@@ -176,6 +211,9 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   cmd->add_option("--ids-per-gpc", o->ids_per_gpc, "gpc_local_cga_id pool size per GPC (1..256)")
       ->check(non_negative())
       ->capture_default_str();
+  cmd->add_option("--timing", o->timing,
+                  "distributor cycles: step=N,probe=N,per_cta=N,broadcast=N,launch=N,"
+                  "completion=N,flush=N,packets_per_cycle=N (any subset)");
   cmd->add_flag("--explain", o->explain,
                 "say for the cluster shape why it fits or not on each GPC of an empty chip");
   cmd->add_option("--svg", o->svg, "write the placement map and utilization curve to this file");
@@ -204,6 +242,7 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       s.policy = o->policy;
       s.runtime = *runtime;
       s.tracker.ids_per_gpc = o->ids_per_gpc;
+      if (auto st = parse_timing(o->timing, s.cost, s.timing); !st) return fail(st.errors());
       sched::GridSpec spec;
       spec.grid = *grid;
       spec.cluster = *cluster;

@@ -8,9 +8,9 @@ namespace {
 class LaunchCli : public CliTest {};
 
 TEST_F(LaunchCli, PairClustersOnH100FillEveryGpcToItsSmCount) {
-  const CliRun r = run(
-      "launch --grid 264,1,1 --cluster 2,1,1 --cta-resources smem=120KiB --runtime-model "
-      "fixed:1000");
+  const CliRun r =
+      run("launch --grid 264,1,1 --cluster 2,1,1 --cta-resources smem=120KiB --runtime-model "
+          "fixed:1000");
   ASSERT_EQ(r.code, 0) << r.err;
   // One CTA per SM fits 66 pairs: 9 per 18-SM GPC, 8 per 16-SM GPC.
   EXPECT_NE(r.out.find("clusters resident at once  66 (per GPC, most at once: 9 9 8 8 8 8 8 8)"),
@@ -20,10 +20,21 @@ TEST_F(LaunchCli, PairClustersOnH100FillEveryGpcToItsSmCount) {
   EXPECT_NE(r.out.find("SM utilization"), std::string::npos);
 }
 
+TEST_F(LaunchCli, TimingKnobsMoveTheLaunchLatency) {
+  const std::string base = "launch --grid 8 --runtime-model fixed:100 ";
+  const CliRun fast = run(base + "--timing broadcast=1,launch=1");
+  const CliRun slow = run(base + "--timing broadcast=50,launch=50,step=10");
+  ASSERT_EQ(fast.code, 0) << fast.err;
+  ASSERT_EQ(slow.code, 0) << slow.err;
+  // decision (step + 4 probes of the level search) + broadcast + launch
+  EXPECT_NE(fast.out.find("first CTA at cycle 8;"), std::string::npos) << fast.out;  // 2+4+1+1
+  EXPECT_NE(slow.out.find("first CTA at cycle 114;"), std::string::npos) << slow.out;
+}
+
 TEST_F(LaunchCli, ExplainNamesTheResourceThatRanOutOnEachGpc) {
-  const CliRun r = run(
-      "launch --chip h100-pcie --grid 32 --cluster 16 --cta-resources smem=120KiB --explain "
-      "--runtime-model fixed:100");
+  const CliRun r =
+      run("launch --chip h100-pcie --grid 32 --cluster 16 --cta-resources smem=120KiB --explain "
+          "--runtime-model fixed:100");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("GPC 0 (16 SMs): yes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPC 1 (14 SMs): no"), std::string::npos) << r.out;
@@ -63,6 +74,8 @@ TEST_F(LaunchCli, BadInputIsOneLineExitTwoAndNothingRuns) {
       {"--grid 8 --runtime-model fixed:x", "--runtime-model"},
       {"--grid 8 --cta-resources foo=1", "foo"},
       {"--grid 8,a", "--grid"},
+      {"--grid 8 --timing step=x", "step"},
+      {"--grid 8 --timing speed=3", "speed"},
       {"--grid 144 --cluster 16 --gpu-cga 9 --cta-resources smem=120KiB",
        "does not fit on an empty chip"},
   };
