@@ -2,6 +2,7 @@
 // same bytes in the same run: the engine's functional model must not be the bottleneck of a
 // functional+timing simulation (target: >= 50 % of memcpy bandwidth).
 //   BM_TileLoadSwizzle128B : 2-byte 64 x 128 box (inner 128 B rows), SWIZZLE_128B, 16 KiB
+//   BM_TileLoadSwizzle128BPrepared: the same through a PreparedTileMap (map checked once)
 //   BM_TileLoadNoSwizzle16KiB: the same 16 KiB box without swizzle (diagnostic)
 //   BM_TileLoad4MiB        : 4-byte 256 x 256 x 16 box, no swizzle, 4 MiB
 //   BM_Memcpy/<bytes>      : memcpy of the same number of bytes between two host buffers
@@ -74,6 +75,23 @@ void BM_TileLoadSwizzle128B(benchmark::State& state) {
   run_tile_load(state, f16_64x128_swizzled(), 64 * 128 * 2);
 }
 BENCHMARK(BM_TileLoadSwizzle128B);
+
+// The same load through a PreparedTileMap: the map checked and planned once, as the TMA unit's
+// descriptor cache would (the path a timing model takes for repeated requests).
+void BM_TileLoadSwizzle128BPrepared(benchmark::State& state) {
+  TileLoadSetup s(f16_64x128_swizzled(), 64 * 128 * 2);
+  const auto prepared = PreparedTileMap::prepare(s.map);
+  if (!prepared.ok()) std::abort();
+  const std::array<SmemTarget, 1> dst = {{{&s.smem, 0}}};
+  for (auto _ : state) {
+    auto rep = load_tile(*prepared, s.coords, s.global, dst);
+    if (!rep.ok()) state.SkipWithError(rep.error().message.c_str());
+    benchmark::DoNotOptimize(s.smem.bytes().data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * box_bytes(s.map)));
+}
+BENCHMARK(BM_TileLoadSwizzle128BPrepared);
 
 // The same 16 KiB box unswizzled: what the in-place swizzle pass costs.
 void BM_TileLoadNoSwizzle16KiB(benchmark::State& state) {

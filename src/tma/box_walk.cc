@@ -101,22 +101,15 @@ void check_packed(std::string_view op, const TensorMap& map, std::span<const std
 
 }  // namespace
 
-Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
-                              std::span<const std::int32_t> coords) {
+Status shape_tile_box(std::string_view op, const TensorMap& map, BoxPlan& p) {
   std::vector<Error> errors;
   check_map(op, map, errors);
   if (!errors.empty()) return errors;
-  if (coords.size() != map.rank) {
-    return Error{fmt::format("{}: {} coordinates given for a rank-{} tensor map (one per dim)", op,
-                             coords.size(), map.rank)};
-  }
-  BoxPlan p;
+  p = BoxPlan{};
   p.rank = map.rank;
   p.unit = transfer_unit(map.data_type);
   p.value_shift = static_cast<std::uint32_t>(std::countr_zero(p.unit.values));
   p.base = map.global_address;
-  if (is_packed(map.data_type)) check_packed(op, map, coords, p.unit, errors);
-  if (!errors.empty()) return errors;
 
   // Dim 0: cuda.h ignores elementStrides[0] unless the layout is interleaved.
   const bool interleaved = map.interleave != Interleave::kNone;
@@ -126,7 +119,6 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
   p.step[0] = static_cast<std::int64_t>(s0) * p.unit.values;
   p.contiguous = p.step[0] == p.unit.values;
   for (std::uint32_t d = 0; d < p.rank; ++d) {
-    p.start[d] = coords[d];
     p.extent[d] = map.global_dim[d];
     if (d == 0) continue;
     p.step[d] = map.element_strides[d];
@@ -136,6 +128,22 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
   }
   p.row_bytes = std::uint64_t{p.count[0]} * p.unit.smem_bytes;
   p.box_bytes = p.rows * p.row_bytes;
+  return Ok{};
+}
+
+Status place_tile_box(std::string_view op, const TensorMap& map,
+                      std::span<const std::int32_t> coords, BoxPlan& p) {
+  if (coords.size() != map.rank) {
+    return Error{fmt::format("{}: {} coordinates given for a rank-{} tensor map (one per dim)", op,
+                             coords.size(), map.rank)};
+  }
+  if (is_packed(map.data_type)) {
+    std::vector<Error> errors;
+    check_packed(op, map, coords, p.unit, errors);
+    if (!errors.empty()) return errors;
+  }
+  for (std::uint32_t d = 0; d < p.rank; ++d)
+    p.start[d] = coords[d];
 
   // In-bounds dim-0 units: x_i = start + step*i with 0 <= x_i and x_i + values <= extent.
   const std::int64_t c0 = p.start[0];
@@ -182,6 +190,14 @@ Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
           op, map.global_address)};
     }
   }
+  return Ok{};
+}
+
+Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
+                              std::span<const std::int32_t> coords) {
+  BoxPlan p;
+  if (auto st = shape_tile_box(op, map, p); !st) return st.errors();
+  if (auto st = place_tile_box(op, map, coords, p); !st) return st.errors();
   return p;
 }
 

@@ -61,7 +61,16 @@ struct BoxPlan {
   }
 };
 
-// Builds the plan of a tile-mode request, or the errors of a descriptor/coordinates the
+// The two halves of a plan. shape_tile_box checks the map and computes what does not depend on
+// the coordinates (counts, steps, pitches, box size); place_tile_box adds a request's
+// coordinates (in-bounds ranges, the address-wrap check) to `plan`, which must hold a shape of
+// the same map. Split so a map checked once can serve many requests (PreparedTileMap,
+// copy_engine.h).
+Status shape_tile_box(std::string_view op, const TensorMap& map, BoxPlan& shape);
+Status place_tile_box(std::string_view op, const TensorMap& map,
+                      std::span<const std::int32_t> coords, BoxPlan& plan);
+
+// Both halves: the plan of a tile-mode request, or the errors of a descriptor/coordinates the
 // walk cannot honour (`op` names the operation in messages).
 Result<BoxPlan> plan_tile_box(std::string_view op, const TensorMap& map,
                               std::span<const std::int32_t> coords);

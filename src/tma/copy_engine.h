@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,27 @@ std::uint64_t box_bytes(const TensorMap& map);
 // Tile-mode load, global -> shared, to one or more CTAs (multicast: global is read once).
 // `coords` has map.rank signed entries (dim 0 first); negative coordinates are allowed.
 Result<CopyReport> load_tile(const TensorMap& map, std::span<const std::int32_t> coords,
+                             const mem::GlobalMemory& global, std::span<const SmemTarget> dst);
+
+struct BoxPlan;
+
+// A tiled tensor map checked and planned once for many requests, as the TMA unit keeps a
+// fetched descriptor (PTX prefetch.tensormap; seed0's descriptor is read once per request
+// stream). A load through it skips re-validating the map and rebuilding the coordinate-free
+// half of the box plan — the bulk of the per-request work for small boxes
+// (docs/performance.md). Same results and errors as the TensorMap overload.
+class PreparedTileMap {
+ public:
+  static Result<PreparedTileMap> prepare(const TensorMap& map);
+  const TensorMap& map() const { return map_; }
+  const BoxPlan& shape() const { return *shape_; }
+
+ private:
+  TensorMap map_;
+  std::shared_ptr<const BoxPlan> shape_;  // immutable, so copies may share it
+};
+
+Result<CopyReport> load_tile(const PreparedTileMap& map, std::span<const std::int32_t> coords,
                              const mem::GlobalMemory& global, std::span<const SmemTarget> dst);
 
 // im2col-mode load. `coords` = {C, W, (H, (D,)) N}; `offsets` has rank-2 entries (W, H, D

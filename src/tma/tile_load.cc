@@ -215,14 +215,10 @@ class ImageWriter {
   SwizzledRowCopy copy_rows_ = copy_rows_swizzled();
 };
 
-}  // namespace
-
-Result<CopyReport> load_tile(const TensorMap& map, std::span<const std::int32_t> coords,
-                             const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
+// A load whose plan is built: the destination checks, the copy, multicast.
+Result<CopyReport> load_planned(const TensorMap& map, const BoxPlan& p,
+                                const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
   constexpr std::string_view op = "load_tile";
-  auto planned = plan_tile_box(op, map, coords);
-  if (!planned) return planned.errors();
-  const BoxPlan& p = *planned;
   std::vector<Error> errors;
   if (dst.empty()) errors.push_back({"load_tile: no shared-memory destination given"});
   for (std::size_t t = 0; t < dst.size(); ++t) {
@@ -247,13 +243,41 @@ Result<CopyReport> load_tile(const TensorMap& map, std::span<const std::int32_t>
   // 128 B rows hold exactly the box's bytes; a ragged swizzled tail goes through the swizzle.
   const std::span<const std::byte> first = dst[0].smem->bytes();
   const std::uint64_t whole = map.swizzle == Swizzle::kNone ? p.box_bytes : p.box_bytes / 128 * 128;
-  std::vector<std::byte> tail(p.box_bytes - whole);
+  std::array<std::byte, 128> tail_bytes;  // whole rows end within 128 B of the box's end
+  const std::span<std::byte> tail(tail_bytes.data(), p.box_bytes - whole);
   if (!tail.empty()) read_box_bytes(first, dst[0].offset, whole, tail, map.swizzle);
   for (std::size_t t = 1; t < dst.size(); ++t) {
     std::memmove(dst[t].smem->bytes().data() + dst[t].offset, first.data() + dst[0].offset, whole);
     write_box_bytes(dst[t].smem->bytes(), dst[t].offset, whole, tail, map.swizzle);
   }
   return rep;
+}
+
+}  // namespace
+
+Result<CopyReport> load_tile(const TensorMap& map, std::span<const std::int32_t> coords,
+                             const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
+  auto planned = plan_tile_box("load_tile", map, coords);
+  if (!planned) return planned.errors();
+  return load_planned(map, *planned, global, dst);
+}
+
+Result<PreparedTileMap> PreparedTileMap::prepare(const TensorMap& map) {
+  auto shape = std::make_shared<BoxPlan>();
+  if (auto st = shape_tile_box("prepare_tile_map", map, *shape); !st) return st.errors();
+  PreparedTileMap out;
+  out.map_ = map;
+  out.shape_ = std::move(shape);
+  return out;
+}
+
+Result<CopyReport> load_tile(const PreparedTileMap& map, std::span<const std::int32_t> coords,
+                             const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
+  BoxPlan p = map.shape();
+  if (auto st = place_tile_box("load_tile", map.map(), coords, p); !st) {
+    return st.errors();
+  }
+  return load_planned(map.map(), p, global, dst);
 }
 
 }  // namespace xpusim::tma

@@ -250,10 +250,12 @@ TEST(TileLoad, MatchesNaiveReferenceOnRandomDescriptors) {
     std::vector<SmemTarget> dst;
     smem.reserve(targets);
     ref::Counts counts;
+    mem::SharedMemory again(window);  // target 0's twin, for the prepared-map load below
     for (std::size_t t = 0; t < targets; ++t) {
       smem.emplace_back(window);
       const auto init = random_bytes(rng, window);
       std::memcpy(smem.back().bytes().data(), init.data(), window);
+      if (t == 0) std::memcpy(again.bytes().data(), init.data(), window);
       want.push_back(init);
       counts = ref::load_tile(m, k.coords, global, want.back(), offset);
     }
@@ -272,6 +274,16 @@ TEST(TileLoad, MatchesNaiveReferenceOnRandomDescriptors) {
     EXPECT_EQ(rep->oob_elements, counts.oob) << describe(k);
     seen.insert({static_cast<int>(m.data_type), static_cast<int>(m.swizzle),
                  static_cast<int>(m.interleave), counts.oob > 0});
+    // A prepared map (checked and planned once) loads the same bytes with the same report.
+    auto prepared = PreparedTileMap::prepare(m);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    const SmemTarget again_dst{&again, offset};
+    auto rep2 = load_tile(*prepared, k.coords, global, {&again_dst, 1});
+    ASSERT_TRUE(rep2.ok()) << rep2.error().message;
+    ASSERT_TRUE(std::equal(want[0].begin(), want[0].end(), again.bytes().begin())) << describe(k);
+    EXPECT_EQ(rep2->global_requests, rep->global_requests);
+    EXPECT_EQ(rep2->elements, rep->elements);
+    EXPECT_EQ(rep2->oob_elements, rep->oob_elements);
     // Prefetch walks the same box: same requests, nothing else.
     auto pre = prefetch_tile(m, k.coords);
     ASSERT_TRUE(pre.ok());
@@ -516,6 +528,28 @@ TEST(TileLoad, BadRequestsAreNamedErrorsAndWriteNothing) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.errors().size(), 2u);
   EXPECT_TRUE(untouched(ok_smem) && untouched(small));
+}
+
+TEST(TileLoad, PreparedMapsRejectBadMapsOnceAndBadCoordinatesPerRequest) {
+  mem::GlobalMemory g;
+  TensorMap m = nhwc_f16(g, 64, 10, 10, 1);
+  m.box_dim = {64, 8, 2, 1, 0};
+  TensorMap bad = m;
+  bad.box_dim[1] = 300;
+  auto rejected = PreparedTileMap::prepare(bad);
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_NE(rejected.error().message.find("prepare_tile_map: box_dim[1] = 300"), std::string::npos)
+      << rejected.error().message;
+  auto prepared = PreparedTileMap::prepare(m);
+  ASSERT_TRUE(prepared.ok());
+  mem::SharedMemory smem(8192);
+  const SmemTarget dst{&smem, 0};
+  const std::array<std::int32_t, 3> three = {0, 0, 0};
+  auto r = load_tile(*prepared, three, g, {&dst, 1});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("load_tile: 3 coordinates given for a rank-4"),
+            std::string::npos)
+      << r.error().message;
 }
 
 TEST(TileLoad, PackedTypesMoveWholeSixteenValueGroups) {
