@@ -29,8 +29,12 @@ void Signal::store_release(Value v) {
     (holds(w.condition, v, w.compare) ? ready : still).push_back(std::move(w));
   }
   waiters_ = std::move(still);
+  std::vector<Callback> any = std::move(next_store_);
+  next_store_.clear();
   for (Waiter& w : ready)
     w.cb(v);
+  for (Callback& cb : any)
+    cb(v);
 }
 
 void Signal::when(SignalCondition condition, Value compare, Callback cb) {

@@ -35,7 +35,10 @@ class Signal {
   // Runs `cb(value)` once, the first time `condition(value, compare)` holds: now if it already
   // does, else after the store that makes it true. Waiters fire in registration order.
   void when(SignalCondition condition, Value compare, Callback cb);
-  std::size_t waiters() const { return waiters_.size(); }
+  // Runs `cb(value)` once, at the next store whatever its value (a doorbell rung with the same
+  // index it already holds still wakes a packet processor).
+  void on_next_store(Callback cb) { next_store_.push_back(std::move(cb)); }
+  std::size_t waiters() const { return waiters_.size() + next_store_.size(); }
   // Number of stores so far (a doorbell's ring count).
   std::uint64_t stores() const { return stores_; }
 
@@ -50,6 +53,7 @@ class Signal {
   Value value_;
   std::uint64_t stores_ = 0;
   std::vector<Waiter> waiters_;
+  std::vector<Callback> next_store_;
 };
 
 }  // namespace xpusim::cp
