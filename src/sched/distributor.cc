@@ -112,8 +112,7 @@ sim::Task<bool> WorkDistributor::try_launch() {
     }
     // The step's packets go out back to back once the broadcast bus is free.
     const std::uint64_t first = std::max<std::uint64_t>(clock_.now_cycle(), broadcast_free_);
-    // The prior-art CWD launched one CTA at a time (seed1 ¶127–130): one CTA per packet.
-    Packets packets_of_step(topology().num_sms(), policy_->name() == "prior-art");
+    Packets packets_of_step(topology().num_sms(), policy_->one_cta_per_packet());
     for (const CgaPlacement& p : step.cgas)
       launch(g, p, packets_of_step, first);
     const std::uint32_t packets = packets_of_step.count();
@@ -133,7 +132,6 @@ void WorkDistributor::launch(std::uint32_t g, const CgaPlacement& p, Packets& pa
     const sim::Tick at = clock_.edge(first_cycle + packet / timing_.packets_per_cycle +
                                      timing_.broadcast_cycles + timing_.cta_launch_cycles);
     ctas_launched_.inc();
-    ++grid.ctas_running;
     events().post(at, [this, cta] {
       started(cta);
       executor_->start(cta);
@@ -226,7 +224,6 @@ void WorkDistributor::cta_exited(const CtaLaunch& cta) {
 void WorkDistributor::exited(const CtaLaunch& cta) {
   Grid& grid = grids_[cta.grid];
   state_.retire(cta.sm, grid.footprint);
-  --grid.ctas_running;
   ++ctas_exited_;
   ++generation_;
   changed_.notify_all();

@@ -99,7 +99,6 @@ class WorkDistributor : public sim::Component {
     CtaFootprint footprint;
     std::uint64_t units_left = 0;  // launch units not yet launched
     std::uint64_t next_unit = 0;   // index of the next unit in launch order
-    std::uint64_t ctas_running = 0;
   };
   sim::Task<> run();
   // Tries each grid in priority order; returns true when one launched something.

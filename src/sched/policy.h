@@ -43,6 +43,10 @@ class Policy {
  public:
   virtual ~Policy() = default;
   virtual std::string_view name() const = 0;
+  // How the CWD broadcasts a step's launches: false (default) packs them into sm_mask packets,
+  // one CTA per SM per packet (seed1 ¶195); true sends one CTA per packet, as the prior-art
+  // distributor launched one CTA at a time (¶127–130).
+  virtual bool one_cta_per_packet() const { return false; }
   // Launches the next CGAs of `grid` onto `state`: at most `max_cgas` (units per
   // GridSpec::num_cgas), each all-or-nothing, and for clustered grids at most gpc_budget[g] CGAs
   // on GPC g (per-GPC counter / id pool; span empty = unlimited; for kGpuCga it counts GPC_CGAs).

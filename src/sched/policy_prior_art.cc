@@ -14,6 +14,7 @@ class PriorArtPolicy final : public Policy {
  public:
   explicit PriorArtPolicy(const DecisionCost& cost) : cost_(cost) {}
   std::string_view name() const override { return "prior-art"; }
+  bool one_cta_per_packet() const override { return true; }
 
   LaunchStep step(GpuState& state, const GridSpec& grid, std::uint64_t max_cgas,
                   std::span<const std::uint32_t> gpc_budget) override {

@@ -76,6 +76,7 @@ TEST_F(LaunchCli, BadInputIsOneLineExitTwoAndNothingRuns) {
       {"--grid 8,a", "--grid"},
       {"--grid 8 --timing step=x", "step"},
       {"--grid 8 --timing speed=3", "speed"},
+      {"--grid 8 --timing packets_per_cycle=0", "packets_per_cycle = 0"},
       {"--grid 144 --cluster 16 --gpu-cga 9 --cta-resources smem=120KiB",
        "does not fit on an empty chip"},
   };
