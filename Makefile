@@ -4,7 +4,7 @@ PRESET ?= release
 BUILD  := build/$(PRESET)
 XPUSIM := $(BUILD)/apps/xpusim/xpusim
 
-.PHONY: run test build setup configure bench asan clean format
+.PHONY: run test build setup configure bench asan fuzz clean format
 
 run: build
 	$(XPUSIM) info h100-sxm5
@@ -27,6 +27,10 @@ bench:
 
 asan:
 	$(MAKE) test PRESET=asan
+
+# libFuzzer targets (Clang 14), FUZZ_SECONDS each (default 60); see fuzz/README.md.
+fuzz:
+	scripts/run-fuzz
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -18,6 +19,27 @@ void print_errors(const std::vector<Error>& errors) {
 int fail(const std::vector<Error>& errors, int code) {
   print_errors(errors);
   return code;
+}
+
+Status parse_whole(std::string_view flag, std::string_view key, std::string_view value,
+                   std::uint32_t& out) {
+  const auto r = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (value.empty() || r.ec != std::errc{} || r.ptr != value.data() + value.size()) {
+    return Error{fmt::format("{}: {} = '{}' is not a whole number", flag, key, value)};
+  }
+  return Ok{};
+}
+
+Status set_knobs(std::string_view flag, std::string_view text, std::span<const Knob> knobs) {
+  return for_each_item(text, [&](auto item, auto key, auto value) -> Status {
+    for (const Knob& k : knobs) {
+      if (k.key == key) return parse_whole(flag, key, value, *k.field);
+    }
+    std::string valid;
+    for (const Knob& k : knobs)
+      valid += fmt::format("{}{}", valid.empty() ? "" : ", ", k.key);
+    return Error{fmt::format("{}: unknown item '{}' (valid: {}, each =N)", flag, item, valid)};
+  });
 }
 
 std::filesystem::path config_dir(const GlobalOptions& g) {

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/result.h"
@@ -38,6 +40,34 @@ inline CLI::Validator non_negative() {
       },
       "", "non-negative");
 }
+
+// Calls fn(item, key, value) for each "key=value" item of a comma-separated flag value.
+template <class F>
+Status for_each_item(std::string_view text, F&& fn) {
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    const auto eq = item.find('=');
+    const std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
+    if (auto st = fn(item, item.substr(0, eq), value); !st) return st;
+  }
+  return Ok{};
+}
+
+// `value` as a whole number into `out`; the error names the flag, the key and the value.
+Status parse_whole(std::string_view flag, std::string_view key, std::string_view value,
+                   std::uint32_t& out);
+
+// A "key=N" item of a cycle-cost flag and the field it sets.
+struct Knob {
+  std::string_view key;
+  std::uint32_t* field;
+};
+// Sets the knobs named in "key=N,key=N,..." (any subset); an unknown key is an error listing
+// the valid ones.
+Status set_knobs(std::string_view flag, std::string_view text, std::span<const Knob> knobs);
 
 // Prints each error as one `error: ...` line on stderr.
 void print_errors(const std::vector<Error>& errors);

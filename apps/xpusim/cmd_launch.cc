@@ -56,30 +56,6 @@ Result<sched::Dim3> parse_dim3(std::string_view flag, std::string_view text) {
   return sched::Dim3{.x = v[0], .y = v[1], .z = v[2]};
 }
 
-// Calls fn(item, key, value) for each "key=value" item of a comma-separated flag value.
-template <class F>
-Status for_each_item(std::string_view text, F&& fn) {
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    const auto eq = item.find('=');
-    const std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
-    if (auto st = fn(item, item.substr(0, eq), value); !st) return st;
-  }
-  return Ok{};
-}
-
-Status parse_whole(std::string_view flag, std::string_view key, std::string_view value,
-                   std::uint32_t& out) {
-  const auto r = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (value.empty() || r.ec != std::errc{} || r.ptr != value.data() + value.size()) {
-    return Error{fmt::format("{}: {} = '{}' is not a whole number", flag, key, value)};
-  }
-  return Ok{};
-}
-
 // "threads=N,regs=N,smem=SIZE": any subset, the rest default.
 Result<sched::CtaShape> parse_cta(std::string_view text) {
   constexpr std::string_view flag = "--cta-resources";
@@ -104,22 +80,12 @@ Result<sched::CtaShape> parse_cta(std::string_view text) {
 
 // "key=N,...": the distributor's decision costs and latencies (docs/work-distributor.md).
 Status parse_timing(std::string_view text, sched::DecisionCost& cost, sched::DistributorTiming& t) {
-  constexpr std::string_view flag = "--timing";
-  const std::pair<std::string_view, std::uint32_t*> keys[] = {
+  const Knob knobs[] = {
       {"step", &cost.step_cycles},       {"probe", &cost.probe_cycles},
       {"per_cta", &cost.per_cta_cycles}, {"broadcast", &t.broadcast_cycles},
       {"launch", &t.cta_launch_cycles},  {"completion", &t.completion_cycles},
       {"flush", &t.flush_cycles},        {"packets_per_cycle", &t.packets_per_cycle}};
-  auto st = for_each_item(text, [&](auto item, auto key, auto value) -> Status {
-    for (const auto& [name, field] : keys) {
-      if (name == key) return parse_whole(flag, key, value, *field);
-    }
-    return Error{fmt::format(
-        "{}: unknown item '{}' (valid: step, probe, per_cta, broadcast, launch, completion, "
-        "flush, packets_per_cycle, each =N cycles)",
-        flag, item)};
-  });
-  if (!st) return st;
+  if (auto st = set_knobs("--timing", text, knobs); !st) return st;
   if (t.packets_per_cycle == 0) return Error{"--timing: packets_per_cycle = 0; it must be >= 1"};
   return Ok{};
 }

@@ -59,6 +59,16 @@ struct HbmSpec {
   std::uint64_t bandwidth_bytes_per_s = 0;
 };
 
+// Command-processor (kernel agent) costs in SM cycles; the defaults are ours (seed3 gives none).
+struct CommandProcessorSpec {
+  std::uint32_t doorbell_cycles = 0;
+  std::uint32_t fetch_cycles = 0;
+  std::uint32_t decode_cycles = 0;
+  std::uint32_t setup_cycles = 0;
+  std::uint32_t diff_cycles = 0;
+  std::uint32_t cleanup_cycles = 0;
+};
+
 struct ChipSpec {
   std::string name;
   std::string description;
@@ -67,6 +77,7 @@ struct ChipSpec {
   SmSpec sm;
   L2Spec l2;
   HbmSpec hbm;
+  CommandProcessorSpec command_processor;
 
   std::uint32_t num_gpcs() const { return topology.gpcs; }
   std::uint32_t num_tpcs() const;

@@ -2,9 +2,54 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include "cp/condensed.h"
 
 namespace xpusim::cp {
+
+// One registered kernel's stats, under `<agent>.<name>`.
+struct KernelAgent::KernelRecord : sim::Component {
+  KernelRecord(sim::Component& agent, std::string_view segment, std::string kernel_name,
+               std::uint64_t object)
+      : sim::Component(agent, segment),
+        name(std::move(kernel_name)),
+        kernel_object(object),
+        launches(add_counter("launches", "kernels", "times this kernel was launched")),
+        overhead(add_average("dispatch_overhead", "cycles",
+                             "agent cycles charged to one launch: since the previous kernel "
+                             "completed, plus its cleanup")),
+        latency(add_average("launch_latency", "cycles", "launch to its first CTA running")),
+        run(add_average("run_cycles", "cycles", "first CTA running to completion")) {}
+  std::string name;
+  std::uint64_t kernel_object;
+  sim::Counter& launches;
+  sim::Average& overhead;
+  sim::Average& latency;
+  sim::Average& run;
+  std::uint64_t overhead_total = 0, latency_total = 0, run_total = 0;
+  std::uint64_t this_overhead = 0;  // the launch in flight: pre-launch agent time + cleanup
+
+  // The launch and its cleanup are over: its overhead is final.
+  void settle() {
+    overhead_total += this_overhead;
+    overhead.sample(static_cast<double>(this_overhead));
+    this_overhead = 0;
+  }
+};
+
+namespace {
+
+// A stats path segment: letters, digits and '_' only.
+std::string path_segment(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+  }
+  return out.empty() ? std::string("kernel") : out;
+}
+
+}  // namespace
 
 KernelAgent::KernelAgent(sim::Component& parent, std::string_view name, const sim::Clock& clock,
                          AqlQueue& queue, GridLauncher& launcher, const AgentTiming& timing)
@@ -27,8 +72,33 @@ KernelAgent::KernelAgent(sim::Component& parent, std::string_view name, const si
   sim().spawn(run(), path() + ".process");
 }
 
+KernelAgent::~KernelAgent() = default;
+
 void KernelAgent::register_kernel(std::uint64_t kernel_object, std::string name) {
-  kernel_names_[kernel_object] = std::move(name);
+  XPUSIM_CHECK(!kernels_by_object_.contains(kernel_object), "kernel object registered twice");
+  std::string segment = path_segment(name);
+  for (const KernelRecord* k : kernel_order_) {
+    if (k->Component::name() == segment) {  // two kernels with one name: tell them apart
+      segment = fmt::format("{}_{:x}", segment, kernel_object);
+      break;
+    }
+  }
+  auto record = std::make_unique<KernelRecord>(*this, segment, std::move(name), kernel_object);
+  kernel_order_.push_back(record.get());
+  kernels_by_object_[kernel_object] = std::move(record);
+}
+
+std::vector<KernelSummary> KernelAgent::kernel_summaries() const {
+  std::vector<KernelSummary> out;
+  for (const KernelRecord* k : kernel_order_) {
+    out.push_back({.name = k->name,
+                   .kernel_object = k->kernel_object,
+                   .launches = k->launches.value(),
+                   .overhead_cycles = k->overhead_total,
+                   .latency_cycles = k->latency_total,
+                   .run_cycles = k->run_total});
+  }
+  return out;
 }
 
 void KernelAgent::register_signal(std::uint64_t handle, Signal& signal) {
@@ -36,9 +106,24 @@ void KernelAgent::register_signal(std::uint64_t handle, Signal& signal) {
   signals_[handle] = &signal;
 }
 
-sim::Task<> KernelAgent::spend(std::uint32_t cycles) {
+sim::Task<> KernelAgent::spend(std::uint32_t cycles, KernelRecord* owner) {
   overhead_.inc(cycles);
+  (owner != nullptr ? owner->this_overhead : pending_overhead_) += cycles;
   co_await clock_.cycles(cycles);
+}
+
+bool KernelAgent::check_indices() {
+  const std::uint64_t w = queue_.write_index(), r = queue_.read_index();
+  if (w < r) {
+    return fail(Error{fmt::format("write_index {} is behind read_index {}", w, r)}, 0);
+  }
+  if (w - r > queue_.size()) {
+    return fail(Error{fmt::format("write_index {} runs past read_index {} + size {}: the "
+                                  "producer overwrote packets not yet processed",
+                                  w, r, queue_.size())},
+                0);
+  }
+  return true;
 }
 
 bool KernelAgent::fail(Error e, std::uint64_t completion_signal) {
@@ -64,8 +149,10 @@ sim::Task<> KernelAgent::run() {
       while (!woken_)
         co_await wake_.wait();
       co_await spend(timing_.doorbell_cycles);
+      if (!check_indices()) co_return;
       continue;
     }
+    if (!check_indices()) co_return;
     occupancy_.sample(static_cast<double>(queue_.write_index() - queue_.read_index()));
     co_await spend(timing_.fetch_cycles);
     packets_.inc();
@@ -112,7 +199,8 @@ sim::Task<> KernelAgent::dispatch_standard(const PacketBytes& bytes) {
   if (p->is_reference) rst_.store(static_cast<std::uint8_t>(p->ref_num), *p);  // ¶69, ¶90
   co_await spend(timing_.setup_cycles);
   if (!co_await execute(*p)) co_return;
-  co_await cleanup(*p);
+  co_await cleanup(*p, launched_);
+  launched_->settle();
 }
 
 // Process 600 (Fig. 6): decode every kernel from the RST and its diff, then run them in order.
@@ -137,8 +225,9 @@ sim::Task<> KernelAgent::dispatch_condensed(const PacketBytes& bytes) {
     if (!co_await execute(kernels[k])) co_return;
     const bool last = k + 1 == kernels.size();
     if (last || !timing_.skip_unneeded_cleanup || cleanup_info(kernels[k]).needed()) {
-      co_await cleanup(kernels[k]);
+      co_await cleanup(kernels[k], launched_);
     }
+    launched_->settle();
   }
 }
 
@@ -183,11 +272,12 @@ sim::Task<> KernelAgent::barrier(const PacketBytes& bytes) {
   DispatchPacket as_kernel;  // a barrier cleans up like a kernel: release fence + its signal
   as_kernel.header = b->header;
   as_kernel.completion_signal = b->completion_signal;
-  co_await cleanup(as_kernel);
+  co_await cleanup(as_kernel, nullptr);  // charged to the next kernel
 }
 
 sim::Task<bool> KernelAgent::execute(const DispatchPacket& kernel) {
-  if (!kernel_names_.contains(kernel.kernel_object)) {
+  const auto it = kernels_by_object_.find(kernel.kernel_object);
+  if (it == kernels_by_object_.end()) {
     co_return fail(
         Error{fmt::format("kernel_object {:#x} is not a registered kernel", kernel.kernel_object)},
         kernel.completion_signal);
@@ -197,33 +287,47 @@ sim::Task<bool> KernelAgent::execute(const DispatchPacket& kernel) {
                                      kernel.completion_signal)},
                    0);
   }
-  kernels_.inc();
   bool done = false;
+  GridTimes times;
   const sim::Tick start = now();
-  launcher_.launch(kernel, [this, &done] {
+  const Status launched = launcher_.launch(kernel, [this, &done, &times](const GridTimes& t) {
+    times = t;
     done = true;
     wake_.notify_all();
   });
+  if (!launched) {
+    co_return fail(Error{fmt::format("kernel {} ({:#x}): {}", it->second->name,
+                                     kernel.kernel_object, launched.error().message)},
+                   kernel.completion_signal);
+  }
+  kernels_.inc();
+  KernelRecord& k = *it->second;
+  k.launches.inc();
+  k.this_overhead = pending_overhead_;
+  pending_overhead_ = 0;
+  launched_ = &k;
   while (!done)
     co_await wake_.wait();
-  execution_.inc(clock_.cycle_at(now()) - clock_.cycle_at(start));
+  const auto cycles = [this](sim::Tick from, sim::Tick to) {
+    return clock_.cycle_at(to) - clock_.cycle_at(from);
+  };
+  const std::uint64_t latency = cycles(start, times.first_start);
+  const std::uint64_t run = cycles(times.first_start, now());
+  execution_.inc(latency + run);
+  k.latency_total += latency;
+  k.run_total += run;
+  k.latency.sample(static_cast<double>(latency));
+  k.run.sample(static_cast<double>(run));
   co_return true;
 }
 
-sim::Task<> KernelAgent::cleanup(const DispatchPacket& kernel) {
-  co_await spend(timing_.cleanup_cycles);
+sim::Task<> KernelAgent::cleanup(const DispatchPacket& kernel, KernelRecord* owner) {
+  co_await spend(timing_.cleanup_cycles, owner);
   cleanups_.inc();
   // HSA: the completion signal is decremented when the dispatch completes.
   if (const auto it = signals_.find(kernel.completion_signal); it != signals_.end()) {
     it->second->subtract_release(1);
   }
-}
-
-void FixedTimeLauncher::launch(const DispatchPacket& kernel, std::function<void()> done) {
-  const auto it = cycles_.find(kernel.kernel_object);
-  const std::uint64_t cycles = it == cycles_.end() ? 1 : it->second;
-  const sim::Tick at = clock_.edge(clock_.cycle_at(sim_.now()) + cycles);
-  sim_.events().post(at, std::move(done));
 }
 
 }  // namespace xpusim::cp

@@ -13,8 +13,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "cp/grid_launcher.h"
 #include "cp/packets.h"
 #include "cp/queue.h"
 #include "cp/reference_table.h"
@@ -39,12 +43,14 @@ struct AgentTiming {
   bool skip_unneeded_cleanup = true;
 };
 
-// The narrow launch interface: run one kernel, call `done` when it has completed. Implemented by
-// FixedTimeLauncher below, and later by the chip (work distributor → SMs).
-class GridLauncher {
- public:
-  virtual ~GridLauncher() = default;
-  virtual void launch(const DispatchPacket& kernel, std::function<void()> done) = 0;
+// One registered kernel's launches, as the agent saw them (cycles of the agent's clock).
+struct KernelSummary {
+  std::string name;
+  std::uint64_t kernel_object = 0;
+  std::uint64_t launches = 0;
+  std::uint64_t overhead_cycles = 0;  // agent critical path charged to its launches (see below)
+  std::uint64_t latency_cycles = 0;   // launch → first CTA running (the launcher's share)
+  std::uint64_t run_cycles = 0;       // first CTA running → completion
 };
 
 inline constexpr Signal::Value kErrorSignalValue = -1;
@@ -53,13 +59,20 @@ class KernelAgent : public sim::Component {
  public:
   KernelAgent(sim::Component& parent, std::string_view name, const sim::Clock& clock,
               AqlQueue& queue, GridLauncher& launcher, const AgentTiming& timing = {});
+  ~KernelAgent() override;
 
-  // Kernel objects the agent may launch (a dispatch naming another is a queue error).
+  // Kernel objects the agent may launch (a dispatch naming another is a queue error). The name
+  // labels the kernel's stats (`<agent>.<name>.*`, other characters than letters, digits and
+  // '_' become '_'); registering an object twice is an internal error.
   void register_kernel(std::uint64_t kernel_object, std::string name);
   // Completion signals by handle (HSA hsa_signal_t); 0 is "no signal". An unknown non-zero
   // handle is a queue error.
   void register_signal(std::uint64_t handle, Signal& signal);
   const ReferenceTable& reference_table() const { return rst_; }
+  // Per registered kernel, in registration order. A kernel's overhead is the agent time since
+  // the previous kernel completed (doorbell, fetch, decode, setup, diff; barrier packets) plus
+  // its own cleanup: so a condensed packet's fetch and decode go to its first kernel.
+  std::vector<KernelSummary> kernel_summaries() const;
 
   std::uint64_t packets() const { return packets_.value(); }
   std::uint64_t kernels() const { return kernels_.value(); }
@@ -67,6 +80,7 @@ class KernelAgent : public sim::Component {
   std::uint64_t execution_cycles() const { return execution_.value(); }
 
  private:
+  struct KernelRecord;
   sim::Task<> run();
   sim::Task<> process(const PacketBytes& bytes);
   sim::Task<> dispatch_standard(const PacketBytes& bytes);
@@ -74,16 +88,23 @@ class KernelAgent : public sim::Component {
   sim::Task<> barrier(const PacketBytes& bytes);
   // Launches one kernel and waits for it; false (queue error set) if it cannot.
   sim::Task<bool> execute(const DispatchPacket& kernel);
-  sim::Task<> cleanup(const DispatchPacket& kernel);
-  sim::Task<> spend(std::uint32_t cycles);  // overhead on the agent's critical path
+  // Charged to `owner` (the kernel just run), or to the next launch when null.
+  sim::Task<> cleanup(const DispatchPacket& kernel, KernelRecord* owner);
+  // Overhead on the agent's critical path, charged to `owner` or to the next launch.
+  sim::Task<> spend(std::uint32_t cycles, KernelRecord* owner = nullptr);
   bool fail(Error e, std::uint64_t completion_signal);
+  // HSA: write_index may run at most `size` packets ahead of read_index (and never behind it).
+  bool check_indices();
 
   const sim::Clock& clock_;
   AqlQueue& queue_;
   GridLauncher& launcher_;
   AgentTiming timing_;
   ReferenceTable rst_;
-  std::map<std::uint64_t, std::string> kernel_names_;
+  std::map<std::uint64_t, std::unique_ptr<KernelRecord>> kernels_by_object_;
+  std::vector<KernelRecord*> kernel_order_;
+  std::uint64_t pending_overhead_ = 0;  // spent since the last launch, charged to the next
+  KernelRecord* launched_ = nullptr;    // the kernel execute() last launched
   std::map<std::uint64_t, Signal*> signals_;
   sim::Signal wake_;
   bool woken_ = false;  // set by a doorbell or signal store the agent waits for
@@ -98,22 +119,6 @@ class KernelAgent : public sim::Component {
   sim::Counter& cleanups_;
   sim::Counter& errors_;
   sim::Average& occupancy_;
-};
-
-// Runs each kernel for a fixed number of cycles per kernel object (a synthetic run-time model,
-// so the command processor can be studied before the chip model exists).
-class FixedTimeLauncher : public GridLauncher {
- public:
-  FixedTimeLauncher(sim::Simulation& sim, const sim::Clock& clock) : sim_(sim), clock_(clock) {}
-  void set_cycles(std::uint64_t kernel_object, std::uint64_t cycles) {
-    cycles_[kernel_object] = cycles;
-  }
-  void launch(const DispatchPacket& kernel, std::function<void()> done) override;
-
- private:
-  sim::Simulation& sim_;
-  const sim::Clock& clock_;
-  std::map<std::uint64_t, std::uint64_t> cycles_;
 };
 
 }  // namespace xpusim::cp

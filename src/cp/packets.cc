@@ -321,7 +321,13 @@ Status validate_field_value(DiffField f, std::uint64_t value) {
         fmt::format("diff field {} value 0x{:x}: wider than {} bits", to_string(f), value, bits)};
   }
   if (f == DiffField::kSynchScopes) {
-    // The value is the HSA header's high byte; the type byte is never diffed.
+    // The value is the HSA header's high byte; the type byte is never diffed. The slot is 16
+    // bits wide, so a value past 0xFF would lose its high byte (found by cp_packet_fuzz).
+    if (value > 0xFF) {
+      return Error{fmt::format(
+          "diff field synch_scopes value 0x{:x}: wider than the header's high byte (8 bits)",
+          value)};
+    }
     auto h = decode_header(static_cast<std::uint16_t>(
         (value << 8) | static_cast<unsigned>(PacketType::kKernelDispatch)));
     if (!h) {

@@ -156,7 +156,8 @@ std::uint64_t field_value(const DispatchPacket& p, DiffField f);
 // Sets the field; the value must fit (XPUSIM_CHECK) and, for synch_scopes, be a valid
 // header high byte (check with validate_field_value first).
 void set_field(DispatchPacket& p, DiffField f, std::uint64_t value);
-// Errors: value wider than the field, or synch_scopes with reserved bits / scope 3.
+// Errors: value wider than the field, or synch_scopes past 8 bits, with reserved bits or
+// scope 3.
 Status validate_field_value(DiffField f, std::uint64_t value);
 
 }  // namespace xpusim::cp

@@ -52,6 +52,10 @@ class AqlQueue {
   Status write_body(std::uint64_t index, const PacketBytes& packet);
   // Bytes 0..1 (little-endian), the release store that hands the packet to the consumer.
   Status publish_header(std::uint64_t index, std::uint16_t header);
+  // hsa_queue_store_write_index_relaxed: sets write_index with no check, as a producer that
+  // bypasses reserve() can. The packet processor finds an index past read_index + size (the
+  // producer overwrote unprocessed packets) and puts the queue in error.
+  void store_write_index(std::uint64_t index) { write_index_ = index; }
   // HSA: the producer writes the doorbell with the write index of the last packet it published.
   void ring_doorbell(std::uint64_t index) {
     doorbell_.store_release(static_cast<Signal::Value>(index));

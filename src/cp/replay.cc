@@ -57,16 +57,15 @@ struct ReplayStudy::Model {
         root(s, "host0"),
         host(memory),
         queue(std::move(host.create_queue(64)).value()),
-        launcher(s, clock),
-        agent(root, "cp", clock, queue, launcher, c.timing),
         graph(std::move(g)),
-        iteration_done(s.events()) {
-    for (std::size_t k = 0; k < graph.launches().size(); ++k) {
-      const DispatchPacket& p = graph.launches()[k];
-      agent.register_kernel(p.kernel_object, kKernelNames[k]);
-      launcher.set_cycles(p.kernel_object, c.kernel_cycles);
-    }
-    agent.register_signal(kIterationSignal, signal);
+        iteration_done(s.events()) {}
+  // Second phase, once the launcher exists.
+  void attach(std::unique_ptr<GridLauncher> l) {
+    launcher = std::move(l);
+    agent = std::make_unique<KernelAgent>(root, "cp", clock, queue, *launcher, cfg.timing);
+    for (std::size_t k = 0; k < graph.launches().size(); ++k)
+      agent->register_kernel(graph.launches()[k].kernel_object, kKernelNames[k]);
+    agent->register_signal(kIterationSignal, signal);
   }
   sim::Task<> host_loop();
 
@@ -77,10 +76,10 @@ struct ReplayStudy::Model {
   mem::GlobalMemory memory;
   Host host;
   AqlQueue queue;
-  FixedTimeLauncher launcher;
-  Signal signal;
-  KernelAgent agent;
   TaskGraph graph;
+  Signal signal;
+  std::unique_ptr<GridLauncher> launcher;
+  std::unique_ptr<KernelAgent> agent;  // after the launcher: it dies first
   sim::Signal iteration_done;
   bool done_flag = false;
   std::uint32_t finished = 0;
@@ -136,8 +135,18 @@ Result<std::unique_ptr<ReplayStudy>> ReplayStudy::create(sim::Simulation& sim,
   if (!errors.empty()) return errors;
   auto graph = TaskGraph::record(kripke());
   XPUSIM_CHECK(graph.ok(), "the Kripke graph records");
-  return std::unique_ptr<ReplayStudy>(
-      new ReplayStudy(std::make_unique<Model>(sim, cfg, std::move(graph).value())));
+  auto m = std::make_unique<Model>(sim, cfg, std::move(graph).value());
+  if (cfg.launcher) {
+    auto launcher = cfg.launcher(m->root, m->clock);
+    if (!launcher) return launcher.errors();
+    m->attach(std::move(launcher).value());
+  } else {
+    auto fixed = std::make_unique<FixedTimeLauncher>(sim, m->clock);
+    for (const DispatchPacket& p : m->graph.launches())
+      fixed->set_cycles(p.kernel_object, cfg.kernel_cycles);
+    m->attach(std::move(fixed));
+  }
+  return std::unique_ptr<ReplayStudy>(new ReplayStudy(std::move(m)));
 }
 
 ReplayResult ReplayStudy::run(sim::Tick limit, bool* completed) {
@@ -147,24 +156,30 @@ ReplayResult ReplayStudy::run(sim::Tick limit, bool* completed) {
   if (completed != nullptr) *completed = m.finished == m.cfg.iterations;
   ReplayResult r;
   r.total_cycles = m.clock.cycle_at(m.sim.now());
-  r.packets = m.agent.packets();
+  r.packets = m.agent->packets();
   r.bytes_fetched = r.packets * 64;
-  r.kernels = m.agent.kernels();
-  r.overhead_cycles = m.agent.overhead_cycles();
-  r.execution_cycles = m.agent.execution_cycles();
+  r.kernels = m.agent->kernels();
+  r.overhead_cycles = m.agent->overhead_cycles();
+  r.execution_cycles = m.agent->execution_cycles();
   r.host_cycles = m.host_cycles;
+  r.per_kernel = m.agent->kernel_summaries();
   // Digest §3: T_base = Σ_k (E + P + X_k + C) per iteration, P = fetch + decode + setup; the
   // condensed iterations: E_c + P_c + Σ_k (D_k + X_k) + C, P_c = fetch + decode, D_k = diff +
   // setup (no intermediate cleanups: only the last kernel needs one). Plus the doorbell once
   // per iteration in both (the agent is idle when the host rings).
+  // Σ X_k enters as measured, so the check covers the agent's overhead accounting on any
+  // launcher (it is 6 × iterations × kernel_cycles on the fixed-time one).
   const AgentTiming& t = m.cfg.timing;
-  const std::uint64_t n = 6, x = m.cfg.kernel_cycles, e = m.cfg.enqueue_cycles;
+  const std::uint64_t n = 6, e = m.cfg.enqueue_cycles;
   const std::uint64_t base = t.doorbell_cycles + n * (e + t.fetch_cycles + t.decode_cycles +
-                                                      t.setup_cycles + x + t.cleanup_cycles);
+                                                      t.setup_cycles + t.cleanup_cycles);
   const std::uint64_t cond = t.doorbell_cycles + e + t.fetch_cycles + t.decode_cycles +
-                             n * (t.diff_cycles + t.setup_cycles + x) + t.cleanup_cycles;
-  const std::uint64_t iters = m.cfg.iterations;
-  r.formula_cycles = m.cfg.mode == ReplayMode::kStandard ? iters * base : base + (iters - 1) * cond;
+                             n * (t.diff_cycles + t.setup_cycles) +
+                             (t.skip_unneeded_cleanup ? 1 : n) * t.cleanup_cycles;
+  const std::uint64_t iters = r.kernels / n;  // completed iterations
+  r.formula_cycles = r.execution_cycles + (m.cfg.mode == ReplayMode::kStandard || iters == 0
+                                               ? iters * base
+                                               : base + (iters - 1) * cond);
   return r;
 }
 

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cp/kernel_agent.h"
 #include "sim/result.h"
@@ -18,11 +20,18 @@ namespace xpusim::cp {
 
 enum class ReplayMode : std::uint8_t { kStandard, kCondensed };
 
+// Builds the launcher kernels run on, as a child of `root` timed by `clock` (e.g. the chip:
+// system/chip_launcher.h). Errors abort the study's creation.
+using LauncherFactory = std::function<Result<std::unique_ptr<GridLauncher>>(
+    sim::Component& root, const sim::Clock& clock)>;
+
 struct ReplayConfig {
   ReplayMode mode = ReplayMode::kCondensed;
   std::uint32_t iterations = 100;
-  std::uint64_t kernel_cycles = 2000;  // every kernel's run time (the synthetic model)
-  std::uint32_t enqueue_cycles = 50;   // host time to write one packet (E); our assumption
+  // Without a launcher factory every kernel runs kernel_cycles (FixedTimeLauncher).
+  LauncherFactory launcher;
+  std::uint64_t kernel_cycles = 2000;
+  std::uint32_t enqueue_cycles = 50;  // host time to write one packet (E); our assumption
   AgentTiming timing;
   std::uint64_t clock_hz = 1'830'000'000;
 };
@@ -34,8 +43,11 @@ struct ReplayResult {
   std::uint64_t kernels = 0;
   std::uint64_t overhead_cycles = 0;  // the agent's: doorbell, fetch, decode, setup, diff, cleanup
   std::uint64_t execution_cycles = 0;
-  std::uint64_t host_cycles = 0;     // enqueue time
-  std::uint64_t formula_cycles = 0;  // the digest §3 timing formula's prediction
+  std::uint64_t host_cycles = 0;  // enqueue time
+  // The digest §3 timing formula's prediction, with Σ X_k the measured execution time (launch
+  // to completion; kernel_cycles each on the fixed-time launcher).
+  std::uint64_t formula_cycles = 0;
+  std::vector<KernelSummary> per_kernel;
   double overhead_share() const {
     const double o = static_cast<double>(total_cycles - execution_cycles);
     return total_cycles == 0 ? 0 : o / static_cast<double>(total_cycles);

@@ -46,11 +46,15 @@ WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
   residency_.push_back({});
 }
 
-std::uint32_t WorkDistributor::submit(const GridSpec& grid) {
+std::uint32_t WorkDistributor::submit(const GridSpec& grid, GridDone done) {
   Grid g;
   g.spec = grid;
   g.footprint = footprint(topology().capacity(), grid.shape);
   g.units_left = grid.num_cgas();
+  g.ctas_left = grid.grid.count();
+  g.times.submitted = now();
+  g.times.first_start = sim::kMaxTick;
+  g.done = std::move(done);
   ctas_total_ += grid.grid.count();
   grids_.push_back(g);
   changed_.notify_all();  // a sleeping CWD looks at the new grid
@@ -70,7 +74,11 @@ sim::Task<> WorkDistributor::run() {
     return std::any_of(grids_.begin(), grids_.end(),
                        [](const Grid& g) { return g.units_left > 0; });
   };
-  while (work_left()) {
+  while (true) {
+    if (!work_left()) {
+      co_await changed_.wait();  // idle until a grid is submitted
+      continue;
+    }
     const std::uint64_t seen = generation_;
     const bool launched = co_await try_launch();
     if (!launched && seen == generation_) {
@@ -185,6 +193,8 @@ void WorkDistributor::launch(std::uint32_t g, const CgaPlacement& p, Packets& pa
 
 void WorkDistributor::started(const CtaLaunch& cta) {
   first_start_ = std::min(first_start_, now());
+  GridTimes& times = grids_[cta.grid].times;
+  times.first_start = std::min(times.first_start, now());
   auto& on_sm = running_on_sm_[cta.sm];
   if (on_sm.empty()) ++busy_sms_;
   on_sm.push_back({.grid = cta.grid, .unit = cta.unit, .sm = cta.sm});
@@ -227,13 +237,21 @@ void WorkDistributor::exited(const CtaLaunch& cta) {
   ++ctas_exited_;
   ++generation_;
   changed_.notify_all();
-  if (cta.cga == 0) return;
-  const std::vector<CgaEvent> ev = tracker_.on_cta_exit(cta.cga);
+  const bool grid_done = --grid.ctas_left == 0;
+  if (grid_done) grid.times.completed = now();
+  if (cta.cga != 0) cga_exit(cta.cga, grid.spec.ctas_per_cga());
+  // Last: the callback may submit a grid, which can move grids_ under `grid`.
+  if (grid_done && grids_[cta.grid].done) {
+    const GridDone done = std::move(grids_[cta.grid].done);
+    done(grids_[cta.grid].times);
+  }
+}
+
+void WorkDistributor::cga_exit(std::uint64_t cga, std::uint32_t ctas) {
+  const std::vector<CgaEvent> ev = tracker_.on_cta_exit(cga);
   if (std::find(ev.begin(), ev.end(), CgaEvent::kCgaActiveZero) == ev.end()) return;
   // Every CTA's DSMEM is flushed in parallel; the id and counter return after the last ack.
   const sim::Tick at = clock_.edge(clock_.cycle_at(now()) + timing_.flush_cycles);
-  const std::uint64_t cga = cta.cga;
-  const std::uint32_t ctas = grid.spec.ctas_per_cga();
   events().post(at, [this, cga, ctas] {
     for (std::uint32_t i = 0; i < ctas; ++i) {
       const std::vector<CgaEvent> done = tracker_.on_flush_done(cga);

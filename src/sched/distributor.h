@@ -8,11 +8,13 @@
 // decision cycles, then broadcasts the launches. If that grid cannot launch now it tries the
 // next grid, so a blocked high-priority grid does not idle the chip (our choice; the patent
 // leaves head-of-line behaviour open, digest §6). With nothing launchable it sleeps until a
-// CTA exit or a cga_complete changes the picture.
+// CTA exit, a cga_complete or a newly submitted grid changes the picture; it runs for the
+// life of the simulation, so grids may arrive at any time (the command processor's launches).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -62,15 +64,26 @@ class WorkDistributor : public sim::Component {
                   const sim::Clock& clock, const DistributorTiming& timing = {},
                   const CgaTrackerConfig& tracker = default_tracker_config());
 
+  // When one grid started and ended (ticks): what a launcher reports back.
+  struct GridTimes {
+    sim::Tick submitted = 0;
+    sim::Tick first_start = 0;  // its first CTA's first instruction
+    sim::Tick completed = 0;    // the CWD has heard every CTA's cta_complete
+  };
+  using GridDone = std::function<void(const GridTimes&)>;
+
   void set_executor(CtaExecutor* executor) { executor_ = executor; }
   // Adds a grid to the task table (validate it with check_grid first); returns its index.
-  std::uint32_t submit(const GridSpec& grid);
+  // `done` runs once the CWD has heard the last of its CTAs exit (the grid-completed half of
+  // the narrow launch interface the command processor uses).
+  std::uint32_t submit(const GridSpec& grid, GridDone done = {});
   // Spawns the CWD process; call once, after submitting the first grids.
   void start();
   // SM → CWD: the CTA has exited (the narrow completion interface).
   void cta_exited(const CtaLaunch& cta);
 
   bool all_done() const { return ctas_exited_ == ctas_total_; }
+  const GridTimes& grid_times(std::uint32_t g) const { return grids_[g].times; }
   const GpuState& state() const { return state_; }
   const Topology& topology() const { return state_.topology(); }
   const CgaTracker& tracker() const { return tracker_; }
@@ -99,6 +112,9 @@ class WorkDistributor : public sim::Component {
     CtaFootprint footprint;
     std::uint64_t units_left = 0;  // launch units not yet launched
     std::uint64_t next_unit = 0;   // index of the next unit in launch order
+    std::uint64_t ctas_left = 0;   // CTAs whose cta_complete has not arrived
+    GridTimes times;
+    GridDone done;
   };
   sim::Task<> run();
   // Tries each grid in priority order; returns true when one launched something.
@@ -123,6 +139,7 @@ class WorkDistributor : public sim::Component {
   void launch(std::uint32_t g, const CgaPlacement& p, Packets& packets, std::uint64_t first_cycle);
   void started(const CtaLaunch& cta);
   void exited(const CtaLaunch& cta);
+  void cga_exit(std::uint64_t cga, std::uint32_t ctas);
   void record();
   void snapshot_peak();
   std::vector<std::uint32_t> budgets() const;

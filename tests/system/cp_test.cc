@@ -26,9 +26,51 @@ TEST_F(CpCli, CondensedReplayFetchesFewerPacketsAndMatchesTheFormula) {
   }
 }
 
+TEST_F(CpCli, BothLaunchersPrintPerKernelOverheadNextToRunTime) {
+  const CliRun chip = run("cp replay --iterations 3 --kernel-cycles 800");
+  const CliRun fixed = run("cp replay --iterations 3 --kernel-cycles 800 --launcher fixed");
+  ASSERT_EQ(chip.code, 0) << chip.err;
+  ASSERT_EQ(fixed.code, 0) << fixed.err;
+  EXPECT_NE(chip.out.find("through the work distributor (waterfill), CTAs fixed:800"),
+            std::string::npos)
+      << chip.out;
+  // Fixed launcher: a kernel starts at once and runs exactly --kernel-cycles.
+  EXPECT_NE(fixed.out.find("Sweep               3"), std::string::npos) << fixed.out;
+  EXPECT_NE(fixed.out.find(" 0.0 cycles   800.0 cycles"), std::string::npos) << fixed.out;
+  // Through the distributor a kernel waits for its CTAs to launch: a non-zero latency.
+  EXPECT_EQ(chip.out.find(" 0.0 cycles "), std::string::npos) << chip.out;
+  for (const char* k : {"LTimes", "Scattering", "Source", "LPlusTimes", "Sweep", "Population"}) {
+    EXPECT_NE(chip.out.find(k), std::string::npos) << k;
+  }
+}
+
+TEST_F(CpCli, AgentCostsComeFromTheChipAndCpTimingOverridesThem) {
+  const CliRun base = run("cp replay --iterations 2 --mode standard --launcher fixed");
+  const CliRun slow =
+      run("cp replay --iterations 2 --mode standard --launcher fixed --cp-timing setup=160");
+  ASSERT_EQ(base.code, 0) << base.err;
+  ASSERT_EQ(slow.code, 0) << slow.err;
+  // 12 kernels x 100 more setup cycles; the formula follows.
+  EXPECT_NE(base.out.find("agent 2840 cycles"), std::string::npos) << base.out;
+  EXPECT_NE(slow.out.find("agent 4040 cycles"), std::string::npos) << slow.out;
+  const CliRun every =
+      run("cp replay --iterations 2 --launcher fixed --cleanup every --kernel-cycles 100");
+  const CliRun needed = run("cp replay --iterations 2 --launcher fixed --kernel-cycles 100");
+  ASSERT_EQ(every.code, 0) << every.err;
+  // 2 × doorbell + 6 standard kernels (fetch, decode, setup, cleanup) + one condensed packet
+  // (fetch, decode, 6 × (diff + setup), 1 cleanup) = 2026; --cleanup every adds the condensed
+  // iteration's 5 intermediate cleanups (seed3 ¶146).
+  EXPECT_NE(needed.out.find("agent 2026 cycles"), std::string::npos) << needed.out;
+  EXPECT_NE(every.out.find("agent 2626 cycles"), std::string::npos) << every.out;
+}
+
 TEST_F(CpCli, BadFlagsAreOneLineErrors) {
-  for (const char* args : {"cp replay --mode fast", "cp replay --iterations 0",
-                           "cp replay --graph lulesh", "cp replay --kernel-cycles 0"}) {
+  for (const char* args :
+       {"cp replay --mode fast", "cp replay --iterations 0", "cp replay --graph lulesh",
+        "cp replay --kernel-cycles 0", "cp replay --launcher gpu", "cp replay --cp-timing fetch",
+        "cp replay --cp-timing warp=3", "cp replay --cleanup sometimes",
+        "cp replay --launcher fixed --runtime-model fixed:10", "cp replay --policy best",
+        "cp replay --runtime-model uniform:9-3"}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_EQ(lines(r.err).size(), 1u) << args << "\n" << r.err;

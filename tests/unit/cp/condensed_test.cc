@@ -259,6 +259,8 @@ TEST(Condensed, EncodeErrors) {
   p = table6();
   p.kernels[0] = {0, 0x0001, {0x0020}};  // synch_scopes with header bit 13
   expect_error(p, "synch_scopes");
+  p.kernels[0] = {0, 0x0001, {0x0113}};  // a valid low byte, but the field is 8 bits (fuzzer)
+  expect_error(p, "wider than the header's high byte");
   p = table6();
   p.kernels.clear();
   expect_error(p, "num_kernels 0");

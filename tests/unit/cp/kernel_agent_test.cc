@@ -15,15 +15,18 @@ namespace {
 TEST(KripkeReplay, MeasuredTimeEqualsTheTimingFormulaInBothModes) {
   for (const std::uint64_t x : {10u, 500u, 20000u}) {
     for (const ReplayMode mode : {ReplayMode::kStandard, ReplayMode::kCondensed}) {
-      ReplayConfig cfg;
-      cfg.mode = mode;
-      cfg.iterations = 7;
-      cfg.kernel_cycles = x;
-      auto r = run_replay(cfg);
-      ASSERT_TRUE(r.ok()) << r.error().message;
-      EXPECT_EQ(r->total_cycles, r->formula_cycles) << name(mode) << " x=" << x;
-      EXPECT_EQ(r->kernels, 42u);
-      EXPECT_EQ(r->execution_cycles, 42 * x);
+      for (const bool every : {false, true}) {  // cleanup after every kernel, or as needed
+        ReplayConfig cfg;
+        cfg.timing.skip_unneeded_cleanup = !every;
+        cfg.mode = mode;
+        cfg.iterations = 7;
+        cfg.kernel_cycles = x;
+        auto r = run_replay(cfg);
+        ASSERT_TRUE(r.ok()) << r.error().message;
+        EXPECT_EQ(r->total_cycles, r->formula_cycles) << name(mode) << " x=" << x;
+        EXPECT_EQ(r->kernels, 42u);
+        EXPECT_EQ(r->execution_cycles, 42 * x);
+      }
     }
   }
 }

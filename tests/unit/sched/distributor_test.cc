@@ -272,3 +272,30 @@ TEST(RuntimeModel, UniformDrawsStayInRangeAndCoverIt) {
 
 }  // namespace
 }  // namespace xpusim::sched
+
+namespace xpusim::sched {
+namespace {
+
+TEST(Distributor, AGridSubmittedAfterTheChipWentIdleRunsAndReportsItsTimes) {
+  Rig r(small({1}));
+  std::vector<WorkDistributor::GridTimes> seen;
+  const auto record = [&seen](const WorkDistributor::GridTimes& t) { seen.push_back(t); };
+  r.cwd.submit(plain(4), record);
+  r.cwd.start();
+  r.sim.run();
+  ASSERT_EQ(seen.size(), 1u);
+  const sim::Tick idle_at = r.sim.now();
+  // The CWD process sleeps instead of ending, so a later grid still launches.
+  r.sim.events().post(idle_at + 5'000'000, [&] { r.cwd.submit(plain(2), record); });
+  r.sim.run();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_TRUE(r.cwd.all_done());
+  EXPECT_EQ(seen[1].submitted, idle_at + 5'000'000);
+  EXPECT_GT(seen[1].first_start, seen[1].submitted);
+  // 1000-cycle CTAs plus the completion message: done no earlier than 1000 cycles after start.
+  EXPECT_GE(seen[1].completed, seen[1].first_start + 1000 * 1000);
+  EXPECT_EQ(seen[0].completed, r.cwd.grid_times(0).completed);
+}
+
+}  // namespace
+}  // namespace xpusim::sched
