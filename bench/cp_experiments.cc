@@ -4,9 +4,74 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <filesystem>
+
+#include "config/chip_spec.h"
 #include "cp/replay.h"
+#include "system/chip_launcher.h"
 
 using namespace xpusim::cp;
+
+namespace {
+
+// The same sweep with every kernel launched through the work distributor onto H100's 132
+// (modelled) SMs: each Kripke kernel is 1024 CTAs of 256 threads, one wave, each CTA running
+// the swept time. Per-kernel: the agent's dispatch overhead, the CWD's launch latency, run time.
+int chip_sweep() {
+  auto chip = xpusim::config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) /
+                                             "chips/h100-sxm5.yaml");
+  if (!chip) {
+    std::fprintf(stderr, "error: %s\n", chip.error().message.c_str());
+    return 1;
+  }
+  std::printf(
+      "\nThrough the work distributor on h100-sxm5 (1024 CTAs x 256 threads per kernel, one "
+      "wave):\n\n");
+  std::printf(
+      "| CTA cycles | standard total | condensed total | saving | dispatch overhead / kernel std "
+      "/ cond | CWD launch latency | kernel run time | formula matches |\n");
+  std::printf("|---:|---:|---:|---:|---|---:|---:|---|\n");
+  for (const std::uint64_t x : {10u, 100u, 500u, 2000u, 10000u, 100000u}) {
+    ReplayConfig cfg;
+    cfg.iterations = 100;
+    cfg.clock_hz = chip->clocks.sm_hz;
+    xpusim::system::ChipLauncherConfig lc;
+    lc.runtime = {.min_cycles = x, .max_cycles = x, .slowdown = 0};
+    cfg.launcher = [spec = *chip, lc](xpusim::sim::Component& root, const xpusim::sim::Clock& clock)
+        -> xpusim::Result<std::unique_ptr<GridLauncher>> {
+      auto l = xpusim::system::ChipLauncher::create(root.sim(), "chip0", clock, spec, lc);
+      if (!l) return l.errors();
+      return std::unique_ptr<GridLauncher>(std::move(l).value());
+    };
+    cfg.mode = ReplayMode::kStandard;
+    auto s = run_replay(cfg);
+    cfg.mode = ReplayMode::kCondensed;
+    auto c = run_replay(cfg);
+    if (!s || !c) {
+      std::fprintf(stderr, "error: replay failed\n");
+      return 1;
+    }
+    const auto mean = [](const ReplayResult& r, auto field) {
+      double sum = 0;
+      for (const KernelSummary& k : r.per_kernel)
+        sum += static_cast<double>(k.*field);
+      return sum / static_cast<double>(r.kernels);
+    };
+    const double saving =
+        1.0 - static_cast<double>(c->total_cycles) / static_cast<double>(s->total_cycles);
+    std::printf(
+        "| %llu | %llu | %llu | %.1f%% | %.1f / %.1f | %.1f | %.1f | %s |\n",
+        static_cast<unsigned long long>(x), static_cast<unsigned long long>(s->total_cycles),
+        static_cast<unsigned long long>(c->total_cycles), 100 * saving,
+        mean(*s, &KernelSummary::overhead_cycles), mean(*c, &KernelSummary::overhead_cycles),
+        mean(*c, &KernelSummary::latency_cycles), mean(*c, &KernelSummary::run_cycles),
+        s->total_cycles == s->formula_cycles && c->total_cycles == c->formula_cycles ? "yes"
+                                                                                     : "NO");
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main() {
   std::printf(
@@ -45,5 +110,5 @@ int main() {
         s->total_cycles == s->formula_cycles && c->total_cycles == c->formula_cycles ? "yes"
                                                                                      : "NO");
   }
-  return 0;
+  return chip_sweep();
 }

@@ -154,7 +154,7 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
         cfg.launcher = [spec = *chip, lc](
                            sim::Component& root,
                            const sim::Clock& clock) -> Result<std::unique_ptr<cp::GridLauncher>> {
-          auto l = system::ChipLauncher::create(root, clock, spec, lc);
+          auto l = system::ChipLauncher::create(root.sim(), "chip0", clock, spec, lc);
           if (!l) return l.errors();
           return std::unique_ptr<cp::GridLauncher>(std::move(l).value());
         };

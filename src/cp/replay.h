@@ -20,8 +20,9 @@ namespace xpusim::cp {
 
 enum class ReplayMode : std::uint8_t { kStandard, kCondensed };
 
-// Builds the launcher kernels run on, as a child of `root` timed by `clock` (e.g. the chip:
-// system/chip_launcher.h). Errors abort the study's creation.
+// Builds the launcher kernels run on, timed by `clock`; `root` is the host's component (the
+// launcher may hang its own root on root.sim(), e.g. the chip: system/chip_launcher.h). Errors
+// abort the study's creation.
 using LauncherFactory = std::function<Result<std::unique_ptr<GridLauncher>>(
     sim::Component& root, const sim::Clock& clock)>;
 

@@ -4,27 +4,29 @@
 
 namespace xpusim::system {
 
-ChipLauncher::ChipLauncher(sim::Component& chip, const sim::Clock& clock,
+ChipLauncher::ChipLauncher(sim::Simulation& sim, std::string_view name, const sim::Clock& clock,
                            const config::ChipSpec& spec, const ChipLauncherConfig& cfg,
                            std::unique_ptr<sched::Policy> policy)
-    : topology_(sched::Topology::from_chip(spec)),
+    : chip_(sim, name),
+      topology_(sched::Topology::from_chip(spec)),
       max_cluster_size_(spec.topology.max_cluster_size),
-      cwd_(std::make_unique<sched::WorkDistributor>(chip, topology_, std::move(policy), clock,
+      cwd_(std::make_unique<sched::WorkDistributor>(chip_, topology_, std::move(policy), clock,
                                                     cfg.timing)),
-      sms_(std::make_unique<sched::ModelledSms>(chip, *cwd_, clock, cfg.runtime)) {
+      sms_(std::make_unique<sched::ModelledSms>(chip_, *cwd_, clock, cfg.runtime)) {
   cwd_->set_executor(sms_.get());
 }
 
 ChipLauncher::~ChipLauncher() = default;
 
-Result<std::unique_ptr<ChipLauncher>> ChipLauncher::create(sim::Component& chip,
+Result<std::unique_ptr<ChipLauncher>> ChipLauncher::create(sim::Simulation& sim,
+                                                           std::string_view name,
                                                            const sim::Clock& clock,
                                                            const config::ChipSpec& spec,
                                                            const ChipLauncherConfig& cfg) {
   auto policy = sched::make_policy(cfg.policy, cfg.cost);
   if (!policy) return policy.errors();
   return std::unique_ptr<ChipLauncher>(
-      new ChipLauncher(chip, clock, spec, cfg, std::move(policy).value()));
+      new ChipLauncher(sim, name, clock, spec, cfg, std::move(policy).value()));
 }
 
 Result<sched::GridSpec> ChipLauncher::grid_of(const cp::DispatchPacket& kernel) const {

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "config/chip_spec.h"
 #include "cp/grid_launcher.h"
@@ -44,8 +45,10 @@ struct ChipLauncherConfig {
 
 class ChipLauncher : public cp::GridLauncher {
  public:
-  // Errors: unknown policy.
-  static Result<std::unique_ptr<ChipLauncher>> create(sim::Component& chip, const sim::Clock& clock,
+  // Builds the root component `name` (stats `chip0.cwd.*`, `chip0.sms.*`). Errors: unknown
+  // policy.
+  static Result<std::unique_ptr<ChipLauncher>> create(sim::Simulation& sim, std::string_view name,
+                                                      const sim::Clock& clock,
                                                       const config::ChipSpec& spec,
                                                       const ChipLauncherConfig& cfg);
   ~ChipLauncher() override;
@@ -62,9 +65,11 @@ class ChipLauncher : public cp::GridLauncher {
   const sched::WorkDistributor& distributor() const { return *cwd_; }
 
  private:
-  ChipLauncher(sim::Component& chip, const sim::Clock& clock, const config::ChipSpec& spec,
-               const ChipLauncherConfig& cfg, std::unique_ptr<sched::Policy> policy);
+  ChipLauncher(sim::Simulation& sim, std::string_view name, const sim::Clock& clock,
+               const config::ChipSpec& spec, const ChipLauncherConfig& cfg,
+               std::unique_ptr<sched::Policy> policy);
 
+  sim::Component chip_;
   sched::Topology topology_;
   std::uint32_t max_cluster_size_;
   std::unique_ptr<sched::WorkDistributor> cwd_;

@@ -38,10 +38,10 @@ cp::DispatchPacket dispatch(std::uint16_t wg, std::uint32_t grid, std::uint32_t 
 
 struct Rig {
   explicit Rig(std::uint64_t cta_cycles = 1000)
-      : clock(sim.events(), h100().clocks.sm_hz), root(sim, "chip0"), host(memory) {
+      : clock(sim.events(), h100().clocks.sm_hz), root(sim, "host0"), host(memory) {
     ChipLauncherConfig cfg;
     cfg.runtime = {.min_cycles = cta_cycles, .max_cycles = cta_cycles, .slowdown = 0};
-    launcher = std::move(ChipLauncher::create(root, clock, h100(), cfg)).value();
+    launcher = std::move(ChipLauncher::create(sim, "chip0", clock, h100(), cfg)).value();
     queue = std::make_unique<cp::AqlQueue>(std::move(host.create_queue(16)).value());
     agent = std::make_unique<cp::KernelAgent>(root, "cp", clock, *queue, *launcher);
     agent->register_kernel(0xC0DE, "k");
