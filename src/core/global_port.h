@@ -1,0 +1,38 @@
+// The SM's way out to global memory: the timing of one warp-wide global access. The memory
+// hierarchy (src/mem: L1, crossbar, L2, HBM) implements it; FixedLatencyMemory below is a
+// stand-in with one latency, for SM studies that leave memory out.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "kernel/op.h"
+#include "sim/clock.h"
+#include "sim/event_queue.h"
+
+namespace xpusim::core {
+
+class GlobalPort {
+ public:
+  virtual ~GlobalPort() = default;
+  // The access of `op` by the lanes of `active`, issued by `sm` now; `done` at completion.
+  virtual void access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
+                      std::function<void()> done) = 0;
+};
+
+class FixedLatencyMemory : public GlobalPort {
+ public:
+  FixedLatencyMemory(sim::EventQueue& events, const sim::Clock& clock, std::uint32_t cycles)
+      : events_(events), clock_(clock), cycles_(cycles) {}
+  void access(std::uint32_t, const kernel::Op&, kernel::LaneMask,
+              std::function<void()> done) override {
+    events_.post(clock_.edge(clock_.cycle_at(events_.now()) + cycles_), std::move(done));
+  }
+
+ private:
+  sim::EventQueue& events_;
+  const sim::Clock& clock_;
+  std::uint32_t cycles_;
+};
+
+}  // namespace xpusim::core

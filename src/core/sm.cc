@@ -1,0 +1,452 @@
+#include "core/sm.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+
+#include "core/mbarrier.h"
+
+namespace xpusim::core {
+
+using kernel::Op;
+using kernel::OpKind;
+
+struct Sm::MbarrierSlot {
+  MBarrier bar;
+  std::vector<WarpSlot*> waiters;  // parked in mbarrier_wait_parity
+};
+
+struct Sm::Cta {
+  CtaWork work;
+  sched::CtaFootprint footprint;
+  mem::SharedMemory smem;
+  std::vector<std::unique_ptr<WarpSlot>> warps;
+  std::uint32_t alive = 0;
+  std::function<void()> exited;
+  std::map<std::uint32_t, MbarrierSlot> mbarriers;  // by shared offset
+  struct Bar {
+    std::uint32_t arrived = 0;
+    std::vector<WarpSlot*> waiting;
+  };
+  std::map<std::uint32_t, Bar> bars;  // bar.sync id → arrivals of the current round
+};
+
+// A warp's SM-side state. It is its own wake-up event (no allocation per operation).
+struct Sm::WarpSlot : sim::Event {
+  WarpSlot(Sm& s, Cta& c, const kernel::WarpCoords& coords, std::uint32_t sub, std::uint64_t a)
+      : sm(s), cta(c), warp(s, c.work.params, *c.work.args, coords), sp(sub), age(a) {
+    warp.executor_slot = this;
+  }
+  Sm& sm;
+  Cta& cta;
+  kernel::Warp warp;
+  std::uint32_t sp;
+  std::uint64_t age;  // launch order: lower is older (GTO)
+  Op op;
+  StallReason state = StallReason::kNone;
+  sim::Tick since = 0;
+  std::string parked_on;  // for the hang report
+
+ protected:
+  void process() override {
+    sm.stall(*this, StallReason::kNone);
+    warp.resume();
+  }
+};
+
+// An issue event per sub-partition; scheduled only while a warp of it waits to issue.
+struct Sm::SubPartition : sim::Event {
+  explicit SubPartition(Sm& s) : sm(s) {}
+  Sm& sm;
+  std::vector<WarpSlot*> ready;
+  WarpSlot* last = nullptr;
+  std::uint64_t free_cycle = 0;
+
+ protected:
+  void process() override { sm.issue(*this); }
+};
+
+Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
+       mem::GlobalMemory& memory, GlobalPort& port, const SmConfig& cfg)
+    : sim::Component(parent, name),
+      clock_(clock),
+      memory_(memory),
+      port_(port),
+      cfg_(cfg),
+      instructions_(add_counter("warp_instructions", "instructions", "warp instructions issued")),
+      ctas_run_(add_counter("ctas", "CTAs", "CTAs that ran to completion")),
+      shared_wavefronts_(add_counter("shared_wavefronts", "wavefronts",
+                                     "shared-memory data cycles of loads and stores")),
+      bank_conflicts_(add_counter("bank_conflicts", "wavefronts",
+                                  "wavefronts beyond the conflict-free minimum")),
+      global_accesses_(add_counter("global_accesses", "instructions", "global loads and stores")),
+      stall_issue_(add_counter("stall_issue_cycles", "cycles", "warps ready, waiting to issue")),
+      stall_dependency_(add_counter("stall_dependency_cycles", "cycles",
+                                    "waiting on an ALU, SFU or shared-memory result")),
+      stall_memory_(add_counter("stall_memory_cycles", "cycles", "waiting on global memory")),
+      stall_barrier_(add_counter("stall_barrier_cycles", "cycles",
+                                 "waiting at bar.sync or on an mbarrier phase")) {
+  XPUSIM_CHECK(cfg.timing.sub_partitions > 0, "an SM needs a sub-partition");
+  for (std::uint32_t i = 0; i < cfg.timing.sub_partitions; ++i)
+    sps_.push_back(std::make_unique<SubPartition>(*this));
+}
+
+Sm::~Sm() {
+  for (auto& sp : sps_) {
+    if (sp->scheduled()) events().deschedule(*sp);
+  }
+  for (auto& cta : ctas_) {
+    for (auto& w : cta->warps) {
+      if (w->scheduled()) events().deschedule(*w);
+    }
+  }
+}
+
+std::uint64_t Sm::cycle_now() const {
+  return clock_.cycle_at(clock_.next_edge(now()));
+}
+
+Status Sm::launch(const CtaWork& work, std::function<void()> exited) {
+  if (work.kernel == nullptr || work.args == nullptr) return Error{"SM launch: no kernel"};
+  const kernel::LaunchParams& p = work.params;
+  const sched::CtaShape shape{
+      .threads = p.threads_per_block(),
+      .registers_per_thread = p.registers_per_thread,
+      .shared_bytes = std::uint64_t{work.kernel->static_shared_bytes} + p.dynamic_shared_bytes};
+  if (auto st = sched::check_cta_shape(cfg_.capacity, shape); !st) return st;
+  const sched::CtaFootprint fp = sched::footprint(cfg_.capacity, shape);
+  if (sched::free_slots(cfg_.capacity, used_, fp) == 0) {
+    return Error{fmt::format("SM {}: block ({},{},{}) does not fit now ({} is exhausted)", cfg_.id,
+                             work.block_id.x, work.block_id.y, work.block_id.z,
+                             sched::name(sched::limiting_resource(cfg_.capacity, used_, fp)))};
+  }
+  used_.add(fp);
+  auto cta = std::make_unique<Cta>(
+      Cta{.work = work,
+          .footprint = fp,
+          .smem = mem::SharedMemory(static_cast<std::uint32_t>(shape.shared_bytes)),
+          .warps = {},
+          .alive = 0,
+          .exited = std::move(exited),
+          .mbarriers = {},
+          .bars = {}});
+  Cta& c = *cta;
+  ctas_.push_back(std::move(cta));
+  const std::uint32_t warps = p.warps_per_block();
+  for (std::uint32_t i = 0; i < warps; ++i) {
+    const kernel::WarpCoords coords{.block_id = work.block_id,
+                                    .cluster_id = work.cluster_id,
+                                    .cluster_rank = work.cluster_rank,
+                                    .warp = i};
+    c.warps.push_back(
+        std::make_unique<WarpSlot>(*this, c, coords, i % cfg_.timing.sub_partitions, next_age_++));
+  }
+  c.alive = warps;
+  for (auto& w : c.warps)
+    sim().spawn(run_warp(*w), fmt::format("{}.warp{}", path(), w->age));
+  return Ok{};
+}
+
+sim::Task<> Sm::run_warp(WarpSlot& w) {
+  co_await w.cta.work.kernel->body(w.warp);
+  warp_exited(w);
+}
+
+void Sm::warp_exited(WarpSlot& w) {
+  Cta& c = w.cta;
+  if (--c.alive > 0) return;
+  // The last warp is still on its frame here: retire the CTA from an event.
+  events().post(now(), [this, cta = &c] {
+    used_.remove(cta->footprint);
+    ctas_run_.inc();
+    std::function<void()> exited = std::move(cta->exited);
+    const auto it = std::find_if(ctas_.begin(), ctas_.end(),
+                                 [cta](const std::unique_ptr<Cta>& p) { return p.get() == cta; });
+    ctas_.erase(it);
+    if (exited) exited();
+  });
+}
+
+void Sm::raise(WarpSlot& w, const std::string& what) {
+  const kernel::Dim3& b = w.cta.work.block_id;
+  w.parked_on = "faulted";
+  if (!fault_) {
+    fault_ = Error{fmt::format("{}: block ({},{},{}) warp {}: {}", w.cta.work.kernel->name, b.x,
+                               b.y, b.z, w.warp.warp_id(), what)};
+  }
+  sim().stop();
+}
+
+void Sm::stall(WarpSlot& w, StallReason r) {
+  const std::uint64_t cycles = clock_.cycle_at(now()) - clock_.cycle_at(w.since);
+  switch (w.state) {
+    case StallReason::kIssue:
+      stall_issue_.inc(cycles);
+      break;
+    case StallReason::kDependency:
+      stall_dependency_.inc(cycles);
+      break;
+    case StallReason::kMemory:
+      stall_memory_.inc(cycles);
+      break;
+    case StallReason::kBarrier:
+      stall_barrier_.inc(cycles);
+      break;
+    case StallReason::kNone:
+      break;
+  }
+  w.state = r;
+  w.since = now();
+}
+
+void Sm::execute(kernel::Warp& warp, const Op& op) {
+  WarpSlot& w = *static_cast<WarpSlot*>(warp.executor_slot);
+  w.op = op;
+  w.op.mask &= warp.thread_mask();
+  if (cfg_.functional) {
+    if (auto st = apply_data(w); !st) {
+      raise(w, st.error().message);
+      return;
+    }
+  }
+  stall(w, StallReason::kIssue);
+  SubPartition& sp = *sps_[w.sp];
+  sp.ready.push_back(&w);
+  if (!sp.scheduled()) {
+    events().schedule(sp, clock_.edge(std::max(cycle_now(), sp.free_cycle)));
+  }
+}
+
+Status Sm::apply_data(WarpSlot& w) {
+  const Op& op = w.op;
+  const bool global = op.kind == OpKind::kLoadGlobal || op.kind == OpKind::kStoreGlobal;
+  const bool shared = op.kind == OpKind::kLoadShared || op.kind == OpKind::kStoreShared;
+  if (!global && !shared) return Ok{};
+  const bool load = op.kind == OpKind::kLoadGlobal || op.kind == OpKind::kLoadShared;
+  for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+    if (((op.mask >> l) & 1) == 0) continue;
+    const kernel::Addr a = (*op.addr)[l];
+    if (a % op.bytes != 0) {
+      return Error{fmt::format("{} lane {} address {:#x} is not {}-byte aligned",
+                               load ? "load" : "store", l, a, op.bytes)};
+    }
+    const std::span<std::byte> lane(op.data + std::size_t{l} * op.bytes, op.bytes);
+    Status st = Ok{};
+    if (global) {
+      st = load ? memory_.read(a, lane) : memory_.write(a, lane);
+    } else if (a > 0xFFFF'FFFFu) {
+      st = Error{fmt::format("shared offset {:#x} is outside the CTA's window", a)};
+    } else {
+      const auto off = static_cast<std::uint32_t>(a);
+      st = load ? w.cta.smem.read(off, lane) : w.cta.smem.write(off, lane);
+    }
+    if (!st) return Error{fmt::format("lane {}: {}", l, st.error().message)};
+  }
+  return Ok{};
+}
+
+void Sm::issue(SubPartition& sp) {
+  if (sp.ready.empty()) return;
+  const std::uint64_t cycle = clock_.cycle_at(now());
+  // Greedy-then-oldest.
+  auto pick = std::find(sp.ready.begin(), sp.ready.end(), sp.last);
+  if (pick == sp.ready.end()) {
+    pick = std::min_element(sp.ready.begin(), sp.ready.end(),
+                            [](const WarpSlot* a, const WarpSlot* b) { return a->age < b->age; });
+  }
+  WarpSlot& w = **pick;
+  sp.ready.erase(pick);
+  sp.last = &w;
+  instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kSfu ? w.op.count : 1);
+  const SmTiming& t = cfg_.timing;
+  std::uint64_t slots = 1;
+  if (w.op.kind == OpKind::kAlu) slots = std::max<std::uint32_t>(w.op.count, 1);
+  if (w.op.kind == OpKind::kSfu)
+    slots = std::uint64_t{std::max<std::uint32_t>(w.op.count, 1)} * t.sfu_issue_cycles;
+  sp.free_cycle = cycle + slots;
+  dispatch(w, cycle);
+  if (!sp.ready.empty()) events().schedule(sp, clock_.edge(sp.free_cycle));
+}
+
+void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
+  const SmTiming& t = cfg_.timing;
+  const Op& op = w.op;
+  switch (op.kind) {
+    case OpKind::kAlu:
+      stall(w, StallReason::kDependency);
+      wake(w, cycle + std::max<std::uint32_t>(op.count, 1) - 1 + t.alu_latency);
+      return;
+    case OpKind::kSfu:
+      stall(w, StallReason::kDependency);
+      wake(w, cycle + std::uint64_t{std::max<std::uint32_t>(op.count, 1)} * t.sfu_issue_cycles - 1 +
+                  t.sfu_latency);
+      return;
+    case OpKind::kLoadShared:
+    case OpKind::kStoreShared: {
+      std::vector<mem::LaneAccess> lanes;
+      for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+        if ((op.mask >> l) & 1) {
+          lanes.push_back(
+              {.lane = l, .address = static_cast<std::uint32_t>((*op.addr)[l]), .bytes = op.bytes});
+        }
+      }
+      std::uint32_t wavefronts = 0;
+      if (!lanes.empty()) {
+        auto cost = mem::bank_conflict_cost(lanes, cfg_.banks);
+        XPUSIM_CHECK(cost.ok(), "shared accesses were checked when accepted");
+        wavefronts = cost->wavefronts;
+        shared_wavefronts_.inc(wavefronts);
+        bank_conflicts_.inc(cost->conflict_wavefronts());
+      }
+      // The data stage serves one wavefront per cycle, shared by the sub-partitions.
+      const std::uint64_t start = std::max(cycle + t.lsu_issue_cycles, shared_free_);
+      shared_free_ = start + wavefronts;
+      stall(w, StallReason::kDependency);
+      wake(w, start + wavefronts + t.shared_latency - 1);
+      return;
+    }
+    case OpKind::kLoadGlobal:
+    case OpKind::kStoreGlobal:
+      global_accesses_.inc();
+      stall(w, StallReason::kMemory);
+      port_.access(cfg_.id, op, op.mask, [this, &w] { wake(w, cycle_now()); });
+      return;
+    case OpKind::kBarrierSync:
+      bar_sync(w, cycle);
+      return;
+    default:
+      mbarrier_op(w, cycle);
+      return;
+  }
+}
+
+void Sm::bar_sync(WarpSlot& w, std::uint64_t cycle) {
+  Cta& c = w.cta;
+  const std::uint32_t expected =
+      w.op.count == 0 ? c.alive : (w.op.count + kernel::kWarpSize - 1) / kernel::kWarpSize;
+  Cta::Bar& b = c.bars[w.op.barrier];
+  ++b.arrived;
+  b.waiting.push_back(&w);
+  stall(w, StallReason::kBarrier);
+  w.parked_on =
+      fmt::format("bar.sync {} ({} of {} warps arrived)", w.op.barrier, b.arrived, expected);
+  if (b.arrived < expected) return;
+  for (WarpSlot* x : b.waiting)
+    wake(*x, cycle + cfg_.timing.barrier_latency);
+  b = {};
+}
+
+void Sm::mbarrier_op(WarpSlot& w, std::uint64_t cycle) {
+  Cta& c = w.cta;
+  const Op& op = w.op;
+  const std::uint64_t done = cycle + cfg_.timing.mbarrier_latency;
+  if (op.mbar % 8 != 0 || !c.smem.check_range(op.mbar, 8)) {
+    raise(w, fmt::format("mbarrier at shared offset {:#x}: not an 8-byte aligned offset inside "
+                         "the CTA's {} B window",
+                         op.mbar, c.smem.size()));
+    return;
+  }
+  if (op.kind == OpKind::kMbarInit) {
+    MBarrier bar;
+    if (auto st = bar.init(op.count); !st) {
+      raise(w, fmt::format("mbarrier at {:#x}: {}", op.mbar, st.error().message));
+      return;
+    }
+    c.mbarriers[op.mbar] = {.bar = bar, .waiters = {}};
+    stall(w, StallReason::kDependency);
+    wake(w, done);
+    return;
+  }
+  const auto it = c.mbarriers.find(op.mbar);
+  if (it == c.mbarriers.end()) {
+    raise(w, fmt::format("mbarrier at shared offset {:#x} was never initialized", op.mbar));
+    return;
+  }
+  MbarrierSlot& m = it->second;
+  Result<bool> completed = false;
+  const auto arrived = [](const Result<ArriveResult>& r) -> Result<bool> {
+    if (!r) return r.errors();
+    return r->phase_completed;
+  };
+  const auto parity_done = [&m](std::uint32_t parity) {
+    const Result<bool> r = m.bar.test_wait_parity(parity);
+    return r.ok() && *r;
+  };
+  switch (op.kind) {
+    case OpKind::kMbarArrive:
+      completed =
+          arrived(op.tx_bytes != 0 ? m.bar.arrive_expect_tx(op.tx_bytes) : m.bar.arrive(op.count));
+      break;
+    case OpKind::kMbarExpectTx:
+      completed = m.bar.expect_tx(op.tx_bytes);
+      break;
+    case OpKind::kMbarCompleteTx:
+      completed = m.bar.complete_tx(op.tx_bytes);
+      break;
+    case OpKind::kMbarTryWait:
+      *op.result = parity_done(op.parity);
+      break;
+    case OpKind::kMbarWait:
+      if (!parity_done(op.parity)) {
+        stall(w, StallReason::kBarrier);
+        w.parked_on = fmt::format("mbarrier at {:#x} waiting for parity {}: {}", op.mbar, op.parity,
+                                  m.bar.state().describe());
+        m.waiters.push_back(&w);
+        return;
+      }
+      break;
+    default:
+      XPUSIM_CHECK(false, "not an mbarrier operation");
+  }
+  if (!completed) {
+    raise(w, fmt::format("mbarrier at {:#x}: {}", op.mbar, completed.error().message));
+    return;
+  }
+  if (*completed) {
+    // The phase flipped: waiters on the completed parity go (PTX try_wait.parity semantics).
+    std::vector<WarpSlot*> still;
+    for (WarpSlot* x : m.waiters) {
+      if (parity_done(x->op.parity)) {
+        x->parked_on.clear();
+        wake(*x, done);
+      } else {
+        still.push_back(x);
+      }
+    }
+    m.waiters = std::move(still);
+  }
+  stall(w, StallReason::kDependency);
+  wake(w, done);
+}
+
+void Sm::wake(WarpSlot& w, std::uint64_t cycle) {
+  w.parked_on.clear();
+  events().schedule(w, clock_.edge(std::max(cycle, cycle_now())));
+}
+
+std::vector<std::string> Sm::hang_report() const {
+  std::vector<std::string> out;
+  for (const auto& c : ctas_) {
+    for (const auto& w : c->warps) {
+      if (!w->warp.suspended() || w->scheduled()) continue;
+      const kernel::Dim3& b = c->work.block_id;
+      std::string on = w->parked_on;
+      if (on.empty()) on = "an operation that never completed";
+      // An mbarrier waiter: describe the barrier as it is now, not when the warp parked.
+      if (w->op.kind == OpKind::kMbarWait) {
+        const auto it = c->mbarriers.find(w->op.mbar);
+        if (it != c->mbarriers.end()) {
+          on = fmt::format("mbarrier at {:#x} waiting for parity {}: {}", w->op.mbar, w->op.parity,
+                           it->second.bar.state().describe());
+        }
+      }
+      out.push_back(fmt::format("{}: {} block ({},{},{}) warp {}: {}", path(), c->work.kernel->name,
+                                b.x, b.y, b.z, w->warp.warp_id(), on));
+    }
+  }
+  return out;
+}
+
+}  // namespace xpusim::core

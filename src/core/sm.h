@@ -1,0 +1,127 @@
+// Sm: one streaming multiprocessor's timing model (src/core) running kernel warps (src/kernel).
+// Transaction level: a warp is a coroutine; it suspends on every operation, and the SM wakes
+// it at the operation's completion tick. Nothing ticks per cycle: a sub-partition schedules an
+// issue event only when a warp of its own waits to issue.
+//
+//  - Issue: 4 sub-partitions (warp w lives on w % 4), each issuing at most one warp
+//    instruction per cycle, greedy-then-oldest: the warp that issued last goes again if it is
+//    ready, else the oldest ready warp (GTO, Rogers et al. MICRO 2012).
+//  - Latency classes (sm_timing.h): alu(n) takes n issue slots then the ALU latency; SFU ops
+//    2 slots each; shared accesses one slot, then the shared pipe for their wavefronts (bank
+//    conflicts, mem/bank_conflicts.h) plus the shared latency; global accesses go to a
+//    GlobalPort (the memory hierarchy).
+//  - Barriers: bar.sync releases its warps barrier_latency after the last arrival; mbarrier
+//    operations act at issue and wake parked waiters when a phase completes.
+//  - Stalls: each warp's time is split into waiting to issue, waiting on a dependency (ALU,
+//    SFU, shared), on memory, and on a barrier; the sums are stats.
+//  - Functional: loads read and stores write real bytes when the SM accepts the operation
+//    (`functional = false`: timing-only, no data moved, identical timing).
+//  - Faults (a misaligned or out-of-window address, a bad mbarrier operation) stop the
+//    simulation with one error naming the warp, its block and the rule; the warp stays parked.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/global_port.h"
+#include "core/sm_timing.h"
+#include "kernel/registry.h"
+#include "kernel/warp.h"
+#include "mem/bank_conflicts.h"
+#include "mem/global_memory.h"
+#include "mem/shared_memory.h"
+#include "sched/resources.h"
+#include "sim/clock.h"
+#include "sim/component.h"
+#include "sim/result.h"
+
+namespace xpusim::core {
+
+// One CTA to run: the kernel, its launch, and where the CTA sits in the grid. `args` and
+// `kernel` must outlive the CTA (the launch owns them).
+struct CtaWork {
+  const kernel::KernelDef* kernel = nullptr;
+  kernel::LaunchParams params{};
+  const kernel::KernelArgs* args = nullptr;
+  kernel::Dim3 block_id{0, 0, 0};
+  kernel::Dim3 cluster_id{0, 0, 0};
+  std::uint32_t cluster_rank = 0;
+};
+
+struct SmConfig {
+  std::uint32_t id = 0;
+  SmTiming timing{};
+  sched::SmCapacity capacity{};
+  mem::BankGeometry banks{};
+  bool functional = true;  // false: timing-only
+};
+
+enum class StallReason : std::uint8_t { kIssue, kDependency, kMemory, kBarrier, kNone };
+
+class Sm : public sim::Component, public kernel::WarpExecutor {
+ public:
+  Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
+     mem::GlobalMemory& memory, GlobalPort& port, const SmConfig& cfg);
+  ~Sm() override;
+
+  // Starts the CTA's warps now; `exited` runs once all of them have returned. Errors (nothing
+  // started): the CTA does not fit the SM's free resources now, or no kernel.
+  Status launch(const CtaWork& work, std::function<void()> exited);
+
+  void execute(kernel::Warp& warp, const kernel::Op& op) override;
+
+  std::uint32_t id() const { return cfg_.id; }
+  const sched::SmUsage& usage() const { return used_; }
+  std::uint32_t resident_ctas() const { return static_cast<std::uint32_t>(ctas_.size()); }
+  // The first fault (the run stopped there), if any.
+  const std::optional<Error>& fault() const { return fault_; }
+  // One line per warp that is parked (never resumed): what it waits on. Empty when all ran.
+  std::vector<std::string> hang_report() const;
+  std::uint64_t warp_instructions() const { return instructions_.value(); }
+
+ private:
+  struct Cta;
+  struct WarpSlot;
+  struct SubPartition;
+  struct MbarrierSlot;
+
+  sim::Task<> run_warp(WarpSlot& w);
+  void warp_exited(WarpSlot& w);
+  Status apply_data(WarpSlot& w);  // the functional effect of a load/store
+  void issue(SubPartition& sp);
+  void dispatch(WarpSlot& w, std::uint64_t cycle);
+  void mbarrier_op(WarpSlot& w, std::uint64_t cycle);
+  void bar_sync(WarpSlot& w, std::uint64_t cycle);
+  void wake(WarpSlot& w, std::uint64_t cycle);
+  void stall(WarpSlot& w, StallReason r);
+  void raise(WarpSlot& w, const std::string& what);
+  std::uint64_t cycle_now() const;
+
+  const sim::Clock& clock_;
+  mem::GlobalMemory& memory_;
+  GlobalPort& port_;
+  SmConfig cfg_;
+  sched::SmUsage used_;
+  std::vector<std::unique_ptr<Cta>> ctas_;
+  std::vector<std::unique_ptr<SubPartition>> sps_;
+  std::uint64_t next_age_ = 0;
+  std::uint64_t shared_free_ = 0;  // first cycle the shared-memory data stage is free
+  std::optional<Error> fault_;
+
+  sim::Counter& instructions_;
+  sim::Counter& ctas_run_;
+  sim::Counter& shared_wavefronts_;
+  sim::Counter& bank_conflicts_;
+  sim::Counter& global_accesses_;
+  sim::Counter& stall_issue_;
+  sim::Counter& stall_dependency_;
+  sim::Counter& stall_memory_;
+  sim::Counter& stall_barrier_;
+};
+
+}  // namespace xpusim::core

@@ -1,0 +1,20 @@
+// Latency classes and pipe widths of one SM, in SM cycles. Defaults follow public Hopper
+// microbenchmarks where they exist (docs/sm.md has the table and sources); the rest are ours.
+#pragma once
+
+#include <cstdint>
+
+namespace xpusim::core {
+
+struct SmTiming {
+  std::uint32_t sub_partitions = 4;     // each issues at most one warp instruction per cycle
+  std::uint32_t alu_latency = 4;        // FFMA/IADD dependent-issue latency
+  std::uint32_t sfu_latency = 18;       // MUFU class
+  std::uint32_t sfu_issue_cycles = 2;   // 16 SFU lanes per sub-partition: 2 cycles per warp
+  std::uint32_t shared_latency = 29;    // LDS hit, no conflict
+  std::uint32_t lsu_issue_cycles = 1;   // a memory instruction's issue slot
+  std::uint32_t barrier_latency = 20;   // last arrival at bar.sync → waiters issue again
+  std::uint32_t mbarrier_latency = 12;  // mbarrier op round trip to shared memory
+};
+
+}  // namespace xpusim::core

@@ -1,0 +1,45 @@
+// One warp operation as the timing model receives it: what the warp asked for, with its
+// operands. Kernels written against warp.h produce these; a PTX front end would produce the
+// same records, so the SM timing (src/core/) never sees how the kernel was written.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernel/lanes.h"
+
+namespace xpusim::kernel {
+
+using Addr = std::uint64_t;
+
+enum class OpKind : std::uint8_t {
+  kAlu,          // `count` independent ALU instructions (issue slots, ALU latency)
+  kSfu,          // `count` SFU instructions (transcendentals; their own pipe and latency)
+  kLoadGlobal,   // per-lane ld.global of `bytes` each into `data`
+  kStoreGlobal,  // per-lane st.global of `bytes` each from `data`
+  kLoadShared,   // per-lane ld.shared (addresses are CTA shared-window offsets)
+  kStoreShared,
+  kBarrierSync,     // bar.sync `barrier`, `count` threads (0: all the CTA's threads)
+  kMbarInit,        // mbarrier.init [mbar], count
+  kMbarArrive,      // mbarrier.arrive[.expect_tx] [mbar], tx = `tx_bytes` (0: plain arrive)
+  kMbarExpectTx,    // mbarrier.expect_tx [mbar], tx
+  kMbarCompleteTx,  // mbarrier.complete_tx [mbar], tx (what a bulk copy does on landing)
+  kMbarTryWait,     // mbarrier.try_wait.parity [mbar], parity → *result
+  kMbarWait,        // try_wait.parity in a loop until it succeeds (the warp parks)
+};
+
+struct Op {
+  OpKind kind = OpKind::kAlu;
+  LaneMask mask = kAllLanes;
+  std::uint32_t count = 1;            // instructions (alu/sfu), mbarrier count, or bar.sync threads
+  std::uint32_t bytes = 4;            // per-lane access size: 1, 2, 4, 8 or 16
+  const Lanes<Addr>* addr = nullptr;  // loads/stores: per-lane addresses (or shared offsets)
+  std::byte* data = nullptr;          // loads: lane values out, stores: in (lane-major)
+  std::uint32_t barrier = 0;          // bar.sync id
+  std::uint32_t mbar = 0;             // mbarrier: its shared-window offset (8 B aligned)
+  std::uint32_t tx_bytes = 0;
+  std::uint32_t parity = 0;
+  bool* result = nullptr;  // try_wait's answer
+};
+
+}  // namespace xpusim::kernel

@@ -1,0 +1,220 @@
+// Warp: what a kernel sees. A kernel is a C++ coroutine run once per warp (DESIGN.md "Kernel
+// model"); it reads its coordinates, launch parameters and arguments here and `co_await`s
+// operations, each functional (real bytes) and timed by whatever WarpExecutor runs it (the SM
+// model in src/core/). Plain scalar work is charged with alu(n) / sfu(n).
+//
+//   sim::Task<> axpy(kernel::Warp& w) {
+//     const auto i = w.global_thread_ids();
+//     auto x = co_await w.load_global<float>(w.lane_addresses(w.args().get_ptr(0), 4, i));
+//     ...
+//   }
+//
+// Functional-first: an operation's data effect happens when the executor accepts it (loads
+// read, stores write at issue); the warp resumes when the timing model says it completed.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernel/kernel_args.h"
+#include "kernel/lanes.h"
+#include "kernel/launch.h"
+#include "kernel/op.h"
+
+namespace xpusim::kernel {
+
+class Warp;
+
+// The timing side: accepts an operation of a suspended warp, applies its functional effect,
+// and later calls warp.resume() (through its event queue, never from inside execute()).
+class WarpExecutor {
+ public:
+  virtual ~WarpExecutor() = default;
+  virtual void execute(Warp& warp, const Op& op) = 0;
+};
+
+class Warp {
+ public:
+  Warp(WarpExecutor& executor, const LaunchParams& params, const KernelArgs& args,
+       const WarpCoords& coords)
+      : executor_(&executor), params_(&params), args_(&args), coords_(coords) {}
+  Warp(const Warp&) = delete;
+  Warp& operator=(const Warp&) = delete;
+
+  const LaunchParams& params() const { return *params_; }
+  const KernelArgs& args() const { return *args_; }
+  const WarpCoords& coords() const { return coords_; }
+  std::uint32_t warp_id() const { return coords_.warp; }
+  const Dim3& block_id() const { return coords_.block_id; }
+
+  // Lanes that are threads of the CTA (the last warp of a block may be partial).
+  LaneMask thread_mask() const {
+    const std::uint32_t threads = params_->threads_per_block();
+    const std::uint32_t first = coords_.first_thread();
+    if (first + kWarpSize <= threads) return kAllLanes;
+    return first >= threads ? 0 : (LaneMask{1} << (threads - first)) - 1;
+  }
+  // Linear thread index inside the CTA, per lane (threadIdx linearised x-fastest).
+  Lanes<std::uint32_t> thread_ids() const {
+    return lanes<std::uint32_t>([&](std::uint32_t l) { return coords_.first_thread() + l; });
+  }
+  // blockIdx linear × threads per block + thread id: the usual 1-D global index.
+  Lanes<std::uint64_t> global_thread_ids() const {
+    const Dim3& b = coords_.block_id;
+    const Dim3& g = params_->grid;
+    const std::uint64_t block = (std::uint64_t{b.z} * g.y + b.y) * g.x + b.x;
+    return lanes<std::uint64_t>([&](std::uint32_t l) {
+      return block * params_->threads_per_block() + coords_.first_thread() + l;
+    });
+  }
+  // base + stride × index, per lane.
+  static Lanes<Addr> lane_addresses(Addr base, std::uint64_t stride,
+                                    const Lanes<std::uint64_t>& index) {
+    return lanes<Addr>([&](std::uint32_t l) { return base + stride * index[l]; });
+  }
+
+  // --- timed operations -----------------------------------------------------------------
+  class OpAwaiter {
+   public:
+    OpAwaiter(Warp& w, const Op& op) : warp_(w), op_(op) {}
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) { warp_.suspend(h, op_); }
+    void await_resume() const noexcept {}
+
+   protected:
+    Warp& warp_;
+    Op op_;
+  };
+
+  template <class T>
+  class LoadAwaiter : public OpAwaiter {
+   public:
+    LoadAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr) : OpAwaiter(w, op), addr_(addr) {
+      op_.addr = &addr_;
+      op_.data = reinterpret_cast<std::byte*>(values_.data());
+    }
+    LoadAwaiter(const LoadAwaiter&) = delete;
+    Lanes<T> await_resume() const noexcept { return values_; }
+
+   private:
+    Lanes<Addr> addr_;
+    Lanes<T> values_{};
+  };
+
+  template <class T>
+  class StoreAwaiter : public OpAwaiter {
+   public:
+    StoreAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr, const Lanes<T>& values)
+        : OpAwaiter(w, op), addr_(addr), values_(values) {
+      op_.addr = &addr_;
+      op_.data = reinterpret_cast<std::byte*>(values_.data());
+    }
+    StoreAwaiter(const StoreAwaiter&) = delete;
+
+   private:
+    Lanes<Addr> addr_;
+    Lanes<T> values_;
+  };
+
+  class BoolAwaiter : public OpAwaiter {
+   public:
+    BoolAwaiter(Warp& w, const Op& op) : OpAwaiter(w, op) { op_.result = &result_; }
+    BoolAwaiter(const BoolAwaiter&) = delete;
+    bool await_resume() const noexcept { return result_; }
+
+   private:
+    bool result_ = false;
+  };
+
+  OpAwaiter alu(std::uint32_t n = 1) { return {*this, Op{.kind = OpKind::kAlu, .count = n}}; }
+  OpAwaiter sfu(std::uint32_t n = 1) { return {*this, Op{.kind = OpKind::kSfu, .count = n}}; }
+
+  template <class T>
+  LoadAwaiter<T> load_global(const Lanes<Addr>& addr, LaneMask mask = kAllLanes) {
+    return {*this, access<T>(OpKind::kLoadGlobal, mask), addr};
+  }
+  template <class T>
+  StoreAwaiter<T> store_global(const Lanes<Addr>& addr, const Lanes<T>& v,
+                               LaneMask mask = kAllLanes) {
+    return {*this, access<T>(OpKind::kStoreGlobal, mask), addr, v};
+  }
+  template <class T>
+  LoadAwaiter<T> load_shared(const Lanes<Addr>& offset, LaneMask mask = kAllLanes) {
+    return {*this, access<T>(OpKind::kLoadShared, mask), offset};
+  }
+  template <class T>
+  StoreAwaiter<T> store_shared(const Lanes<Addr>& offset, const Lanes<T>& v,
+                               LaneMask mask = kAllLanes) {
+    return {*this, access<T>(OpKind::kStoreShared, mask), offset, v};
+  }
+
+  // __syncthreads() (bar.sync 0 over every thread of the CTA) and named barriers.
+  OpAwaiter sync_threads() { return bar_sync(0, 0); }
+  OpAwaiter bar_sync(std::uint32_t id, std::uint32_t threads) {
+    return {*this, Op{.kind = OpKind::kBarrierSync, .count = threads, .barrier = id}};
+  }
+
+  // elect.sync: the lowest active lane of `mask` (PTX: one leader lane is elected).
+  static std::uint32_t elect_one(LaneMask mask = kAllLanes) {
+    return mask == 0 ? kWarpSize : static_cast<std::uint32_t>(std::countr_zero(mask));
+  }
+
+  // The mbarrier family (PTX ISA "Parallel Synchronization and Communication Instructions:
+  // mbarrier"); `mbar` is the barrier's offset in the CTA's shared window. Executed by one
+  // thread each (the kernel elects it), as CUTLASS pipelines do.
+  OpAwaiter mbarrier_init(std::uint32_t mbar, std::uint32_t count) {
+    return {*this, Op{.kind = OpKind::kMbarInit, .count = count, .mbar = mbar}};
+  }
+  OpAwaiter mbarrier_arrive(std::uint32_t mbar, std::uint32_t count = 1) {
+    return {*this, Op{.kind = OpKind::kMbarArrive, .count = count, .mbar = mbar}};
+  }
+  OpAwaiter mbarrier_arrive_expect_tx(std::uint32_t mbar, std::uint32_t tx_bytes) {
+    return {*this, Op{.kind = OpKind::kMbarArrive, .count = 1, .mbar = mbar, .tx_bytes = tx_bytes}};
+  }
+  OpAwaiter mbarrier_expect_tx(std::uint32_t mbar, std::uint32_t tx_bytes) {
+    return {*this, Op{.kind = OpKind::kMbarExpectTx, .mbar = mbar, .tx_bytes = tx_bytes}};
+  }
+  OpAwaiter mbarrier_complete_tx(std::uint32_t mbar, std::uint32_t tx_bytes) {
+    return {*this, Op{.kind = OpKind::kMbarCompleteTx, .mbar = mbar, .tx_bytes = tx_bytes}};
+  }
+  BoolAwaiter mbarrier_try_wait_parity(std::uint32_t mbar, std::uint32_t parity) {
+    return {*this, Op{.kind = OpKind::kMbarTryWait, .mbar = mbar, .parity = parity & 1}};
+  }
+  // Waits until the phase with `parity` has completed (returns at once if it already has).
+  OpAwaiter mbarrier_wait_parity(std::uint32_t mbar, std::uint32_t parity) {
+    return {*this, Op{.kind = OpKind::kMbarWait, .mbar = mbar, .parity = parity & 1}};
+  }
+
+  // Executor side: resume the warp's coroutine (from an event, at the completion tick).
+  void resume() {
+    const std::coroutine_handle<> h = handle_;
+    handle_ = {};
+    h.resume();
+  }
+  bool suspended() const { return static_cast<bool>(handle_); }
+  // An executor may keep its per-warp state here (no lookup per operation).
+  void* executor_slot = nullptr;
+
+ private:
+  template <class T>
+  static Op access(OpKind kind, LaneMask mask) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 ||
+                  sizeof(T) == 16);
+    return Op{.kind = kind, .mask = mask, .bytes = sizeof(T)};
+  }
+  void suspend(std::coroutine_handle<> h, const Op& op) {
+    handle_ = h;
+    executor_->execute(*this, op);
+  }
+
+  WarpExecutor* executor_;
+  const LaunchParams* params_;
+  const KernelArgs* args_;
+  WarpCoords coords_;
+  std::coroutine_handle<> handle_;
+};
+
+}  // namespace xpusim::kernel

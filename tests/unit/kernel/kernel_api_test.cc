@@ -1,0 +1,61 @@
+// The kernel API without an SM: argument signatures, the registry's errors, and the
+// coordinates a warp computes (partial last warp, global thread ids).
+#include <gtest/gtest.h>
+
+#include "kernel/registry.h"
+
+namespace xpusim::kernel {
+namespace {
+
+sim::Task<> nothing(Warp&) {
+  co_return;
+}
+
+class NoExecutor : public WarpExecutor {
+ public:
+  void execute(Warp&, const Op&) override {}
+};
+
+TEST(KernelArgs, ASignatureMismatchNamesTheArgumentAndBothKinds) {
+  const std::vector<ArgDecl> sig = {{"x", ArgKind::kPtr}, {"n", ArgKind::kU32}};
+  EXPECT_TRUE(KernelArgs().ptr(0x1000).u32(7).check("axpy", sig).ok());
+  const auto wrong = KernelArgs().ptr(0x1000).f32(7).check("axpy", sig);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().message, "kernel axpy: argument 1 (n) is a f32, it must be a u32");
+  const auto count = KernelArgs().ptr(0x1000).check("axpy", sig);
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.error().message, "kernel axpy: 1 arguments given, it takes 2 (ptr x, u32 n)");
+  KernelArgs a;
+  a.f32(1.5f).u64(1ull << 40);
+  EXPECT_EQ(a.get_f32(0), 1.5f);
+  EXPECT_EQ(a.get_u64(1), 1ull << 40);
+}
+
+TEST(KernelRegistry, UnknownNamesSuggestTheClosestAndDuplicatesAreRefused) {
+  KernelRegistry r;
+  ASSERT_TRUE(r.add({.name = "stream_copy", .description = "", .args = {}, .body = nothing}).ok());
+  EXPECT_FALSE(r.add({.name = "stream_copy", .description = "", .args = {}, .body = nothing}).ok());
+  EXPECT_FALSE(r.add({.name = "x", .description = "", .args = {}, .body = nullptr}).ok());
+  const auto miss = r.find("stream_cpy");
+  ASSERT_FALSE(miss.ok());
+  EXPECT_EQ(miss.error().message,
+            "kernel 'stream_cpy' is not registered (did you mean 'stream_copy'?); kernels: "
+            "stream_copy");
+  ASSERT_TRUE(r.find("stream_copy").ok());
+}
+
+TEST(Warp, CoordinatesOfAPartialLastWarp) {
+  NoExecutor ex;
+  KernelArgs args;
+  LaunchParams p{.grid = {4, 1, 1}, .block = {80, 1, 1}};  // 80 threads: warps of 32, 32, 16
+  Warp w2(ex, p, args, WarpCoords{.block_id = {3, 0, 0}, .warp = 2});
+  EXPECT_EQ(w2.thread_mask(), 0xFFFFu);
+  EXPECT_EQ(w2.global_thread_ids()[0], 3u * 80 + 64);
+  Warp w0(ex, p, args, WarpCoords{.block_id = {0, 0, 0}, .warp = 0});
+  EXPECT_EQ(w0.thread_mask(), kAllLanes);
+  EXPECT_EQ(Warp::elect_one(0b1000), 3u);
+  EXPECT_EQ(Warp::lane_addresses(0x100, 8, w0.global_thread_ids())[5], 0x100u + 40);
+}
+
+}  // namespace
+}  // namespace xpusim::kernel
