@@ -14,7 +14,7 @@ namespace {
 // A cross-field rule, reported at `key` as "<check's text> (<why>)" when `check` returns text.
 struct CrossFieldRule {
   std::string_view key;
-  std::array<std::string_view, 2> others;  // other keys it reads ("" = unused)
+  std::array<std::string_view, 3> others;  // other keys it reads ("" = unused)
   std::string_view rule;                   // the rule as an expression, for the docs
   std::string_view why;                    // the hardware reason, in message and docs
   std::optional<std::string> (*check)(const ChipSpec&);
@@ -35,7 +35,7 @@ using Message = std::optional<std::string>;
 
 constexpr std::array kChipRules{
     CrossFieldRule{"topology.tpcs_per_gpc",
-                   {"topology.gpcs", ""},
+                   {"topology.gpcs", "", ""},
                    "length of `topology.tpcs_per_gpc` == `topology.gpcs`",
                    "one TPC count per GPC",
                    [](const ChipSpec& c) -> Message {
@@ -44,7 +44,7 @@ constexpr std::array kChipRules{
                                         c.topology.tpcs_per_gpc.size(), c.topology.gpcs);
                    }},
     CrossFieldRule{"topology.max_cluster_size",
-                   {"topology.tpcs_per_gpc", "topology.sms_per_tpc"},
+                   {"topology.tpcs_per_gpc", "topology.sms_per_tpc", ""},
                    "`topology.max_cluster_size` <= max(`topology.tpcs_per_gpc`) x "
                    "`topology.sms_per_tpc`",
                    "a cluster runs within one GPC",
@@ -56,7 +56,7 @@ constexpr std::array kChipRules{
                          c.topology.max_cluster_size, largest_gpc_sms(c));
                    }},
     CrossFieldRule{"sm.max_threads",
-                   {"sm.max_warps", ""},
+                   {"sm.max_warps", "", ""},
                    "`sm.max_threads` <= `sm.max_warps` x 32",
                    "a warp is 32 threads",
                    [](const ChipSpec& c) -> Message {
@@ -66,7 +66,7 @@ constexpr std::array kChipRules{
                                         limit);
                    }},
     CrossFieldRule{"sm.max_threads_per_block",
-                   {"sm.max_threads", ""},
+                   {"sm.max_threads", "", ""},
                    "`sm.max_threads_per_block` <= `sm.max_threads`",
                    "a thread block runs on one SM",
                    [](const ChipSpec& c) -> Message {
@@ -75,7 +75,7 @@ constexpr std::array kChipRules{
                                         c.sm.max_threads_per_block, c.sm.max_threads);
                    }},
     CrossFieldRule{"sm.registers",
-                   {"sm.sub_partitions", ""},
+                   {"sm.sub_partitions", "", ""},
                    "`sm.registers` divisible by `sm.sub_partitions`",
                    "each sub-partition has an equal slice of the register file",
                    [](const ChipSpec& c) -> Message {
@@ -84,7 +84,7 @@ constexpr std::array kChipRules{
                                         c.sm.registers, c.sm.sub_partitions);
                    }},
     CrossFieldRule{"sm.max_registers_per_thread",
-                   {"sm.registers", "sm.sub_partitions"},
+                   {"sm.registers", "sm.sub_partitions", ""},
                    "`sm.max_registers_per_thread` x 32 <= `sm.registers` / `sm.sub_partitions`",
                    "one warp's registers live in one sub-partition",
                    [](const ChipSpec& c) -> Message {
@@ -94,7 +94,7 @@ constexpr std::array kChipRules{
                                         c.sm.max_registers_per_thread, slice);
                    }},
     CrossFieldRule{"sm.shared_memory_bytes",
-                   {"sm.l1_shared_bytes", ""},
+                   {"sm.l1_shared_bytes", "", ""},
                    "`sm.shared_memory_bytes` <= `sm.l1_shared_bytes`",
                    "shared memory is carved out of the L1/shared array",
                    [](const ChipSpec& c) -> Message {
@@ -103,7 +103,7 @@ constexpr std::array kChipRules{
                                         size(c.sm.shared_memory_bytes), size(c.sm.l1_shared_bytes));
                    }},
     CrossFieldRule{"sm.shared_memory_per_block_bytes",
-                   {"sm.shared_memory_bytes", ""},
+                   {"sm.shared_memory_bytes", "", ""},
                    "`sm.shared_memory_per_block_bytes` <= `sm.shared_memory_bytes`",
                    "a thread block's shared memory lives on one SM",
                    [](const ChipSpec& c) -> Message {
@@ -113,7 +113,7 @@ constexpr std::array kChipRules{
                                         size(c.sm.shared_memory_bytes));
                    }},
     CrossFieldRule{"sm.tensor.cores",
-                   {"sm.sub_partitions", ""},
+                   {"sm.sub_partitions", "", ""},
                    "`sm.tensor.cores` a multiple of `sm.sub_partitions`",
                    "each sub-partition owns an equal number of tensor cores",
                    [](const ChipSpec& c) -> Message {
@@ -122,7 +122,7 @@ constexpr std::array kChipRules{
                                         c.sm.tensor.cores, c.sm.sub_partitions);
                    }},
     CrossFieldRule{"sm.tensor.bf16_fma_per_cycle",
-                   {"sm.tensor.cores", ""},
+                   {"sm.tensor.cores", "", ""},
                    "`sm.tensor.bf16_fma_per_cycle` divisible by `sm.tensor.cores`",
                    "every tensor core has the same throughput",
                    [](const ChipSpec& c) -> Message {
@@ -131,7 +131,7 @@ constexpr std::array kChipRules{
                                         c.sm.tensor.bf16_fma_per_cycle, c.sm.tensor.cores);
                    }},
     CrossFieldRule{"l2.line_bytes",
-                   {"l2.sector_bytes", ""},
+                   {"l2.sector_bytes", "", ""},
                    "`l2.line_bytes` a multiple of `l2.sector_bytes`",
                    "a line is a whole number of sectors",
                    [](const ChipSpec& c) -> Message {
@@ -139,25 +139,47 @@ constexpr std::array kChipRules{
                      return fmt::format("{} is not a multiple of l2.sector_bytes = {}",
                                         c.l2.line_bytes, c.l2.sector_bytes);
                    }},
-    CrossFieldRule{"l2.size",
-                   {"l2.partitions", "l2.line_bytes"},
-                   "`l2.size` divisible by `l2.partitions` x `l2.line_bytes`",
-                   "every partition holds whole lines",
+    CrossFieldRule{"l2.slices",
+                   {"l2.partitions", "", ""},
+                   "`l2.slices` a multiple of `l2.partitions`",
+                   "every partition has the same number of slices",
                    [](const ChipSpec& c) -> Message {
-                     const std::uint64_t unit = std::uint64_t{c.l2.partitions} * c.l2.line_bytes;
-                     if (c.l2.size_bytes % unit == 0) return {};
+                     if (c.l2.slices % c.l2.partitions == 0) return {};
+                     return fmt::format("{} is not a multiple of l2.partitions = {}", c.l2.slices,
+                                        c.l2.partitions);
+                   }},
+    CrossFieldRule{"l2.size",
+                   {"l2.slices", "l2.ways", "l2.line_bytes"},
+                   "`l2.size` divisible by `l2.slices` x `l2.ways` x `l2.line_bytes`",
+                   "every slice holds whole sets",
+                   [](const ChipSpec& c) -> Message {
+                     // Uneven partitions are reported at l2.slices; one mistake, one line.
+                     if (c.l2.partitions != 0 && c.l2.slices % c.l2.partitions != 0) return {};
+                     const std::uint64_t set_bytes =
+                         std::uint64_t{c.l2.slices} * c.l2.ways * c.l2.line_bytes;
+                     if (c.l2.size_bytes % set_bytes == 0) return {};
                      return fmt::format(
-                         "{} is not divisible by l2.partitions x l2.line_bytes = {} x {}",
-                         size(c.l2.size_bytes), c.l2.partitions, c.l2.line_bytes);
+                         "{} is not divisible by l2.slices x l2.ways x l2.line_bytes = {} x {} x "
+                         "{}",
+                         size(c.l2.size_bytes), c.l2.slices, c.l2.ways, c.l2.line_bytes);
                    }},
     CrossFieldRule{"hbm.capacity",
-                   {"hbm.stacks", ""},
+                   {"hbm.stacks", "", ""},
                    "`hbm.capacity` divisible by `hbm.stacks`",
                    "every stack has the same capacity",
                    [](const ChipSpec& c) -> Message {
                      if (c.hbm.capacity_bytes % c.hbm.stacks == 0) return {};
                      return fmt::format("{} is not divisible by hbm.stacks = {}",
                                         size(c.hbm.capacity_bytes), c.hbm.stacks);
+                   }},
+    CrossFieldRule{"hbm.interleave_bytes",
+                   {"l2.sector_bytes", "", ""},
+                   "`hbm.interleave_bytes` a multiple of `l2.sector_bytes`",
+                   "a sector lives in one HBM channel",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.hbm.interleave_bytes % c.l2.sector_bytes == 0) return {};
+                     return fmt::format("{} is not a multiple of l2.sector_bytes = {}",
+                                        c.hbm.interleave_bytes, c.l2.sector_bytes);
                    }},
 };
 

@@ -45,11 +45,35 @@ struct SmSpec {
   TensorSpec tensor;
 };
 
+// The L1 data cache's size is what shared memory leaves of sm.l1_shared_bytes (a run-time
+// carve-out); its line and sector sizes are the L2's (docs/memory-hierarchy.md).
+struct L1Spec {
+  std::uint32_t ways = 0;
+  std::uint32_t hit_latency_cycles = 0;  // SM cycles
+};
+
+// The SM-to-SM (distributed shared memory) network inside a GPC.
+struct DsmemSpec {
+  std::uint32_t latency_cycles = 0;   // SM cycles, one way
+  std::uint32_t bytes_per_cycle = 0;  // per SM port
+};
+
+// The SM <-> L2-slice crossbar.
+struct CrossbarSpec {
+  std::uint32_t latency_cycles = 0;  // L2 cycles, one way
+};
+
 struct L2Spec {
   std::uint64_t size_bytes = 0;
   std::uint32_t partitions = 0;
   std::uint32_t line_bytes = 0;
   std::uint32_t sector_bytes = 0;
+  std::uint32_t slices = 0;  // an equal number per partition
+  std::uint32_t ways = 0;
+  std::uint32_t hit_latency_cycles = 0;  // L2 cycles
+  std::uint32_t mshrs_per_slice = 0;
+  std::uint32_t slice_bytes_per_cycle = 0;   // crossbar port width per slice and direction
+  std::uint32_t cross_partition_cycles = 0;  // extra L2 cycles to reach the far partition
 };
 
 struct HbmSpec {
@@ -57,6 +81,9 @@ struct HbmSpec {
   std::uint32_t stacks = 0;
   std::uint64_t capacity_bytes = 0;
   std::uint64_t bandwidth_bytes_per_s = 0;
+  std::uint32_t channels = 0;          // independent channels sharing the bandwidth equally
+  std::uint64_t latency_ps = 0;        // fixed access latency of a channel
+  std::uint64_t interleave_bytes = 0;  // consecutive blocks of this size go to different channels
 };
 
 // Command-processor (kernel agent) costs in SM cycles; the defaults are ours (seed3 gives none).
@@ -75,6 +102,9 @@ struct ChipSpec {
   ClockSpec clocks;
   TopologySpec topology;
   SmSpec sm;
+  L1Spec l1;
+  DsmemSpec dsmem;
+  CrossbarSpec crossbar;
   L2Spec l2;
   HbmSpec hbm;
   CommandProcessorSpec command_processor;

@@ -72,7 +72,7 @@ TEST(ChipErrors, UnknownTopLevelKeyHasNoSuggestionWhenNothingIsClose) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
             "chip.yaml:2:1: widgets: unknown key 'widgets'; valid keys here: name, description, "
-            "clocks, topology, sm, l2, hbm, command_processor");
+            "clocks, topology, sm, l1, dsmem, crossbar, l2, hbm, command_processor");
 }
 
 TEST(ChipErrors, MissingRequiredKeyIsReportedAtTheParentMapping) {
@@ -90,7 +90,7 @@ TEST(ChipErrors, MissingRequiredSectionIsOneError) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
             "chip.yaml:1:1: hbm: missing required section 'hbm' (keys: generation, stacks, "
-            "capacity, bandwidth)");
+            "capacity, bandwidth, channels, latency, interleave_bytes)");
 }
 
 TEST(ChipErrors, WrongTypeExpectedInteger) {
@@ -196,9 +196,14 @@ TEST(ChipErrors, CrossFieldRulesEachFire) {
        "chip.yaml:13:3: sm.registers: 65534 is not divisible by sm.sub_partitions = 4"},
       {"  partitions: 2", "  partitions: 2\n  sector_bytes: 256",
        "chip.yaml:21:3: l2.line_bytes: 128 is not a multiple of l2.sector_bytes = 256"},
+      // A defaulted key (l2.slices = 16) breaks the rule: reported once, not again at l2.size.
       {"  partitions: 2", "  partitions: 3",
-       "chip.yaml:21:3: l2.size: 2 MiB is not divisible by l2.partitions x l2.line_bytes = 3 x "
-       "128"},
+       "chip.yaml:21:3: l2.slices: 16 is not a multiple of l2.partitions = 3"},
+      {"  partitions: 2", "  partitions: 2\n  slices: 6",
+       "chip.yaml:21:3: l2.size: 2 MiB is not divisible by l2.slices x l2.ways x l2.line_bytes "
+       "= 6 x 16 x 128"},
+      {"  stacks: 1", "  stacks: 1\n  interleave_bytes: 16",
+       "chip.yaml:26:3: hbm.interleave_bytes: 16 is not a multiple of l2.sector_bytes = 32"},
       {"  stacks: 1", "  stacks: 3",
        "chip.yaml:26:3: hbm.capacity: 1 GiB is not divisible by hbm.stacks = 3"},
       {"  tpcs_per_gpc: [4, 4]", "  tpcs_per_gpc: [4, 4]\n  max_cluster_size: 9",

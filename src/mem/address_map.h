@@ -1,0 +1,51 @@
+// PhysicalAddressMap: where a physical address lives in the memory hierarchy: its line and
+// sectors, its L2 slice (and so its L2 partition) and its HBM channel.
+//
+// Slice and channel selection hash the block number (line number for slices, interleave-block
+// number for channels) with an XOR-fold, h(x) = x ^ (x >> 7) ^ (x >> 14) ^ ... (all 7-bit
+// shifts up to 63), then take h mod count. Within a 128-block run of consecutive blocks the
+// fold only flips low bits by a constant, so consecutive lines still spread round-robin, while
+// power-of-two strides (4 KiB rows, 64 KiB tiles) that would camp on a few slices under a
+// plain modulo are scattered by their high bits. NVIDIA does not publish its hash; this one
+// is our assumption (docs/memory-hierarchy.md).
+#pragma once
+
+#include <cstdint>
+
+#include "mem/global_memory.h"
+
+namespace xpusim::mem {
+
+struct AddressMapParams {
+  std::uint32_t line_bytes = 128;
+  std::uint32_t sector_bytes = 32;
+  std::uint32_t l2_slices = 1;
+  std::uint32_t l2_partitions = 1;  // divides l2_slices; slices are numbered partition-major
+  std::uint32_t hbm_channels = 1;
+  std::uint64_t hbm_interleave_bytes = 256;  // a multiple of sector_bytes
+};
+
+class PhysicalAddressMap {
+ public:
+  explicit PhysicalAddressMap(AddressMapParams p);
+
+  const AddressMapParams& params() const { return p_; }
+  std::uint32_t sectors_per_line() const { return p_.line_bytes / p_.sector_bytes; }
+  std::uint64_t line_of(Addr a) const { return a / p_.line_bytes; }
+  Addr line_addr(std::uint64_t line) const { return line * p_.line_bytes; }
+  // Sectors of a's line covered by [a, a + bytes), clipped to the line.
+  std::uint32_t sector_mask(Addr a, std::uint64_t bytes) const;
+  std::uint32_t slice_of_line(std::uint64_t line) const;
+  std::uint32_t partition_of_slice(std::uint32_t slice) const {
+    return slice / (p_.l2_slices / p_.l2_partitions);
+  }
+  std::uint32_t channel_of(Addr a) const;
+
+  // The XOR-fold described above.
+  static std::uint64_t fold(std::uint64_t x);
+
+ private:
+  AddressMapParams p_;
+};
+
+}  // namespace xpusim::mem

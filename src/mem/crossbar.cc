@@ -1,0 +1,56 @@
+#include "mem/crossbar.h"
+
+#include <limits>
+
+#include "sim/result.h"
+
+namespace xpusim::mem {
+
+sim::Tick cycles_after(const sim::Clock& clock, sim::Tick t, sim::Cycles n) {
+  return clock.edge(clock.cycle_at(clock.next_edge(t)) + n);
+}
+
+Crossbar::Crossbar(Component& parent, sim::Clock& l2_clock, const CrossbarParams& params,
+                   std::vector<std::uint32_t> near_partition_of_sm,
+                   std::vector<std::uint32_t> partition_of_slice)
+    : Component(parent, "xbar"),
+      clock_(l2_clock),
+      params_(params),
+      near_partition_of_sm_(std::move(near_partition_of_sm)),
+      partition_of_slice_(std::move(partition_of_slice)),
+      requests_(add_counter("requests", "count", "requests sent to L2 slices")),
+      far_requests_(
+          add_counter("far_requests", "count", "requests to a slice of the SM's far L2 partition")),
+      request_bytes_(add_counter("request_bytes", "bytes", "bytes sent SM -> L2")),
+      response_bytes_(add_counter("response_bytes", "bytes", "bytes sent L2 -> SM")) {
+  const sim::ChannelParams port{.latency = params.latency_cycles,
+                                .bytes_per_cycle = params.slice_bytes_per_cycle,
+                                .capacity = std::numeric_limits<std::size_t>::max()};
+  for (std::size_t s = 0; s < partition_of_slice_.size(); ++s) {
+    request_ports_.push_back(std::make_unique<Port>(clock_, port));
+    response_ports_.push_back(std::make_unique<Port>(clock_, port));
+  }
+}
+
+sim::Tick Crossbar::later(sim::Tick t, sim::Cycles n) const {
+  return n == 0 ? t : cycles_after(clock_, t, n);
+}
+
+sim::Tick Crossbar::send_request(std::uint32_t sm, std::uint32_t slice, std::uint64_t bytes) {
+  XPUSIM_CHECK(sm < near_partition_of_sm_.size() && slice < request_ports_.size(),
+               "crossbar request names an SM or slice that does not exist");
+  ++requests_;
+  request_bytes_ += bytes;
+  const sim::Tick arrival = request_ports_[slice]->reserve(bytes);
+  if (!is_far(sm, slice)) return arrival;
+  ++far_requests_;
+  return later(arrival, params_.cross_partition_cycles);
+}
+
+sim::Tick Crossbar::send_response(std::uint32_t slice, std::uint64_t bytes,
+                                  sim::Cycles extra_cycles) {
+  response_bytes_ += bytes;
+  return later(response_ports_[slice]->reserve(bytes), extra_cycles);
+}
+
+}  // namespace xpusim::mem

@@ -1,0 +1,55 @@
+// DsmemNetwork: the SM-to-SM network of a GPC that carries distributed-shared-memory (DSMEM)
+// accesses between the CTAs of a cluster (Hopper whitepaper: "a dedicated SM-to-SM network
+// for clusters"). Each SM has one output port of `bytes_per_cycle` on the SM clock, and every
+// message takes `latency_cycles` after its last byte leaves.
+//
+//  - load / atomic: a request (kControlMessageBytes) from the source SM's port, then the data
+//    from the target SM's port once the request has arrived;
+//  - store: the data from the source's port, then an acknowledgement from the target's.
+// Both ends must be in one GPC (a cluster never spans GPCs): anything else is a model bug.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mem/mem_request.h"
+#include "sim/channel.h"
+#include "sim/clock.h"
+#include "sim/component.h"
+
+namespace xpusim::mem {
+
+struct DsmemParams {
+  sim::Cycles latency_cycles = 200;    // one way, SM clock
+  std::uint64_t bytes_per_cycle = 32;  // per SM output port
+};
+
+class DsmemNetwork : public sim::Component {
+ public:
+  DsmemNetwork(Component& parent, sim::Clock& sm_clock, const DsmemParams& params,
+               std::vector<std::uint32_t> gpc_of_sm);
+
+  void load(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done done);
+  void store(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done done);
+  void atomic(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done done) {
+    load(from_sm, to_sm, bytes, std::move(done));
+  }
+  const DsmemParams& params() const { return params_; }
+
+ private:
+  struct NoPayload {};
+  using Port = sim::Channel<NoPayload>;
+  // Sends `out` bytes from `a` to `b`, then `back` bytes from `b` to `a`; `done` at the end.
+  void round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t out, std::uint32_t back,
+                  Done done);
+
+  DsmemParams params_;
+  std::vector<std::uint32_t> gpc_of_sm_;
+  std::vector<std::unique_ptr<Port>> ports_;
+  sim::Counter& loads_;
+  sim::Counter& stores_;
+  sim::Counter& bytes_;
+};
+
+}  // namespace xpusim::mem

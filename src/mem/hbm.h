@@ -1,0 +1,63 @@
+// Hbm: device memory as independent channels. Each channel moves bytes at (total bandwidth /
+// channels) and adds a fixed access latency; requests to one channel serialize on its
+// bandwidth in arrival order (no banks, rows or refresh: docs/memory-hierarchy.md).
+// Addresses interleave across channels at `interleave_bytes` through PhysicalAddressMap.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mem/address_map.h"
+#include "sim/channel.h"
+#include "sim/clock.h"
+#include "sim/component.h"
+
+namespace xpusim::mem {
+
+struct HbmParams {
+  std::uint32_t channels = 1;
+  std::uint64_t bandwidth_bytes_per_s = 1'000'000'000;  // all channels together
+  sim::Tick latency = 100 * sim::kNanosecond;           // fixed part of every access
+};
+
+class HbmChannel : public sim::Component {
+ public:
+  HbmChannel(Component& parent, std::string name, std::uint64_t bytes_per_s, sim::Tick latency);
+  // The clock of the channel's byte pump: `bytes_per_edge` bytes move per edge.
+  static std::uint64_t bytes_per_edge(std::uint64_t bytes_per_s);
+  // Books the channel for `bytes`; returns the tick the access completes (data back at the
+  // memory controller, or a write retired).
+  sim::Tick access(std::uint64_t bytes, bool write);
+  const sim::Clock& byte_clock() const { return clock_; }
+
+ private:
+  struct NoPayload {};
+  // One edge per byte (or per few bytes above 1 TB/s, the engine's fastest clock): a channel
+  // whose bandwidth is not a whole number of bytes per L2 cycle still gets exact timing.
+  sim::Clock clock_;
+  sim::Channel<NoPayload> port_;
+  sim::Tick latency_;
+  sim::Counter& reads_;
+  sim::Counter& writes_;
+  sim::Counter& read_bytes_;
+  sim::Counter& write_bytes_;
+};
+
+class Hbm : public sim::Component {
+ public:
+  Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& map);
+  sim::Tick read(Addr addr, std::uint32_t bytes) { return channel(addr).access(bytes, false); }
+  sim::Tick write(Addr addr, std::uint32_t bytes) { return channel(addr).access(bytes, true); }
+  HbmChannel& channel(Addr addr) { return *channels_[map_.channel_of(addr)]; }
+  std::size_t channels() const { return channels_.size(); }
+  const HbmParams& params() const { return params_; }
+
+ private:
+  HbmParams params_;
+  const PhysicalAddressMap& map_;
+  std::vector<std::unique_ptr<HbmChannel>> channels_;
+};
+
+}  // namespace xpusim::mem

@@ -1,0 +1,105 @@
+// L2Slice: one slice of the L2. Sectored (tag per 128 B line, fill per 32 B sector),
+// set-associative, true LRU, write-back with write-allocate.
+//
+//  - Read: sectors valid -> hit after `hit_latency_cycles`. Missing sectors allocate an MSHR
+//    (one per line, with a pending-sector mask) and read HBM one sector at a time; a later
+//    read needing only sectors already in flight is a merged miss: it waits on the same fill,
+//    no second HBM read. Missing sectors of a line that already has an MSHR join it.
+//  - MSHR-full back-pressure: a read needing a new MSHR when all are busy waits in a FIFO
+//    (never dropped); once one is waiting, later reads needing a new MSHR queue behind it, so
+//    they complete later. Reads that hit or merge still proceed (hit-under-miss).
+//  - Fill: the line is allocated when its first sectors arrive (not at miss time, so a line
+//    with fills in flight is never a victim); the LRU victim's dirty sectors are written back
+//    to HBM.
+//  - Write: write-allocate without fetch (the L2 keeps byte masks, so a partial-sector write
+//    needs no read); written sectors become valid and dirty; acknowledged after the hit latency.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mem/address_map.h"
+#include "mem/hbm.h"
+#include "mem/sector_cache.h"
+#include "sim/clock.h"
+#include "sim/component.h"
+
+namespace xpusim::mem {
+
+struct L2SliceParams {
+  std::uint64_t bytes = 512 * 1024;
+  std::uint32_t ways = 16;
+  sim::Cycles hit_latency_cycles = 100;  // tag + data pipeline, L2 clock
+  std::uint32_t mshrs = 64;
+};
+
+// Called when the data (or the write acknowledgement) may leave the slice: at once for a hit,
+// with `pipeline_cycles` of the slice's latency still to add behind the response port; at the
+// fill for a miss, with 0 (the fill already paid the lookup).
+using SliceReply = std::function<void(sim::Cycles pipeline_cycles)>;
+
+class L2Slice : public sim::Component {
+ public:
+  L2Slice(Component& parent, std::string name, sim::Clock& l2_clock, const L2SliceParams& params,
+          const PhysicalAddressMap& map, Hbm& hbm);
+
+  void read(std::uint64_t line, std::uint32_t sectors, SliceReply reply);
+  void write(std::uint64_t line, std::uint32_t sectors, SliceReply reply);
+
+  const SectorCache& tags() const { return tags_; }
+  std::size_t mshrs_in_use() const { return mshrs_.size(); }
+  std::size_t waiting() const { return waiting_.size(); }
+
+  // Counters the L2 totals sum.
+  sim::Counter& hits;
+  sim::Counter& misses;
+  sim::Counter& merged_misses;
+  sim::Counter& writes;
+  sim::Counter& evictions;
+  sim::Counter& writebacks;
+  sim::Counter& writeback_sectors;
+  sim::Counter& hbm_read_sectors;
+  sim::Counter& mshr_full_stalls;
+
+ private:
+  struct Waiter {
+    std::uint32_t sectors = 0;  // all must be filled before the reply
+    SliceReply reply;
+  };
+  struct Mshr {
+    std::uint32_t pending = 0;  // sectors with an HBM read in flight
+    std::vector<Waiter> waiters;
+  };
+  struct Queued {
+    std::uint64_t line = 0;
+    std::uint32_t sectors = 0;
+    SliceReply reply;
+  };
+
+  std::uint32_t valid_sectors(std::uint64_t line);
+  bool needs_new_mshr(std::uint64_t line, std::uint32_t sectors);
+  void serve_read(std::uint64_t line, std::uint32_t sectors, SliceReply reply);
+  void fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors);
+  void fill(std::uint64_t line, std::uint32_t sectors);
+  SectorCache::Line& allocate(std::uint64_t line);
+  void drain_waiting();
+  void account_occupancy();  // adds the area up to now; call before the MSHR count changes
+
+  sim::Clock& clock_;
+  L2SliceParams params_;
+  const PhysicalAddressMap& map_;
+  Hbm& hbm_;
+  SectorCache tags_;
+  std::unordered_map<std::uint64_t, Mshr> mshrs_;  // looked up only, never iterated
+  std::deque<Queued> waiting_;
+  // Time-weighted MSHR occupancy: integral of mshrs_in_use over ticks.
+  double occupancy_area_ = 0.0;
+  sim::Tick occupancy_since_ = 0;
+  sim::Scalar& mshr_peak_;
+};
+
+}  // namespace xpusim::mem

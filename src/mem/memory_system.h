@@ -1,0 +1,100 @@
+// MemorySystem: the memory hierarchy of one chip, timing only: per-SM L1s, the crossbar, the
+// L2 slices, HBM and the DSMEM network, assembled from the chip config. Callback-based: a
+// request books the ports it crosses when it is issued and wakes the units it reaches by
+// events, so idle units cost nothing. Data stays in the functional GlobalMemory, which the SM
+// layer reads and writes itself. See docs/memory-hierarchy.md.
+//
+// A load's path: L1 lookup -> (miss) crossbar request port of the line's slice -> slice
+// (hit, merge or MSHR + HBM) -> crossbar response port -> L1 fill -> done. The L1 hit latency
+// is charged once on every load, hit or miss.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "mem/address_map.h"
+#include "mem/crossbar.h"
+#include "mem/dsmem_network.h"
+#include "mem/hbm.h"
+#include "mem/l1_cache.h"
+#include "mem/l2_cache.h"
+#include "mem/mem_request.h"
+#include "sim/clock.h"
+#include "sim/component.h"
+
+namespace xpusim::config {
+struct ChipSpec;
+}
+
+namespace xpusim::mem {
+
+struct MemoryParams {
+  std::uint64_t sm_clock_hz = 1'000'000'000;
+  std::uint64_t l2_clock_hz = 1'000'000'000;   // L2 and crossbar
+  std::vector<std::uint32_t> gpc_of_sm = {0};  // one entry per SM
+  std::uint32_t gpcs = 1;
+  AddressMapParams map;
+  L1Params l1;
+  CrossbarParams crossbar;
+  L2Params l2;
+  HbmParams hbm;
+  DsmemParams dsmem;
+
+  // From a validated chip config. The L1 gets what the largest shared-memory carve-out leaves
+  // (sm.l1_shared_bytes - sm.shared_memory_bytes); MemorySystem::set_l1_capacity changes it.
+  static MemoryParams from_chip(const config::ChipSpec& chip);
+  std::uint32_t near_partition(std::uint32_t sm) const {
+    return gpc_of_sm[sm] * map.l2_partitions / gpcs;
+  }
+};
+
+class MemorySystem : public sim::Component {
+ public:
+  // Pending events call back into the units: keep the memory system alive while the
+  // simulation runs (as every component, see docs/architecture.md).
+  MemorySystem(Component& parent, const MemoryParams& params, std::string_view name = "mem");
+
+  // A global load of some sectors of one line; `done` runs when the data reaches the SM.
+  // `cache_in_l1 = false` is ld.global.cg: the L1 is neither looked up nor filled.
+  void load(const MemRequest& r, Done done, bool cache_in_l1 = true);
+  // A global store (L1 write-through, no-allocate); `done` runs when L2 acknowledges it.
+  void store(const MemRequest& r, Done done);
+  // The L1 capacity of one SM after a shared-memory carve-out change; flushes that L1.
+  void set_l1_capacity(std::uint32_t sm, std::uint64_t bytes) { l1_[sm]->resize(bytes); }
+
+  std::uint32_t sms() const { return static_cast<std::uint32_t>(l1_.size()); }
+  L1Cache& l1(std::uint32_t sm) { return *l1_[sm]; }
+  Crossbar& crossbar() { return *xbar_; }
+  L2Cache& l2() { return *l2_; }
+  Hbm& hbm() { return *hbm_; }
+  DsmemNetwork& dsmem() { return *dsmem_; }
+  const PhysicalAddressMap& address_map() const { return map_; }
+  sim::Clock& sm_clock() { return sm_clock_; }
+  sim::Clock& l2_clock() { return l2_clock_; }
+  const MemoryParams& params() const { return params_; }
+
+ private:
+  // The sectors a request covers, checked to lie in one line.
+  std::uint32_t sectors_of(const MemRequest& r) const;
+  std::uint32_t sector_bytes(std::uint32_t sectors) const {
+    return static_cast<std::uint32_t>(__builtin_popcount(sectors)) * params_.map.sector_bytes;
+  }
+
+  MemoryParams params_;
+  sim::Clock sm_clock_;
+  sim::Clock l2_clock_;
+  PhysicalAddressMap map_;
+  std::unique_ptr<Component> l1_group_;
+  std::vector<std::unique_ptr<L1Cache>> l1_;
+  std::unique_ptr<Hbm> hbm_;
+  std::unique_ptr<L2Cache> l2_;
+  std::unique_ptr<Crossbar> xbar_;
+  std::unique_ptr<DsmemNetwork> dsmem_;
+  sim::Counter& loads_;
+  sim::Counter& stores_;
+  sim::Average& load_latency_;
+};
+
+}  // namespace xpusim::mem

@@ -1,0 +1,329 @@
+// The memory hierarchy's timing and policies on a small chip at 1 GHz (1 cycle = 1000 ps):
+// 2 GPCs x 4 SMs, 4 L2 slices in 2 partitions, 8 HBM channels. Expected times are computed
+// from the parameters, never typed in.
+#include "mem/memory_system.h"
+
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/component.h"
+#include "sim/simulation.h"
+
+namespace xpusim::mem {
+namespace {
+
+constexpr sim::Tick kCycle = 1000;  // ps at 1 GHz
+
+MemoryParams small_chip() {
+  MemoryParams p;
+  p.sm_clock_hz = 1'000'000'000;
+  p.l2_clock_hz = 1'000'000'000;
+  p.gpc_of_sm = {0, 0, 0, 0, 1, 1, 1, 1};
+  p.gpcs = 2;
+  p.map = AddressMapParams{.line_bytes = 128,
+                           .sector_bytes = 32,
+                           .l2_slices = 4,
+                           .l2_partitions = 2,
+                           .hbm_channels = 8,
+                           .hbm_interleave_bytes = 256};
+  p.l1 = L1Params{.bytes = 2 * 4 * 128, .ways = 4, .hit_latency_cycles = 32};  // 2 sets
+  p.crossbar = CrossbarParams{
+      .latency_cycles = 70, .slice_bytes_per_cycle = 64, .cross_partition_cycles = 100};
+  p.l2 = L2Params{.size_bytes = 2 << 20,
+                  .slices = 4,
+                  .ways = 16,
+                  .hit_latency_cycles = 80,
+                  .mshrs_per_slice = 64};
+  p.hbm = HbmParams{
+      .channels = 8, .bandwidth_bytes_per_s = 200'000'000'000, .latency = 150 * sim::kNanosecond};
+  p.dsmem = DsmemParams{.latency_cycles = 180, .bytes_per_cycle = 32};
+  return p;
+}
+
+// One simulation with one memory system; requests record their completion ticks.
+struct Rig {
+  explicit Rig(const MemoryParams& p) : top(sim, "chip0"), mem(top, p) {}
+
+  // Issues a load at the current tick; the returned slot holds its completion tick.
+  std::size_t load(std::uint32_t sm, Addr addr, std::uint32_t bytes, bool cache_l1 = true) {
+    const std::size_t id = done.size();
+    done.push_back(sim::kMaxTick);
+    mem.load(
+        MemRequest{.addr = addr, .bytes = bytes, .write = false, .sm = sm, .sector_mask = 0},
+        [this, id] { done[id] = sim.now(); }, cache_l1);
+    return id;
+  }
+  std::size_t store(std::uint32_t sm, Addr addr, std::uint32_t bytes) {
+    const std::size_t id = done.size();
+    done.push_back(sim::kMaxTick);
+    mem.store(MemRequest{.addr = addr, .bytes = bytes, .write = true, .sm = sm, .sector_mask = 0},
+              [this, id] { done[id] = sim.now(); });
+    return id;
+  }
+  // Runs until idle; returns how long the given request took from `from`.
+  sim::Tick run() {
+    sim.run();
+    return sim.now();
+  }
+  double stat(const std::string& path) {
+    auto s = sim.stats().find(path);
+    EXPECT_TRUE(s.ok()) << path;
+    return s.ok() ? (*s)->to_json()["value"].get<double>() : -1;
+  }
+
+  sim::Simulation sim{1};
+  sim::Component top;
+  MemorySystem mem;
+  std::vector<sim::Tick> done;
+};
+
+// Address of a line in `slice` whose slice is in the SM's near partition or not.
+Addr line_in_slice(const MemorySystem& mem, std::uint32_t slice, std::uint64_t nth = 0) {
+  for (std::uint64_t line = 0;; ++line) {
+    if (mem.address_map().slice_of_line(line) == slice && nth-- == 0) return line * 128;
+  }
+}
+
+TEST(MemorySystem, L1HitAfterMissTakesTheHitLatency) {
+  Rig r(small_chip());
+  const auto a = r.load(0, 0x1000, 4);
+  r.run();
+  const sim::Tick t0 = r.sim.now();
+  const auto b = r.load(0, 0x1004, 4);  // same sector
+  r.run();
+  EXPECT_GT(r.done[a], 32 * kCycle) << "the first load went to L2";
+  EXPECT_EQ(r.done[b] - t0, 32 * kCycle);
+  EXPECT_EQ(r.stat("chip0.mem.l1.sm0.load_hits"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l1.sm0.load_misses"), 1);
+  // Another sector of the same line is a (sector) miss: the line's other sectors were not fetched.
+  r.load(0, 0x1040, 4);
+  r.run();
+  EXPECT_EQ(r.stat("chip0.mem.l1.sm0.load_misses"), 2);
+}
+
+TEST(MemorySystem, L1EvictsInLruOrderWhenASetOverflows) {
+  Rig r(small_chip());  // L1: 2 sets x 4 ways; even lines share set 0
+  for (Addr line : {0, 2, 4, 6}) {
+    r.load(0, line * 128, 4);
+    r.run();
+  }
+  r.load(0, 0 * 128, 4);  // line 0 becomes most recent; line 2 is now the LRU
+  r.run();
+  r.load(0, 8 * 128, 4);  // ways + 1: evicts line 2
+  r.run();
+  L1Cache& l1 = r.mem.l1(0);
+  EXPECT_TRUE(l1.contains(0, 1));
+  EXPECT_FALSE(l1.contains(2, 1));
+  for (std::uint64_t line : {4, 6, 8})
+    EXPECT_TRUE(l1.contains(line, 1)) << line;
+  EXPECT_EQ(r.stat("chip0.mem.l1.sm0.evictions"), 1);
+  r.load(0, 10 * 128, 4);  // next victim: line 4
+  r.run();
+  EXPECT_FALSE(l1.contains(4, 1));
+  EXPECT_TRUE(l1.contains(0, 1));
+}
+
+TEST(MemorySystem, StoresWriteThroughWithoutAllocatingInL1) {
+  Rig r(small_chip());
+  const auto s = r.store(0, 0x2000, 4);
+  r.run();
+  EXPECT_NE(r.done[s], sim::kMaxTick) << "the store was acknowledged";
+  EXPECT_FALSE(r.mem.l1(0).contains(0x2000 / 128, 1)) << "no-allocate";
+  EXPECT_EQ(r.stat("chip0.mem.l1.sm0.store_misses"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.writes"), 1);
+  // The load misses L1 but hits the sector the store left valid in L2: no HBM read.
+  r.load(0, 0x2000, 4);
+  r.run();
+  EXPECT_EQ(r.stat("chip0.mem.l1.sm0.load_misses"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.hits"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.hbm_read_sectors"), 0);
+  // Now resident in L1: a store to it updates L1 and still goes to L2 (write-through).
+  r.store(0, 0x2000, 4);
+  r.run();
+  EXPECT_EQ(r.stat("chip0.mem.l1.sm0.store_hits"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.writes"), 2);
+}
+
+TEST(MemorySystem, L2MergesASecondMissToAnInFlightSector) {
+  Rig r(small_chip());
+  const auto a = r.load(0, 0x3000, 4);
+  const auto b = r.load(1, 0x3010, 4);  // same sector, another SM of the same GPC
+  r.run();
+  EXPECT_EQ(r.stat("chip0.mem.l2.misses"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.merged_misses"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.hbm_read_sectors"), 1) << "one HBM read for both";
+  double hbm_reads = 0;
+  for (std::size_t c = 0; c < r.mem.hbm().channels(); ++c)
+    hbm_reads += r.stat("chip0.mem.hbm.ch" + std::to_string(c) + ".reads");
+  EXPECT_EQ(hbm_reads, 1);
+  ASSERT_NE(r.done[a], sim::kMaxTick);
+  ASSERT_NE(r.done[b], sim::kMaxTick);
+  // Both wait for the fill: far beyond an L2 hit, and within a port slot of each other.
+  const sim::Tick hbm = 150 * sim::kNanosecond;
+  EXPECT_GT(r.done[a], hbm);
+  EXPECT_GT(r.done[b], hbm);
+  EXPECT_LE(r.done[b] - r.done[a], 2 * kCycle);
+}
+
+TEST(MemorySystem, MshrFullBackPressureDelaysButNeverDrops) {
+  MemoryParams p = small_chip();
+  p.map.l2_slices = 1;
+  p.map.l2_partitions = 1;
+  p.l2.slices = 1;
+  p.l2.mshrs_per_slice = 2;
+  Rig r(p);
+  std::vector<std::size_t> ids;
+  for (Addr i = 0; i < 6; ++i)
+    ids.push_back(r.load(0, 0x10000 + i * 4096, 4));
+  r.run();
+  for (std::size_t id : ids)
+    ASSERT_NE(r.done[id], sim::kMaxTick) << "request " << id << " was lost";
+  EXPECT_EQ(r.stat("chip0.mem.l2.misses"), 6);
+  EXPECT_EQ(r.stat("chip0.mem.l2.mshr_full_stalls"), 4);
+  EXPECT_EQ(r.stat("chip0.mem.l2.slice0.mshr_peak"), 2);
+  // The two that got MSHRs finish before any of the four that waited for one.
+  const sim::Tick first_two = std::max(r.done[ids[0]], r.done[ids[1]]);
+  for (std::size_t i = 2; i < ids.size(); ++i)
+    EXPECT_GT(r.done[ids[i]], first_two) << i;
+  EXPECT_GT(r.done[ids[4]], std::max(r.done[ids[2]], r.done[ids[3]]));
+}
+
+TEST(MemorySystem, DirtyLinesAreWrittenBackOnEviction) {
+  MemoryParams p = small_chip();
+  p.map.l2_slices = 1;
+  p.map.l2_partitions = 1;
+  p.l2 = L2Params{.size_bytes = 2 * 128,
+                  .slices = 1,
+                  .ways = 2,
+                  .hit_latency_cycles = 80,
+                  .mshrs_per_slice = 4};  // one set of two ways
+  Rig r(p);
+  r.store(0, 0x0000, 64);  // line A, sectors 0-1 dirty
+  r.run();
+  r.store(0, 0x1000, 4);  // line B, sector 0 dirty
+  r.run();
+  r.load(0, 0x2000, 4);  // line C fills: evicts A (the LRU)
+  r.run();
+  EXPECT_EQ(r.stat("chip0.mem.l2.evictions"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.writebacks"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.slice0.writeback_sectors"), 2);
+  double hbm_writes = 0;
+  for (std::size_t c = 0; c < r.mem.hbm().channels(); ++c)
+    hbm_writes += r.stat("chip0.mem.hbm.ch" + std::to_string(c) + ".write_bytes");
+  EXPECT_EQ(hbm_writes, 64);
+}
+
+TEST(MemorySystem, FarPartitionAddsExactlyTheCrossPartitionPenalty) {
+  const MemoryParams p = small_chip();
+  Rig r(p);
+  const Addr addr = line_in_slice(r.mem, 0);  // partition 0: near GPC 0 (SM 0), far for SM 4
+  ASSERT_EQ(r.mem.crossbar().near_partition(0), 0u);
+  ASSERT_EQ(r.mem.crossbar().near_partition(4), 1u);
+  r.load(0, addr, 4, false);  // warm the L2
+  r.run();
+  const auto timed = [&](std::uint32_t sm) {
+    const sim::Tick t0 = r.sim.now();
+    const auto id = r.load(sm, addr, 4, /*cache_l1=*/false);
+    r.run();
+    return r.done[id] - t0;
+  };
+  const sim::Tick near = timed(0);
+  const sim::Tick far = timed(4);
+  EXPECT_EQ(far - near, p.crossbar.cross_partition_cycles * kCycle);
+  // The near L2 hit is the sum of its stages: L1 lookup, request (1 cycle + wire), slice
+  // pipeline, response (one 32 B sector on a 64 B/cycle port + wire).
+  EXPECT_EQ(near, (p.l1.hit_latency_cycles + 1 + p.crossbar.latency_cycles +
+                   p.l2.hit_latency_cycles + 1 + p.crossbar.latency_cycles) *
+                      kCycle);
+}
+
+TEST(MemorySystem, StreamingReadsSaturateHbmBandwidth) {
+  MemoryParams p = small_chip();
+  p.map.l2_partitions = 1;  // no far-partition penalty in the arithmetic
+  p.map.l2_slices = 16;
+  p.l2.slices = 16;
+  p.l2.mshrs_per_slice = 4096;              // neither MSHRs ...
+  p.crossbar.slice_bytes_per_cycle = 1024;  // ... nor slice ports limit: HBM does
+  Rig r(p);
+  constexpr std::uint64_t kSectors = 4096;
+  const std::uint32_t sector = p.map.sector_bytes;
+  for (std::uint64_t i = 0; i < kSectors; ++i)
+    r.load(static_cast<std::uint32_t>(i % 8), 0x100000 + i * sector, sector, false);
+  r.run();
+  sim::Tick last = 0;
+  for (sim::Tick t : r.done) {
+    ASSERT_NE(t, sim::kMaxTick);
+    last = std::max(last, t);
+  }
+  // Expected: the unloaded path of one HBM read, plus the time HBM needs for all the bytes.
+  const double ps_per_byte = 1e12 / static_cast<double>(p.hbm.bandwidth_bytes_per_s);
+  const double path =
+      static_cast<double>((p.l1.hit_latency_cycles + 1 + p.crossbar.latency_cycles +
+                           p.l2.hit_latency_cycles + 1 + p.crossbar.latency_cycles) *
+                              kCycle +
+                          p.hbm.latency);
+  const double expected = path + static_cast<double>(kSectors * sector) * ps_per_byte;
+  // Tolerance: one interleave block of imbalance on a channel plus a few cycles of rounding.
+  const double per_channel_ps_per_byte = ps_per_byte * p.hbm.channels;
+  const double tolerance =
+      static_cast<double>(p.map.hbm_interleave_bytes) * per_channel_ps_per_byte + 4 * kCycle;
+  EXPECT_NEAR(static_cast<double>(last), expected, tolerance);
+  EXPECT_EQ(r.stat("chip0.mem.l2.hbm_read_sectors"), kSectors);
+  for (std::size_t c = 0; c < r.mem.hbm().channels(); ++c) {
+    EXPECT_EQ(r.stat("chip0.mem.hbm.ch" + std::to_string(c) + ".read_bytes"),
+              kSectors * sector / p.hbm.channels)
+        << "channel " << c;
+  }
+}
+
+TEST(MemorySystem, DsmemLoadIsARoundTripOverTwoPorts) {
+  const MemoryParams p = small_chip();
+  Rig r(p);
+  sim::Tick done = 0;
+  r.mem.dsmem().load(1, 2, 128, [&] { done = r.sim.now(); });
+  r.run();
+  // Request: 8 B (1 cycle at 32 B/cycle) + latency; data: 128 B (4 cycles) + latency.
+  EXPECT_EQ(done, (1 + p.dsmem.latency_cycles + 4 + p.dsmem.latency_cycles) * kCycle);
+  sim::Tick stored = 0;
+  const sim::Tick t0 = r.sim.now();
+  r.mem.dsmem().store(1, 2, 64, [&] { stored = r.sim.now(); });
+  r.run();
+  EXPECT_EQ(stored - t0, (2 + p.dsmem.latency_cycles + 1 + p.dsmem.latency_cycles) * kCycle);
+}
+
+// A fixed pseudo-random stream of loads and stores over several SMs.
+std::string run_stream() {
+  Rig r(small_chip());
+  std::uint64_t x = 12345;
+  for (int i = 0; i < 3000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const auto sm = static_cast<std::uint32_t>((x >> 33) % 8);
+    const Addr addr = ((x >> 20) % 4096) * 32;
+    if ((x >> 60) % 4 == 0) {
+      r.store(sm, addr, 32);
+    } else {
+      r.load(sm, addr, 32);
+    }
+    if (i % 64 == 63) r.sim.run(r.sim.now() + 50 * kCycle);
+  }
+  r.run();
+  return r.sim.stats().dump();
+}
+
+TEST(MemorySystem, SameRequestStreamGivesIdenticalStats) {
+  const std::string a = run_stream();
+  const std::string b = run_stream();
+  EXPECT_EQ(a, b);
+  // The stream exercised the interesting paths.
+  const auto l2 = nlohmann::json::parse(a)["chip0.mem.l2"];
+  EXPECT_GT(l2["hits"]["value"].get<double>(), 0);
+  EXPECT_GT(l2["misses"]["value"].get<double>(), 0);
+  EXPECT_GT(l2["merged_misses"]["value"].get<double>(), 0);
+  EXPECT_GT(l2["writes"]["value"].get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace xpusim::mem
