@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include <filesystem>
+#include <optional>
 
 #include "config/chip_spec.h"
 #include "cp/replay.h"
@@ -13,6 +14,29 @@
 using namespace xpusim::cp;
 
 namespace {
+
+// One sweep point in both modes; nullopt (after printing the error) if either run fails.
+struct Pair {
+  ReplayResult s, c;
+  double saving() const {
+    return 1.0 - static_cast<double>(c.total_cycles) / static_cast<double>(s.total_cycles);
+  }
+  const char* formula() const {
+    return s.total_cycles == s.formula_cycles && c.total_cycles == c.formula_cycles ? "yes" : "NO";
+  }
+};
+
+std::optional<Pair> run_both(ReplayConfig cfg) {
+  cfg.mode = ReplayMode::kStandard;
+  auto s = run_replay(cfg);
+  cfg.mode = ReplayMode::kCondensed;
+  auto c = run_replay(cfg);
+  if (!s || !c) {
+    std::fprintf(stderr, "error: replay failed: %s\n", (!s ? s : c).error().message.c_str());
+    return std::nullopt;
+  }
+  return Pair{*s, *c};
+}
 
 // The same sweep with every kernel launched through the work distributor onto H100's 132
 // (modelled) SMs: each Kripke kernel is 1024 CTAs of 256 threads, one wave, each CTA running
@@ -43,30 +67,21 @@ int chip_sweep() {
       if (!l) return l.errors();
       return std::unique_ptr<GridLauncher>(std::move(l).value());
     };
-    cfg.mode = ReplayMode::kStandard;
-    auto s = run_replay(cfg);
-    cfg.mode = ReplayMode::kCondensed;
-    auto c = run_replay(cfg);
-    if (!s || !c) {
-      std::fprintf(stderr, "error: replay failed\n");
-      return 1;
-    }
+    const auto p = run_both(cfg);
+    if (!p) return 1;
     const auto mean = [](const ReplayResult& r, auto field) {
       double sum = 0;
       for (const KernelSummary& k : r.per_kernel)
         sum += static_cast<double>(k.*field);
       return sum / static_cast<double>(r.kernels);
     };
-    const double saving =
-        1.0 - static_cast<double>(c->total_cycles) / static_cast<double>(s->total_cycles);
     std::printf(
         "| %llu | %llu | %llu | %.1f%% | %.1f / %.1f | %.1f | %.1f | %s |\n",
-        static_cast<unsigned long long>(x), static_cast<unsigned long long>(s->total_cycles),
-        static_cast<unsigned long long>(c->total_cycles), 100 * saving,
-        mean(*s, &KernelSummary::overhead_cycles), mean(*c, &KernelSummary::overhead_cycles),
-        mean(*c, &KernelSummary::latency_cycles), mean(*c, &KernelSummary::run_cycles),
-        s->total_cycles == s->formula_cycles && c->total_cycles == c->formula_cycles ? "yes"
-                                                                                     : "NO");
+        static_cast<unsigned long long>(x), static_cast<unsigned long long>(p->s.total_cycles),
+        static_cast<unsigned long long>(p->c.total_cycles), 100 * p->saving(),
+        mean(p->s, &KernelSummary::overhead_cycles), mean(p->c, &KernelSummary::overhead_cycles),
+        mean(p->c, &KernelSummary::latency_cycles), mean(p->c, &KernelSummary::run_cycles),
+        p->formula());
   }
   return 0;
 }
@@ -91,24 +106,15 @@ int main() {
     ReplayConfig cfg;
     cfg.iterations = 100;
     cfg.kernel_cycles = x;
-    cfg.mode = ReplayMode::kStandard;
-    auto s = run_replay(cfg);
-    cfg.mode = ReplayMode::kCondensed;
-    auto c = run_replay(cfg);
-    if (!s || !c) {
-      std::fprintf(stderr, "error: replay failed\n");
-      return 1;
-    }
-    const double saving =
-        1.0 - static_cast<double>(c->total_cycles) / static_cast<double>(s->total_cycles);
+    const auto p = run_both(cfg);
+    if (!p) return 1;
+    const ReplayResult &s = p->s, &c = p->c;
     std::printf(
         "| %llu | %llu | %llu | %.1f%% | %.1f%% / %.1f%% | %.2f / %.2f | %.0f / %.0f | %s |\n",
-        static_cast<unsigned long long>(x), static_cast<unsigned long long>(s->total_cycles),
-        static_cast<unsigned long long>(c->total_cycles), 100 * saving, 100 * s->overhead_share(),
-        100 * c->overhead_share(), s->packets / 100.0, c->packets / 100.0, s->bytes_fetched / 100.0,
-        c->bytes_fetched / 100.0,
-        s->total_cycles == s->formula_cycles && c->total_cycles == c->formula_cycles ? "yes"
-                                                                                     : "NO");
+        static_cast<unsigned long long>(x), static_cast<unsigned long long>(s.total_cycles),
+        static_cast<unsigned long long>(c.total_cycles), 100 * p->saving(),
+        100 * s.overhead_share(), 100 * c.overhead_share(), s.packets / 100.0, c.packets / 100.0,
+        s.bytes_fetched / 100.0, c.bytes_fetched / 100.0, p->formula());
   }
   return chip_sweep();
 }

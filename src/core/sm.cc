@@ -47,7 +47,7 @@ struct Sm::WarpSlot : sim::Event {
   Op op;
   StallReason state = StallReason::kNone;
   sim::Tick since = 0;
-  std::string parked_on;  // for the hang report
+  bool faulted = false;  // parked for good by a fault
 
  protected:
   void process() override {
@@ -171,7 +171,7 @@ void Sm::warp_exited(WarpSlot& w) {
 
 void Sm::raise(WarpSlot& w, const std::string& what) {
   const kernel::Dim3& b = w.cta.work.block_id;
-  w.parked_on = "faulted";
+  w.faulted = true;
   if (!fault_) {
     fault_ = Error{fmt::format("{}: block ({},{},{}) warp {}: {}", w.cta.work.kernel->name, b.x,
                                b.y, b.z, w.warp.warp_id(), what)};
@@ -330,8 +330,6 @@ void Sm::bar_sync(WarpSlot& w, std::uint64_t cycle) {
   ++b.arrived;
   b.waiting.push_back(&w);
   stall(w, StallReason::kBarrier);
-  w.parked_on =
-      fmt::format("bar.sync {} ({} of {} warps arrived)", w.op.barrier, b.arrived, expected);
   if (b.arrived < expected) return;
   for (WarpSlot* x : b.waiting)
     wake(*x, cycle + cfg_.timing.barrier_latency);
@@ -391,8 +389,6 @@ void Sm::mbarrier_op(WarpSlot& w, std::uint64_t cycle) {
     case OpKind::kMbarWait:
       if (!parity_done(op.parity)) {
         stall(w, StallReason::kBarrier);
-        w.parked_on = fmt::format("mbarrier at {:#x} waiting for parity {}: {}", op.mbar, op.parity,
-                                  m.bar.state().describe());
         m.waiters.push_back(&w);
         return;
       }
@@ -409,7 +405,6 @@ void Sm::mbarrier_op(WarpSlot& w, std::uint64_t cycle) {
     std::vector<WarpSlot*> still;
     for (WarpSlot* x : m.waiters) {
       if (parity_done(x->op.parity)) {
-        x->parked_on.clear();
         wake(*x, done);
       } else {
         still.push_back(x);
@@ -422,7 +417,6 @@ void Sm::mbarrier_op(WarpSlot& w, std::uint64_t cycle) {
 }
 
 void Sm::wake(WarpSlot& w, std::uint64_t cycle) {
-  w.parked_on.clear();
   events().schedule(w, clock_.edge(std::max(cycle, cycle_now())));
 }
 
@@ -432,10 +426,14 @@ std::vector<std::string> Sm::hang_report() const {
     for (const auto& w : c->warps) {
       if (!w->warp.suspended() || w->scheduled()) continue;
       const kernel::Dim3& b = c->work.block_id;
-      std::string on = w->parked_on;
-      if (on.empty()) on = "an operation that never completed";
-      // An mbarrier waiter: describe the barrier as it is now, not when the warp parked.
-      if (w->op.kind == OpKind::kMbarWait) {
+      // Described from the state now (nothing is formatted while the run goes).
+      std::string on = w->faulted ? "faulted" : "an operation that never completed";
+      if (!w->faulted && w->op.kind == OpKind::kBarrierSync) {
+        const auto it = c->bars.find(w->op.barrier);
+        on = fmt::format("bar.sync {} ({} warps arrived, {} alive)", w->op.barrier,
+                         it == c->bars.end() ? 0 : it->second.arrived, c->alive);
+      }
+      if (!w->faulted && w->op.kind == OpKind::kMbarWait) {
         const auto it = c->mbarriers.find(w->op.mbar);
         if (it != c->mbarriers.end()) {
           on = fmt::format("mbarrier at {:#x} waiting for parity {}: {}", w->op.mbar, w->op.parity,
