@@ -1,6 +1,7 @@
 // The SM's way out to global memory: the timing of one warp-wide global access. The memory
 // hierarchy (src/mem: L1, crossbar, L2, HBM) implements it; FixedLatencyMemory below is a
-// stand-in with one latency, for SM studies that leave memory out.
+// stand-in with one latency (DSMEM included), for SM studies that leave memory out;
+// HierarchyPort (hierarchy_port.h) puts the real hierarchy behind it.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,11 @@ class GlobalPort {
   // The access of `op` by the lanes of `active`, issued by `sm` now; `done` at completion.
   virtual void access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
                       std::function<void()> done) = 0;
+  // A DSMEM exchange with another SM of the GPC moving `bytes` of data: a load or an atomic
+  // (request out, data back) or a store (data out, acknowledgement back).
+  enum class Remote : std::uint8_t { kLoad, kStore, kAtomic };
+  virtual void remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind,
+                             std::uint32_t bytes, std::function<void()> done) = 0;
 };
 
 class FixedLatencyMemory : public GlobalPort {
@@ -26,6 +32,10 @@ class FixedLatencyMemory : public GlobalPort {
       : events_(events), clock_(clock), cycles_(cycles) {}
   void access(std::uint32_t, const kernel::Op&, kernel::LaneMask,
               std::function<void()> done) override {
+    events_.post(clock_.edge(clock_.cycle_at(events_.now()) + cycles_), std::move(done));
+  }
+  void remote_shared(std::uint32_t, std::uint32_t, Remote, std::uint32_t,
+                     std::function<void()> done) override {
     events_.post(clock_.edge(clock_.cycle_at(events_.now()) + cycles_), std::move(done));
   }
 

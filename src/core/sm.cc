@@ -6,67 +6,12 @@
 #include <cstring>
 #include <deque>
 
-#include "core/mbarrier.h"
+#include "core/sm_state.h"
 
 namespace xpusim::core {
 
 using kernel::Op;
 using kernel::OpKind;
-
-struct Sm::MbarrierSlot {
-  MBarrier bar;
-  std::vector<WarpSlot*> waiters;  // parked in mbarrier_wait_parity
-};
-
-struct Sm::Cta {
-  CtaWork work;
-  sched::CtaFootprint footprint;
-  mem::SharedMemory smem;
-  std::vector<std::unique_ptr<WarpSlot>> warps;
-  std::uint32_t alive = 0;
-  std::function<void()> exited;
-  std::map<std::uint32_t, MbarrierSlot> mbarriers;  // by shared offset
-  struct Bar {
-    std::uint32_t arrived = 0;
-    std::vector<WarpSlot*> waiting;
-  };
-  std::map<std::uint32_t, Bar> bars;  // bar.sync id → arrivals of the current round
-};
-
-// A warp's SM-side state. It is its own wake-up event (no allocation per operation).
-struct Sm::WarpSlot : sim::Event {
-  WarpSlot(Sm& s, Cta& c, const kernel::WarpCoords& coords, std::uint32_t sub, std::uint64_t a)
-      : sm(s), cta(c), warp(s, c.work.params, *c.work.args, coords), sp(sub), age(a) {
-    warp.executor_slot = this;
-  }
-  Sm& sm;
-  Cta& cta;
-  kernel::Warp warp;
-  std::uint32_t sp;
-  std::uint64_t age;  // launch order: lower is older (GTO)
-  Op op;
-  StallReason state = StallReason::kNone;
-  sim::Tick since = 0;
-  bool faulted = false;  // parked for good by a fault
-
- protected:
-  void process() override {
-    sm.stall(*this, StallReason::kNone);
-    warp.resume();
-  }
-};
-
-// An issue event per sub-partition; scheduled only while a warp of it waits to issue.
-struct Sm::SubPartition : sim::Event {
-  explicit SubPartition(Sm& s) : sm(s) {}
-  Sm& sm;
-  std::vector<WarpSlot*> ready;
-  WarpSlot* last = nullptr;
-  std::uint64_t free_cycle = 0;
-
- protected:
-  void process() override { sm.issue(*this); }
-};
 
 Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
        mem::GlobalMemory& memory, GlobalPort& port, const SmConfig& cfg)
@@ -82,6 +27,9 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
       bank_conflicts_(add_counter("bank_conflicts", "wavefronts",
                                   "wavefronts beyond the conflict-free minimum")),
       global_accesses_(add_counter("global_accesses", "instructions", "global loads and stores")),
+      dsmem_accesses_(add_counter("dsmem_accesses", "instructions",
+                                  "distributed shared memory loads, stores and atomics")),
+      cluster_syncs_(add_counter("cluster_syncs", "instructions", "cluster.sync arrivals")),
       stall_issue_(add_counter("stall_issue_cycles", "cycles", "warps ready, waiting to issue")),
       stall_dependency_(add_counter("stall_dependency_cycles", "cycles",
                                     "waiting on an ALU, SFU or shared-memory result")),
@@ -91,6 +39,8 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
   XPUSIM_CHECK(cfg.timing.sub_partitions > 0, "an SM needs a sub-partition");
   for (std::uint32_t i = 0; i < cfg.timing.sub_partitions; ++i)
     sps_.push_back(std::make_unique<SubPartition>(*this));
+  tracing_ = trace_track() != sim::kNoTrack;
+  slot_busy_.assign(cfg.capacity.warps, false);
 }
 
 Sm::~Sm() {
@@ -131,8 +81,16 @@ Status Sm::launch(const CtaWork& work, std::function<void()> exited) {
           .alive = 0,
           .exited = std::move(exited),
           .mbarriers = {},
-          .bars = {}});
+          .bars = {},
+          .own_cluster = nullptr,
+          .cluster = work.cluster});
   Cta& c = *cta;
+  if (c.cluster == nullptr) {
+    c.own_cluster = std::make_unique<ClusterContext>(1, p.warps_per_block());
+    c.cluster = c.own_cluster.get();
+  }
+  XPUSIM_CHECK(work.cluster_rank < c.cluster->size(), "cluster rank inside the cluster");
+  c.cluster->ranks[work.cluster_rank] = {.sm = this, .smem = &c.smem, .exited = false};
   ctas_.push_back(std::move(cta));
   const std::uint32_t warps = p.warps_per_block();
   for (std::uint32_t i = 0; i < warps; ++i) {
@@ -142,6 +100,11 @@ Status Sm::launch(const CtaWork& work, std::function<void()> exited) {
                                     .warp = i};
     c.warps.push_back(
         std::make_unique<WarpSlot>(*this, c, coords, i % cfg_.timing.sub_partitions, next_age_++));
+    WarpSlot& w = *c.warps.back();
+    w.started = now();
+    const auto free = std::find(slot_busy_.begin(), slot_busy_.end(), false);
+    w.slot = static_cast<std::uint32_t>(free - slot_busy_.begin());
+    if (free != slot_busy_.end()) *free = true;
   }
   c.alive = warps;
   for (auto& w : c.warps)
@@ -156,11 +119,29 @@ sim::Task<> Sm::run_warp(WarpSlot& w) {
 
 void Sm::warp_exited(WarpSlot& w) {
   Cta& c = w.cta;
-  if (--c.alive > 0) return;
+  if (w.slot < slot_busy_.size()) slot_busy_[w.slot] = false;
+  if (tracing_) trace_warp(w, c.work.kernel->name, w.started);
+  ClusterContext& k = *c.cluster;
+  ++k.warps_exited;
+  if (k.barrier_complete()) release_cluster(k);
+  --c.alive;
+  // Exited warps count as arrived at bar.sync (Volta and later).
+  const std::uint64_t cycle = cycle_now();
+  for (auto& [id, b] : c.bars) {
+    if (b.arrived == 0 || b.arrived < c.alive || b.expected_threads != 0) continue;
+    for (WarpSlot* x : b.waiting)
+      wake(*x, cycle + cfg_.timing.barrier_latency);
+    b = {};
+  }
+  if (c.alive > 0) return;
   // The last warp is still on its frame here: retire the CTA from an event.
   events().post(now(), [this, cta = &c] {
     used_.remove(cta->footprint);
     ctas_run_.inc();
+    ClusterContext::Rank& r = cta->cluster->ranks[cta->work.cluster_rank];
+    r.smem = nullptr;
+    r.exited = true;
+    ++cta->cluster->ctas_exited;
     std::function<void()> exited = std::move(cta->exited);
     const auto it = std::find_if(ctas_.begin(), ctas_.end(),
                                  [cta](const std::unique_ptr<Cta>& p) { return p.get() == cta; });
@@ -205,6 +186,12 @@ void Sm::execute(kernel::Warp& warp, const Op& op) {
   WarpSlot& w = *static_cast<WarpSlot*>(warp.executor_slot);
   w.op = op;
   w.op.mask &= warp.thread_mask();
+  if (kernel::is_dsmem(op.kind)) {
+    if (auto st = check_dsmem(w); !st) {
+      raise(w, st.error().message);
+      return;
+    }
+  }
   if (cfg_.functional) {
     if (auto st = apply_data(w); !st) {
       raise(w, st.error().message);
@@ -221,6 +208,7 @@ void Sm::execute(kernel::Warp& warp, const Op& op) {
 
 Status Sm::apply_data(WarpSlot& w) {
   const Op& op = w.op;
+  if (kernel::is_dsmem(op.kind)) return apply_dsmem(w);
   const bool global = op.kind == OpKind::kLoadGlobal || op.kind == OpKind::kStoreGlobal;
   const bool shared = op.kind == OpKind::kLoadShared || op.kind == OpKind::kStoreShared;
   if (!global && !shared) return Ok{};
@@ -308,10 +296,32 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       return;
     }
     case OpKind::kLoadGlobal:
-    case OpKind::kStoreGlobal:
+    case OpKind::kStoreGlobal: {
       global_accesses_.inc();
       stall(w, StallReason::kMemory);
-      port_.access(cfg_.id, op, op.mask, [this, &w] { wake(w, cycle_now()); });
+      const sim::Tick issued = now();
+      if (!tracing_) {
+        port_.access(cfg_.id, op, op.mask, [this, &w] { wake(w, cycle_now()); });
+        return;
+      }
+      port_.access(cfg_.id, op, op.mask, [this, &w, issued] {
+        trace_warp(w, w.op.kind == OpKind::kLoadGlobal ? "ld.global" : "st.global", issued);
+        wake(w, cycle_now());
+      });
+      return;
+    }
+    case OpKind::kLoadDsmem:
+    case OpKind::kStoreDsmem:
+    case OpKind::kAtomicAddDsmem:
+      dsmem_op(w, cycle);
+      return;
+    case OpKind::kClusterSync:
+      cluster_sync(w, cycle);
+      return;
+    case OpKind::kClock:
+      *op.value = cycle;
+      stall(w, StallReason::kDependency);
+      wake(w, cycle + t.alu_latency);
       return;
     case OpKind::kBarrierSync:
       bar_sync(w, cycle);
@@ -327,6 +337,7 @@ void Sm::bar_sync(WarpSlot& w, std::uint64_t cycle) {
   const std::uint32_t expected =
       w.op.count == 0 ? c.alive : (w.op.count + kernel::kWarpSize - 1) / kernel::kWarpSize;
   Cta::Bar& b = c.bars[w.op.barrier];
+  b.expected_threads = w.op.count;
   ++b.arrived;
   b.waiting.push_back(&w);
   stall(w, StallReason::kBarrier);
@@ -418,6 +429,16 @@ void Sm::mbarrier_op(WarpSlot& w, std::uint64_t cycle) {
 
 void Sm::wake(WarpSlot& w, std::uint64_t cycle) {
   events().schedule(w, clock_.edge(std::max(cycle, cycle_now())));
+}
+
+void Sm::release(kernel::Warp& warp, std::uint64_t cycle) {
+  wake(*static_cast<WarpSlot*>(warp.executor_slot), cycle);
+}
+
+void Sm::trace_warp(const WarpSlot& w, std::string_view what, sim::Tick begin) {
+  sim::Tracer& t = sim().tracer();
+  const sim::TrackId track = t.track(fmt::format("{}.w{:02}", path(), w.slot));
+  t.complete(track, what, begin, now(), "sm");
 }
 
 std::vector<std::string> Sm::hang_report() const {

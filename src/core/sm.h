@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cluster.h"
 #include "core/global_port.h"
 #include "core/sm_timing.h"
 #include "kernel/registry.h"
@@ -51,6 +52,8 @@ struct CtaWork {
   kernel::Dim3 block_id{0, 0, 0};
   kernel::Dim3 cluster_id{0, 0, 0};
   std::uint32_t cluster_rank = 0;
+  // The running cluster (DSMEM targets, cluster barrier); null for a plain CTA.
+  ClusterContext* cluster = nullptr;
 };
 
 struct SmConfig {
@@ -74,6 +77,8 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   Status launch(const CtaWork& work, std::function<void()> exited);
 
   void execute(kernel::Warp& warp, const kernel::Op& op) override;
+  // Another SM's cluster barrier released this SM's warp: it issues again at `cycle`.
+  void release(kernel::Warp& warp, std::uint64_t cycle);
 
   std::uint32_t id() const { return cfg_.id; }
   const sched::SmUsage& usage() const { return used_; }
@@ -93,6 +98,14 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   sim::Task<> run_warp(WarpSlot& w);
   void warp_exited(WarpSlot& w);
   Status apply_data(WarpSlot& w);  // the functional effect of a load/store
+  // DSMEM (sm_dsmem.cc): targets checked (in every mode: the timing needs them), data moved.
+  Status check_dsmem(WarpSlot& w) const;
+  Status apply_dsmem(WarpSlot& w);
+  void dsmem_op(WarpSlot& w, std::uint64_t cycle);
+  void cluster_sync(WarpSlot& w, std::uint64_t cycle);
+  static void release_cluster(ClusterContext& k);
+  void part_done(WarpSlot& w);  // one part of a multi-part access completed
+  void trace_warp(const WarpSlot& w, std::string_view what, sim::Tick begin);
   void issue(SubPartition& sp);
   void dispatch(WarpSlot& w, std::uint64_t cycle);
   void mbarrier_op(WarpSlot& w, std::uint64_t cycle);
@@ -112,12 +125,16 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   std::uint64_t next_age_ = 0;
   std::uint64_t shared_free_ = 0;  // first cycle the shared-memory data stage is free
   std::optional<Error> fault_;
+  bool tracing_ = false;  // a track per warp slot when the tracer takes this SM
+  std::vector<bool> slot_busy_;
 
   sim::Counter& instructions_;
   sim::Counter& ctas_run_;
   sim::Counter& shared_wavefronts_;
   sim::Counter& bank_conflicts_;
   sim::Counter& global_accesses_;
+  sim::Counter& dsmem_accesses_;
+  sim::Counter& cluster_syncs_;
   sim::Counter& stall_issue_;
   sim::Counter& stall_dependency_;
   sim::Counter& stall_memory_;

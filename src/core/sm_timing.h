@@ -15,6 +15,7 @@ struct SmTiming {
   std::uint32_t lsu_issue_cycles = 1;   // a memory instruction's issue slot
   std::uint32_t barrier_latency = 20;   // last arrival at bar.sync → waiters issue again
   std::uint32_t mbarrier_latency = 12;  // mbarrier op round trip to shared memory
+  std::uint32_t cluster_barrier_latency = 190;  // last arrival at cluster.sync → waiters issue
 };
 
 }  // namespace xpusim::core

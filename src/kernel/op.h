@@ -26,7 +26,29 @@ enum class OpKind : std::uint8_t {
   kMbarCompleteTx,  // mbarrier.complete_tx [mbar], tx (what a bulk copy does on landing)
   kMbarTryWait,     // mbarrier.try_wait.parity [mbar], parity → *result
   kMbarWait,        // try_wait.parity in a loop until it succeeds (the warp parks)
+  kClock,           // read %clock64 → *value (the SM cycle the instruction issues)
+  // Distributed shared memory (ld/st/atom .shared::cluster): per-lane cluster addresses
+  // cluster_address(rank, offset), i.e. the target CTA's rank above bit 32 (PTX mapa).
+  kLoadDsmem,
+  kStoreDsmem,
+  kAtomicAddDsmem,  // atom.shared::cluster.add: `data` in = operands, out = old values
+  kClusterSync,     // barrier.cluster.arrive + wait: every thread of every CTA of the cluster
 };
+
+inline constexpr bool is_dsmem(OpKind k) {
+  return k == OpKind::kLoadDsmem || k == OpKind::kStoreDsmem || k == OpKind::kAtomicAddDsmem;
+}
+
+// A cluster shared-memory address (what PTX mapa returns): rank in the high word.
+inline constexpr Addr cluster_address(std::uint32_t rank, std::uint32_t offset) {
+  return (Addr{rank} << 32) | offset;
+}
+inline constexpr std::uint32_t cluster_rank_of(Addr a) {
+  return static_cast<std::uint32_t>(a >> 32);
+}
+inline constexpr std::uint32_t cluster_offset_of(Addr a) {
+  return static_cast<std::uint32_t>(a);
+}
 
 struct Op {
   OpKind kind = OpKind::kAlu;
@@ -39,7 +61,8 @@ struct Op {
   std::uint32_t mbar = 0;             // mbarrier: its shared-window offset (8 B aligned)
   std::uint32_t tx_bytes = 0;
   std::uint32_t parity = 0;
-  bool* result = nullptr;  // try_wait's answer
+  bool* result = nullptr;          // try_wait's answer
+  std::uint64_t* value = nullptr;  // clock's answer
 };
 
 }  // namespace xpusim::kernel

@@ -48,6 +48,10 @@ class Warp {
   const WarpCoords& coords() const { return coords_; }
   std::uint32_t warp_id() const { return coords_.warp; }
   const Dim3& block_id() const { return coords_.block_id; }
+  std::uint32_t cluster_rank() const { return coords_.cluster_rank; }
+  std::uint32_t cluster_size() const {
+    return static_cast<std::uint32_t>(params_->cluster.count());
+  }
 
   // Lanes that are threads of the CTA (the last warp of a block may be partial).
   LaneMask thread_mask() const {
@@ -128,6 +132,33 @@ class Warp {
     bool result_ = false;
   };
 
+  // Atomic read-modify-write: operands in, old values out.
+  template <class T>
+  class AtomicAwaiter : public OpAwaiter {
+   public:
+    AtomicAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr, const Lanes<T>& values)
+        : OpAwaiter(w, op), addr_(addr), values_(values) {
+      op_.addr = &addr_;
+      op_.data = reinterpret_cast<std::byte*>(values_.data());
+    }
+    AtomicAwaiter(const AtomicAwaiter&) = delete;
+    Lanes<T> await_resume() const noexcept { return values_; }
+
+   private:
+    Lanes<Addr> addr_;
+    Lanes<T> values_;
+  };
+
+  class ClockAwaiter : public OpAwaiter {
+   public:
+    ClockAwaiter(Warp& w, const Op& op) : OpAwaiter(w, op) { op_.value = &value_; }
+    ClockAwaiter(const ClockAwaiter&) = delete;
+    std::uint64_t await_resume() const noexcept { return value_; }
+
+   private:
+    std::uint64_t value_ = 0;
+  };
+
   OpAwaiter alu(std::uint32_t n = 1) { return {*this, Op{.kind = OpKind::kAlu, .count = n}}; }
   OpAwaiter sfu(std::uint32_t n = 1) { return {*this, Op{.kind = OpKind::kSfu, .count = n}}; }
 
@@ -149,6 +180,30 @@ class Warp {
                                LaneMask mask = kAllLanes) {
     return {*this, access<T>(OpKind::kStoreShared, mask), offset, v};
   }
+
+  // Distributed shared memory: per-lane cluster_address(rank, offset) (PTX mapa), rank
+  // 0..cluster size - 1; a plain launch is a cluster of one.
+  template <class T>
+  LoadAwaiter<T> load_dsmem(const Lanes<Addr>& addr, LaneMask mask = kAllLanes) {
+    return {*this, access<T>(OpKind::kLoadDsmem, mask), addr};
+  }
+  template <class T>
+  StoreAwaiter<T> store_dsmem(const Lanes<Addr>& addr, const Lanes<T>& v,
+                              LaneMask mask = kAllLanes) {
+    return {*this, access<T>(OpKind::kStoreDsmem, mask), addr, v};
+  }
+  // atom.shared::cluster.add.u32 / .u64: returns each lane's old value. Lanes hitting one
+  // address are applied in lane order.
+  template <class T>
+  AtomicAwaiter<T> atomic_add_dsmem(const Lanes<Addr>& addr, const Lanes<T>& v,
+                                    LaneMask mask = kAllLanes) {
+    static_assert(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>);
+    return {*this, access<T>(OpKind::kAtomicAddDsmem, mask), addr, v};
+  }
+  // cluster.sync(): every thread of every CTA of the cluster (barrier.cluster.arrive+wait).
+  OpAwaiter cluster_sync() { return {*this, Op{.kind = OpKind::kClusterSync}}; }
+  // clock64(): the SM cycle at which this instruction issues.
+  ClockAwaiter clock() { return {*this, Op{.kind = OpKind::kClock}}; }
 
   // __syncthreads() (bar.sync 0 over every thread of the CTA) and named barriers.
   OpAwaiter sync_threads() { return bar_sync(0, 0); }

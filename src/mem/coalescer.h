@@ -28,6 +28,14 @@ struct LineRequest {
 // `active_mask` is set and reads/writes `access_bytes` from its address. A lane whose bytes
 // cross a sector or a line boundary touches every sector it covers. Lines come out in the
 // order their first active lane appears (lane order), so the result is deterministic.
+// At most this many lines per warp access (32 lanes, each crossing at most one line boundary).
+inline constexpr std::uint32_t kMaxLinesPerAccess = 64;
+
+// The same into `out` (at least kMaxLinesPerAccess entries, no allocation); returns the count.
+std::uint32_t coalesce_into(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,
+                            std::uint32_t active_mask, std::span<LineRequest> out,
+                            std::uint32_t line_bytes = 128, std::uint32_t sector_bytes = 32);
+
 std::vector<LineRequest> coalesce(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,
                                   std::uint32_t active_mask, std::uint32_t line_bytes = 128,
                                   std::uint32_t sector_bytes = 32);

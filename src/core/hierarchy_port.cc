@@ -1,0 +1,65 @@
+#include "core/hierarchy_port.h"
+
+#include <array>
+
+#include "mem/coalescer.h"
+
+namespace xpusim::core {
+
+void HierarchyPort::access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
+                           std::function<void()> done) {
+  std::array<mem::LineRequest, mem::kMaxLinesPerAccess> lines;
+  const mem::AddressMapParams& map = mem_.params().map;
+  const std::uint32_t n =
+      mem::coalesce_into(*op.addr, op.bytes, active, lines, map.line_bytes, map.sector_bytes);
+  if (n == 0) {  // no active lane: the instruction still takes the L1's turn
+    mem_.events().post(mem_.now(), std::move(done));
+    return;
+  }
+  std::uint32_t slot = 0;
+  if (free_.empty()) {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+  }
+  slots_[slot] = {.pending = n, .done = std::move(done)};
+  lines_ += n;
+  const bool store = op.kind == kernel::OpKind::kStoreGlobal;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const mem::MemRequest r = lines[i].to_request(sm, store);
+    if (store) {
+      mem_.store(r, [this, slot] { line_done(slot); });
+    } else {
+      mem_.load(r, [this, slot] { line_done(slot); });
+    }
+  }
+}
+
+void HierarchyPort::line_done(std::uint32_t slot) {
+  Access& a = slots_[slot];
+  if (--a.pending > 0) return;
+  std::function<void()> done = std::move(a.done);
+  a.done = nullptr;
+  free_.push_back(slot);
+  done();
+}
+
+void HierarchyPort::remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind,
+                                  std::uint32_t bytes, std::function<void()> done) {
+  mem::DsmemNetwork& net = mem_.dsmem();
+  switch (kind) {
+    case Remote::kLoad:
+      net.load(from_sm, to_sm, bytes, std::move(done));
+      return;
+    case Remote::kStore:
+      net.store(from_sm, to_sm, bytes, std::move(done));
+      return;
+    case Remote::kAtomic:
+      net.atomic(from_sm, to_sm, bytes, std::move(done));
+      return;
+  }
+}
+
+}  // namespace xpusim::core

@@ -1,0 +1,41 @@
+// HierarchyPort: the SM's GlobalPort onto the memory-hierarchy timing model (src/mem). A warp
+// access is coalesced into one request per 128 B line (its 32 B sectors, mem/coalescer.h);
+// the lines go out at once and the warp's access completes when the last one has. DSMEM
+// exchanges go to the GPC's SM-to-SM network.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/global_port.h"
+#include "mem/memory_system.h"
+
+namespace xpusim::core {
+
+class HierarchyPort final : public GlobalPort {
+ public:
+  explicit HierarchyPort(mem::MemorySystem& memory) : mem_(memory) {}
+
+  void access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
+              std::function<void()> done) override;
+  void remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind, std::uint32_t bytes,
+                     std::function<void()> done) override;
+
+  std::uint64_t lines_requested() const { return lines_; }
+
+ private:
+  // A warp access in flight: lines outstanding and who to tell. Recycled through free_.
+  struct Access {
+    std::uint32_t pending = 0;
+    std::function<void()> done;
+  };
+  void line_done(std::uint32_t slot);
+
+  mem::MemorySystem& mem_;
+  std::vector<Access> slots_;
+  std::vector<std::uint32_t> free_;
+  std::uint64_t lines_ = 0;
+};
+
+}  // namespace xpusim::core

@@ -1,0 +1,77 @@
+// The SM's private state (its CTAs, warp slots, sub-partitions, mbarrier table), shared by
+// the files that implement Sm (sm.cc, sm_dsmem.cc). Not part of the SM's interface.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "core/mbarrier.h"
+#include "core/sm.h"
+
+namespace xpusim::core {
+
+using kernel::Op;
+
+struct Sm::MbarrierSlot {
+  MBarrier bar;
+  std::vector<WarpSlot*> waiters;  // parked in mbarrier_wait_parity
+};
+
+struct Sm::Cta {
+  CtaWork work;
+  sched::CtaFootprint footprint;
+  mem::SharedMemory smem;
+  std::vector<std::unique_ptr<WarpSlot>> warps;
+  std::uint32_t alive = 0;
+  std::function<void()> exited;
+  std::map<std::uint32_t, MbarrierSlot> mbarriers;  // by shared offset
+  struct Bar {
+    std::uint32_t arrived = 0;
+    std::uint32_t expected_threads = 0;  // 0: every thread of the CTA
+    std::vector<WarpSlot*> waiting;
+  };
+  std::map<std::uint32_t, Bar> bars;            // bar.sync id → arrivals of the current round
+  std::unique_ptr<ClusterContext> own_cluster;  // a plain CTA's cluster of one
+  ClusterContext* cluster = nullptr;
+};
+
+// A warp's SM-side state. It is its own wake-up event (no allocation per operation).
+struct Sm::WarpSlot : sim::Event {
+  WarpSlot(Sm& s, Cta& c, const kernel::WarpCoords& coords, std::uint32_t sub, std::uint64_t a)
+      : sm(s), cta(c), warp(s, c.work.params, *c.work.args, coords), sp(sub), age(a) {
+    warp.executor_slot = this;
+  }
+  Sm& sm;
+  Cta& cta;
+  kernel::Warp warp;
+  std::uint32_t sp;
+  std::uint64_t age;  // launch order: lower is older (GTO)
+  Op op;
+  StallReason state = StallReason::kNone;
+  sim::Tick since = 0;
+  bool faulted = false;       // parked for good by a fault
+  std::uint32_t pending = 0;  // parts of a multi-part access still in flight
+  std::uint32_t slot = 0;     // hardware warp slot (its trace track)
+  sim::Tick started = 0;
+
+ protected:
+  void process() override {
+    sm.stall(*this, StallReason::kNone);
+    warp.resume();
+  }
+};
+
+// An issue event per sub-partition; scheduled only while a warp of it waits to issue.
+struct Sm::SubPartition : sim::Event {
+  explicit SubPartition(Sm& s) : sm(s) {}
+  Sm& sm;
+  std::vector<WarpSlot*> ready;
+  WarpSlot* last = nullptr;
+  std::uint64_t free_cycle = 0;
+
+ protected:
+  void process() override { sm.issue(*this); }
+};
+
+}  // namespace xpusim::core

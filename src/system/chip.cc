@@ -1,0 +1,141 @@
+#include "system/chip.h"
+
+#include <fmt/format.h>
+
+#include "sched/policy.h"
+#include "sched/rasterizer.h"
+
+namespace xpusim::system {
+
+Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
+           std::string_view name, std::unique_ptr<sched::Policy> policy)
+    : spec_(spec),
+      options_(options),
+      root_(sim, name),
+      topology_(sched::Topology::from_chip(spec)),
+      memory_(options.max_touched_bytes),
+      mem_(std::make_unique<mem::MemorySystem>(root_, mem::MemoryParams::from_chip(spec))),
+      port_(std::make_unique<core::HierarchyPort>(*mem_)) {
+  const mem::BankGeometry banks{.banks = spec.sm.shared_memory_banks,
+                                .bank_bytes = spec.sm.shared_memory_bank_bytes};
+  for (std::uint32_t i = 0; i < topology_.num_sms(); ++i) {
+    const core::SmConfig cfg{.id = i,
+                             .timing = options.timing,
+                             .capacity = topology_.capacity(),
+                             .banks = banks,
+                             .functional = options.functional};
+    sms_.push_back(std::make_unique<core::Sm>(root_, fmt::format("sm{}", i), mem_->sm_clock(),
+                                              memory_, *port_, cfg));
+  }
+  cwd_ = std::make_unique<sched::WorkDistributor>(root_, topology_, std::move(policy),
+                                                  mem_->sm_clock(), options.distributor);
+  cwd_->set_executor(this);
+}
+
+Chip::~Chip() = default;
+
+Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::ChipSpec& spec,
+                                           const ChipOptions& options, std::string_view name) {
+  auto policy = sched::make_policy(options.policy, {});
+  if (!policy) return policy.errors();
+  return std::unique_ptr<Chip>(new Chip(sim, spec, options, name, std::move(policy).value()));
+}
+
+Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::LaunchParams& p,
+                                   const kernel::KernelArgs& args,
+                                   std::function<void(const KernelRun&)> done) {
+  if (auto st = args.check(k.name, k.args); !st) return st.errors();
+  const auto dims = [](const kernel::Dim3& d) { return sched::Dim3{.x = d.x, .y = d.y, .z = d.z}; };
+  sched::GridSpec g;
+  g.grid = dims(p.grid);
+  g.cluster = dims(p.cluster);
+  g.kind = p.cluster.count() > 1 ? sched::ClusterKind::kGpcCga : sched::ClusterKind::kNone;
+  g.shape = {.threads = p.threads_per_block(),
+             .registers_per_thread = p.registers_per_thread,
+             .shared_bytes = std::uint64_t{k.static_shared_bytes} + p.dynamic_shared_bytes};
+  if (p.block.x == 0 || p.block.y == 0 || p.block.z == 0) {
+    return Error{fmt::format("{}: block ({},{},{}): every dim must be >= 1", k.name, p.block.x,
+                             p.block.y, p.block.z)};
+  }
+  if (auto st = sched::check_grid(topology_, g, spec_.topology.max_cluster_size); !st) {
+    return Error{fmt::format("{}: {}", k.name, st.error().message)};
+  }
+  const auto id = static_cast<std::uint32_t>(runs_.size());
+  runs_.push_back(std::make_unique<KernelRun>(KernelRun{.kernel = &k,
+                                                        .params = p,
+                                                        .args = args,
+                                                        .submitted = root_.now(),
+                                                        .first_start = 0,
+                                                        .completed = 0,
+                                                        .done = false}));
+  done_.push_back(std::move(done));
+  const std::uint32_t grid =
+      cwd_->submit(g, [this, id](const sched::WorkDistributor::GridTimes& t) {
+        KernelRun& r = *runs_[id];
+        r.first_start = t.first_start;
+        r.completed = t.completed;
+        r.done = true;
+        if (done_[id]) done_[id](r);
+      });
+  XPUSIM_CHECK(grid == id, "one distributor grid per chip launch");
+  if (!started_) {
+    started_ = true;
+    cwd_->start();
+  }
+  return id;
+}
+
+void Chip::start(const sched::CtaLaunch& cta) {
+  const KernelRun& r = *runs_[cta.grid];
+  const kernel::Dim3& cl = r.params.cluster;
+  core::ClusterContext* cluster = nullptr;
+  if (cl.count() > 1) {
+    auto& slot = clusters_[{cta.grid, cta.unit}];
+    if (!slot) {
+      slot = std::make_unique<core::ClusterContext>(static_cast<std::uint32_t>(cl.count()),
+                                                    r.params.warps_per_block());
+    }
+    cluster = slot.get();
+  }
+  const sched::CtaId cid = sched::cluster_id({.x = cl.x, .y = cl.y, .z = cl.z}, cta.id);
+  const core::CtaWork work{.kernel = r.kernel,
+                           .params = r.params,
+                           .args = &r.args,
+                           .block_id = {cta.id.x, cta.id.y, cta.id.z},
+                           .cluster_id = {cid.x, cid.y, cid.z},
+                           .cluster_rank = cta.rank,
+                           .cluster = cluster};
+  const Status st = sms_[cta.sm]->launch(work, [this, cta] { cta_exited(cta); });
+  XPUSIM_CHECK(st.ok(), "the distributor only starts CTAs that fit their SM");
+}
+
+void Chip::cta_exited(const sched::CtaLaunch& cta) {
+  const auto it = clusters_.find({cta.grid, cta.unit});
+  if (it != clusters_.end() && it->second->ctas_exited == it->second->size()) clusters_.erase(it);
+  cwd_->cta_exited(cta);
+}
+
+bool Chip::all_done() const {
+  for (const auto& r : runs_) {
+    if (!r->done) return false;
+  }
+  return true;
+}
+
+std::optional<Error> Chip::fault() const {
+  for (const auto& s : sms_) {
+    if (s->fault()) return s->fault();
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Chip::hang_report() const {
+  std::vector<std::string> out;
+  for (const auto& s : sms_) {
+    for (std::string& line : s->hang_report())
+      out.push_back(std::move(line));
+  }
+  return out;
+}
+
+}  // namespace xpusim::system

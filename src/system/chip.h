@@ -1,0 +1,118 @@
+// Chip: one modelled chip built from its config — the SMs (src/core) running kernel warps, the
+// memory hierarchy (src/mem), functional global memory, and the compute work distributor
+// (src/sched) placing CTAs and clusters onto the SMs through the CtaExecutor interface. The
+// distributor is the block dispatcher: with the "first_fit" policy it is the plain in-order
+// one; "waterfill" (default) is seed1's.
+//
+//   auto chip = Chip::create(sim, spec, {}).value();
+//   chip->memory().write(...);                       // host-side setup, functional memory
+//   auto id = chip->launch(kernel, params, args);    // validated, then queued on the CWD
+//   sim.run();                                       // chip->run(*id) has the times
+//
+// Several launches may be queued; they run as the distributor's task table says (priority,
+// then submission order, sharing the SMs when both fit).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/chip_spec.h"
+#include "core/cluster.h"
+#include "core/hierarchy_port.h"
+#include "core/sm.h"
+#include "kernel/registry.h"
+#include "mem/global_memory.h"
+#include "mem/memory_system.h"
+#include "sched/distributor.h"
+#include "sched/topology.h"
+#include "sim/component.h"
+
+namespace xpusim::system {
+
+struct ChipOptions {
+  bool functional = true;  // false: timing-only (no data moves; identical timing)
+  std::string policy = "waterfill";
+  core::SmTiming timing{};
+  sched::DistributorTiming distributor{};
+  std::uint64_t max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes;
+};
+
+// One kernel launch and when it ran (ticks).
+struct KernelRun {
+  const kernel::KernelDef* kernel = nullptr;
+  kernel::LaunchParams params{};
+  kernel::KernelArgs args{};
+  sim::Tick submitted = 0;
+  sim::Tick first_start = 0;  // its first CTA's first instruction
+  sim::Tick completed = 0;    // the distributor has heard its last CTA exit
+  bool done = false;
+};
+
+class Chip : public sched::CtaExecutor {
+ public:
+  // Errors: an unknown policy.
+  static Result<std::unique_ptr<Chip>> create(sim::Simulation& sim, const config::ChipSpec& spec,
+                                              const ChipOptions& options,
+                                              std::string_view name = "chip0");
+  ~Chip() override;
+  Chip(const Chip&) = delete;
+  Chip& operator=(const Chip&) = delete;
+
+  // Checks the launch and queues it. Errors (nothing queued): arguments that do not match the
+  // kernel's signature; a zero dimension; a CTA no SM can hold (threads, registers, shared
+  // memory: names the resource); a cluster that does not divide the grid or exceeds the
+  // chip's maximum. `done` runs at completion.
+  Result<std::uint32_t> launch(const kernel::KernelDef& k, const kernel::LaunchParams& params,
+                               const kernel::KernelArgs& args,
+                               std::function<void(const KernelRun&)> done = {});
+  const KernelRun& run(std::uint32_t id) const { return *runs_[id]; }
+  std::uint32_t launches() const { return static_cast<std::uint32_t>(runs_.size()); }
+  bool all_done() const;
+
+  mem::GlobalMemory& memory() { return memory_; }
+  // The first fault any SM raised (the run stopped there), if any.
+  std::optional<Error> fault() const;
+  // Warps parked for good (a barrier never completed, a fault), one line each, with the SM.
+  std::vector<std::string> hang_report() const;
+
+  const config::ChipSpec& spec() const { return spec_; }
+  const ChipOptions& options() const { return options_; }
+  std::uint32_t num_sms() const { return static_cast<std::uint32_t>(sms_.size()); }
+  core::Sm& sm(std::uint32_t i) { return *sms_[i]; }
+  const core::Sm& sm(std::uint32_t i) const { return *sms_[i]; }
+  mem::MemorySystem& memory_system() { return *mem_; }
+  const sched::WorkDistributor& distributor() const { return *cwd_; }
+  const sim::Clock& clock() const { return mem_->sm_clock(); }
+  sim::Component& root() { return root_; }
+
+  void start(const sched::CtaLaunch& cta) override;  // CtaExecutor: the CWD starts a CTA
+
+ private:
+  Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
+       std::string_view name, std::unique_ptr<sched::Policy> policy);
+  void cta_exited(const sched::CtaLaunch& cta);
+
+  config::ChipSpec spec_;
+  ChipOptions options_;
+  sim::Component root_;
+  sched::Topology topology_;
+  mem::GlobalMemory memory_;
+  std::unique_ptr<mem::MemorySystem> mem_;
+  std::unique_ptr<core::HierarchyPort> port_;
+  std::vector<std::unique_ptr<core::Sm>> sms_;
+  std::unique_ptr<sched::WorkDistributor> cwd_;
+  std::vector<std::unique_ptr<KernelRun>> runs_;
+  std::vector<std::function<void(const KernelRun&)>> done_;
+  // Running clusters by (launch, GPC_CGA unit).
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::unique_ptr<core::ClusterContext>>
+      clusters_;
+  bool started_ = false;
+};
+
+}  // namespace xpusim::system

@@ -1,0 +1,239 @@
+// The chip: SMs + memory hierarchy + work distributor running real kernels. Functional results
+// against plain C++ loops, DSMEM and cluster.sync across SMs, launch errors, faults, the hang
+// report, timing-only equality and determinism.
+#include "system/chip.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <numeric>
+
+#include "config/chip_spec.h"
+#include "sim/simulation.h"
+
+namespace xpusim::system {
+namespace {
+
+using kernel::Addr;
+using kernel::Lanes;
+using kernel::Warp;
+
+config::ChipSpec h100() {
+  return config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/h100-sxm5.yaml")
+      .value();
+}
+
+// out[i] = in[i] + 1 over n elements, a grid-stride loop.
+sim::Task<> add_one(Warp& w) {
+  const Addr in = w.args().get_ptr(0), out = w.args().get_ptr(1);
+  const std::uint64_t n = w.args().get_u64(2);
+  const std::uint64_t stride =
+      std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
+  for (auto i = w.global_thread_ids(); i[0] < n;) {
+    kernel::LaneMask m = 0;
+    for (std::uint32_t l = 0; l < 32; ++l)
+      m |= (i[l] < n ? kernel::LaneMask{1} << l : 0);
+    auto x = co_await w.load_global<std::uint32_t>(Warp::lane_addresses(in, 4, i), m);
+    for (auto& v : x)
+      v += 1;
+    co_await w.store_global<std::uint32_t>(Warp::lane_addresses(out, 4, i), x, m);
+    for (auto& v : i)
+      v += stride;
+  }
+}
+
+const kernel::KernelDef kAddOne{.name = "add_one",
+                                .description = "out = in + 1",
+                                .args = {{"in", kernel::ArgKind::kPtr},
+                                         {"out", kernel::ArgKind::kPtr},
+                                         {"n", kernel::ArgKind::kU64}},
+                                .body = add_one,
+                                .static_shared_bytes = 0};
+
+// Each CTA of a cluster writes its rank into its shared word 0, cluster.sync, then lane 0 of
+// warp 0 reads the next rank's word over DSMEM, adds it into rank 0's word 1 atomically, and
+// writes what it read to out[block].
+sim::Task<> ring(Warp& w) {
+  const std::uint32_t rank = w.cluster_rank(), size = w.cluster_size();
+  if (w.warp_id() == 0) {
+    co_await w.store_shared<std::uint32_t>(Lanes<Addr>{}, Lanes<std::uint32_t>{rank + 100}, 1);
+  }
+  co_await w.cluster_sync();
+  if (w.warp_id() == 0) {
+    const Addr next = kernel::cluster_address((rank + 1) % size, 0);
+    const auto v = co_await w.load_dsmem<std::uint32_t>(Lanes<Addr>{next}, 1);
+    co_await w.atomic_add_dsmem<std::uint32_t>(Lanes<Addr>{kernel::cluster_address(0, 4)},
+                                               Lanes<std::uint32_t>{v[0]}, 1);
+    const auto& b = w.block_id();
+    co_await w.store_global<std::uint32_t>(Lanes<Addr>{w.args().get_ptr(0) + 4 * b.x}, v, 1);
+  }
+  co_await w.cluster_sync();
+  if (w.warp_id() == 0 && rank == 0) {
+    const auto sum = co_await w.load_shared<std::uint32_t>(Lanes<Addr>{4}, 1);
+    co_await w.store_global<std::uint32_t>(
+        Lanes<Addr>{w.args().get_ptr(1) + 4 * w.coords().cluster_id.x}, sum, 1);
+  }
+}
+
+const kernel::KernelDef kRing{
+    .name = "ring",
+    .description = "DSMEM ring",
+    .args = {{"out", kernel::ArgKind::kPtr}, {"sums", kernel::ArgKind::kPtr}},
+    .body = ring,
+    .static_shared_bytes = 64};
+
+sim::Task<> wait_forever(Warp& w) {
+  if (w.warp_id() == 0) co_await w.mbarrier_init(0, 2);
+  co_await w.sync_threads();
+  if (w.warp_id() == 0) co_await w.mbarrier_arrive(0);
+  co_await w.mbarrier_wait_parity(0, 0);
+}
+
+const kernel::KernelDef kHang{.name = "hang",
+                              .description = "an mbarrier that expects two arrivals gets one",
+                              .args = {},
+                              .body = wait_forever,
+                              .static_shared_bytes = 8};
+
+struct Fixture {
+  explicit Fixture(ChipOptions o = {}) : chip(Chip::create(sim, h100(), o).value()) {}
+  sim::Simulation sim{1};
+  std::unique_ptr<Chip> chip;
+};
+
+TEST(Chip, AddOneOverManyCtasMatchesTheLoop) {
+  Fixture f;
+  constexpr std::uint64_t n = 20'000;
+  std::vector<std::uint32_t> in(n);
+  std::iota(in.begin(), in.end(), 7u);
+  ASSERT_TRUE(f.chip->memory().write(0x10000, std::as_bytes(std::span(in))).ok());
+  const kernel::LaunchParams p{.grid = {40, 1, 1}, .block = {256, 1, 1}};
+  auto id = f.chip->launch(kAddOne, p, kernel::KernelArgs().ptr(0x10000).ptr(0x100000).u64(n));
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  f.sim.run();
+  ASSERT_FALSE(f.chip->fault());
+  ASSERT_TRUE(f.chip->run(*id).done);
+  std::vector<std::uint32_t> out(n);
+  ASSERT_TRUE(f.chip->memory().read(0x100000, std::as_writable_bytes(std::span(out))).ok());
+  for (std::uint64_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], in[i] + 1) << i;
+  // Every element's line went through L2: n * 4 B read in 128 B lines.
+  std::uint64_t hbm_read = 0;
+  for (const std::string& path : f.sim.stats().paths()) {
+    if (path.find("chip0.mem.hbm.") == 0 && path.ends_with(".read_bytes")) {
+      hbm_read += f.sim.stats().find(path).value()->to_json()["value"].get<std::uint64_t>();
+    }
+  }
+  EXPECT_GE(hbm_read, n * 4);
+  EXPECT_GT(f.chip->run(*id).completed, f.chip->run(*id).first_start);
+}
+
+TEST(Chip, TimingOnlyGivesIdenticalTimingAndMovesNoData) {
+  sim::Tick t[2];
+  for (int mode = 0; mode < 2; ++mode) {
+    Fixture f(ChipOptions{.functional = mode == 0});
+    const kernel::LaunchParams p{.grid = {16, 1, 1}, .block = {128, 1, 1}};
+    auto id = f.chip->launch(kAddOne, p, kernel::KernelArgs().ptr(0x10000).ptr(0x100000).u64(4096));
+    ASSERT_TRUE(id.ok());
+    f.sim.run();
+    t[mode] = f.chip->run(*id).completed;
+    if (mode == 1) {
+      EXPECT_EQ(f.chip->memory().pages_allocated(), 0u);
+    }
+  }
+  EXPECT_EQ(t[0], t[1]);
+}
+
+TEST(Chip, DsmemRingAcrossAClusterOfFour) {
+  Fixture f;
+  const kernel::LaunchParams p{.grid = {8, 1, 1}, .cluster = {4, 1, 1}, .block = {64, 1, 1}};
+  auto id = f.chip->launch(kRing, p, kernel::KernelArgs().ptr(0x1000).ptr(0x2000));
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  f.sim.run();
+  ASSERT_FALSE(f.chip->fault()) << f.chip->fault()->message;
+  std::uint32_t out[8], sums[2];
+  ASSERT_TRUE(f.chip->memory().read(0x1000, std::as_writable_bytes(std::span(out))).ok());
+  ASSERT_TRUE(f.chip->memory().read(0x2000, std::as_writable_bytes(std::span(sums))).ok());
+  for (std::uint32_t b = 0; b < 8; ++b)
+    EXPECT_EQ(out[b], 100 + (b % 4 + 1) % 4) << b;
+  EXPECT_EQ(sums[0], 100 + 101 + 102 + 103);
+  EXPECT_EQ(sums[1], sums[0]);
+  // The CTAs of a cluster ran on different SMs of one GPC and talked over the network.
+  const auto* loads = f.sim.stats().find("chip0.mem.dsmem.loads").value();
+  EXPECT_GT(loads->to_json()["value"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Chip, DsmemToARankOutsideTheClusterFaultsWithCoordinates) {
+  Fixture f;
+  const kernel::LaunchParams p{.grid = {2, 1, 1}, .block = {32, 1, 1}};  // clusters of one
+  auto id = f.chip->launch(kRing, p, kernel::KernelArgs().ptr(0x1000).ptr(0x2000));
+  ASSERT_TRUE(id.ok());
+  f.sim.run();
+  // Rank (0 + 1) % 1 = 0 is fine; the atomic to rank 0 too: a cluster of one works.
+  ASSERT_FALSE(f.chip->fault());
+  sim::Task<> (*bad)(Warp&) = [](Warp& w) -> sim::Task<> {
+    co_await w.load_dsmem<std::uint32_t>(Lanes<Addr>{kernel::cluster_address(3, 0)}, 1);
+  };
+  const kernel::KernelDef k{
+      .name = "bad_rank", .description = "", .args = {}, .body = bad, .static_shared_bytes = 16};
+  Fixture g;
+  ASSERT_TRUE(g.chip->launch(k, {.grid = {1, 1, 1}, .block = {32, 1, 1}}, {}).ok());
+  g.sim.run();
+  ASSERT_TRUE(g.chip->fault());
+  EXPECT_NE(g.chip->fault()->message.find("bad_rank: block (0,0,0) warp 0"), std::string::npos)
+      << g.chip->fault()->message;
+  EXPECT_NE(g.chip->fault()->message.find("rank 3 is outside the cluster of 1"), std::string::npos)
+      << g.chip->fault()->message;
+}
+
+TEST(Chip, BadLaunchesAreNamedErrors) {
+  Fixture f;
+  const kernel::KernelArgs ok = kernel::KernelArgs().ptr(0).ptr(0).u64(1);
+  auto wrong_args = f.chip->launch(kAddOne, {.grid = {1, 1, 1}, .block = {32, 1, 1}},
+                                   kernel::KernelArgs().ptr(0).u32(1));
+  ASSERT_FALSE(wrong_args.ok());
+  EXPECT_NE(wrong_args.error().message.find("add_one"), std::string::npos);
+  auto too_big = f.chip->launch(kAddOne, {.grid = {1, 1, 1}, .block = {2048, 1, 1}}, ok);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_NE(too_big.error().message.find("thread"), std::string::npos) << too_big.error().message;
+  auto smem = f.chip->launch(
+      kAddOne, {.grid = {1, 1, 1}, .block = {32, 1, 1}, .dynamic_shared_bytes = 1 << 20}, ok);
+  ASSERT_FALSE(smem.ok());
+  EXPECT_NE(smem.error().message.find("shared"), std::string::npos) << smem.error().message;
+  auto cluster = f.chip->launch(kAddOne, {.grid = {3, 1, 1}, .cluster = {2, 1, 1}}, ok);
+  ASSERT_FALSE(cluster.ok());
+  EXPECT_EQ(f.chip->launches(), 0u);
+}
+
+TEST(Chip, NeverCompletingMbarrierEndsInAHangReport) {
+  Fixture f;
+  ASSERT_TRUE(f.chip->launch(kHang, {.grid = {1, 1, 1}, .block = {64, 1, 1}}, {}).ok());
+  f.sim.run();
+  EXPECT_FALSE(f.chip->all_done());
+  const auto report = f.chip->hang_report();
+  ASSERT_EQ(report.size(), 2u);
+  EXPECT_NE(report[0].find("chip0.sm"), std::string::npos) << report[0];
+  EXPECT_NE(report[0].find("mbarrier at 0x0 waiting for parity 0"), std::string::npos) << report[0];
+  EXPECT_NE(report[0].find("pending"), std::string::npos) << report[0];
+}
+
+TEST(Chip, SameRunTwiceGivesIdenticalStats) {
+  std::string dump[2];
+  for (int i = 0; i < 2; ++i) {
+    Fixture f;
+    ASSERT_TRUE(f.chip
+                    ->launch(kAddOne, {.grid = {64, 1, 1}, .block = {128, 1, 1}},
+                             kernel::KernelArgs().ptr(0x10000).ptr(0x200000).u64(30000))
+                    .ok());
+    ASSERT_TRUE(f.chip
+                    ->launch(kRing, {.grid = {4, 1, 1}, .cluster = {2, 1, 1}, .block = {64, 1, 1}},
+                             kernel::KernelArgs().ptr(0x1000).ptr(0x2000))
+                    .ok());
+    f.sim.run();
+    dump[i] = f.sim.stats().dump();
+  }
+  EXPECT_EQ(dump[0], dump[1]);
+}
+
+}  // namespace
+}  // namespace xpusim::system
