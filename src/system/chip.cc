@@ -7,6 +7,12 @@
 
 namespace xpusim::system {
 
+core::SmTiming sm_timing_of(const config::ChipSpec& spec) {
+  core::SmTiming t;
+  t.sub_partitions = spec.sm.sub_partitions;
+  return t;
+}
+
 Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
            std::string_view name, std::unique_ptr<sched::Policy> policy)
     : spec_(spec),

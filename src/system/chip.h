@@ -54,6 +54,10 @@ struct KernelRun {
   bool done = false;
 };
 
+// The SM latency classes for a chip (today the defaults of core::SmTiming with the chip's
+// sub-partition count; docs/sm.md has their sources).
+core::SmTiming sm_timing_of(const config::ChipSpec& spec);
+
 class Chip : public sched::CtaExecutor {
  public:
   // Errors: an unknown policy.
