@@ -45,6 +45,18 @@ struct SmSpec {
   TensorSpec tensor;
 };
 
+// Latency classes of the SM's pipes, in SM cycles (core::SmTiming; docs/sm.md has sources).
+struct SmLatencySpec {
+  std::uint32_t alu_cycles = 0;
+  std::uint32_t sfu_cycles = 0;
+  std::uint32_t sfu_issue_cycles = 0;
+  std::uint32_t shared_cycles = 0;
+  std::uint32_t lsu_issue_cycles = 0;
+  std::uint32_t barrier_cycles = 0;
+  std::uint32_t mbarrier_cycles = 0;
+  std::uint32_t cluster_barrier_cycles = 0;
+};
+
 // The L1 data cache's size is what shared memory leaves of sm.l1_shared_bytes (a run-time
 // carve-out); its line and sector sizes are the L2's (docs/memory-hierarchy.md).
 struct L1Spec {
@@ -102,6 +114,7 @@ struct ChipSpec {
   ClockSpec clocks;
   TopologySpec topology;
   SmSpec sm;
+  SmLatencySpec sm_latency;
   L1Spec l1;
   DsmemSpec dsmem;
   CrossbarSpec crossbar;

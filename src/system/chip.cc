@@ -8,9 +8,16 @@
 namespace xpusim::system {
 
 core::SmTiming sm_timing_of(const config::ChipSpec& spec) {
-  core::SmTiming t;
-  t.sub_partitions = spec.sm.sub_partitions;
-  return t;
+  const config::SmLatencySpec& l = spec.sm_latency;
+  return {.sub_partitions = spec.sm.sub_partitions,
+          .alu_latency = l.alu_cycles,
+          .sfu_latency = l.sfu_cycles,
+          .sfu_issue_cycles = l.sfu_issue_cycles,
+          .shared_latency = l.shared_cycles,
+          .lsu_issue_cycles = l.lsu_issue_cycles,
+          .barrier_latency = l.barrier_cycles,
+          .mbarrier_latency = l.mbarrier_cycles,
+          .cluster_barrier_latency = l.cluster_barrier_cycles};
 }
 
 Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,

@@ -54,8 +54,7 @@ struct KernelRun {
   bool done = false;
 };
 
-// The SM latency classes for a chip (today the defaults of core::SmTiming with the chip's
-// sub-partition count; docs/sm.md has their sources).
+// The SM latency classes of a chip config (sm_latency.*, sm.sub_partitions).
 core::SmTiming sm_timing_of(const config::ChipSpec& spec);
 
 class Chip : public sched::CtaExecutor {

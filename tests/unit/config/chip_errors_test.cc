@@ -72,7 +72,7 @@ TEST(ChipErrors, UnknownTopLevelKeyHasNoSuggestionWhenNothingIsClose) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
             "chip.yaml:2:1: widgets: unknown key 'widgets'; valid keys here: name, description, "
-            "clocks, topology, sm, l1, dsmem, crossbar, l2, hbm, command_processor");
+            "clocks, topology, sm, sm_latency, l1, dsmem, crossbar, l2, hbm, command_processor");
 }
 
 TEST(ChipErrors, MissingRequiredKeyIsReportedAtTheParentMapping) {
