@@ -24,6 +24,7 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
            std::string_view name, std::unique_ptr<sched::Policy> policy)
     : spec_(spec),
       options_(options),
+      timing_(options.timing ? *options.timing : sm_timing_of(spec)),
       root_(sim, name),
       topology_(sched::Topology::from_chip(spec)),
       memory_(options.max_touched_bytes),
@@ -33,7 +34,7 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
                                 .bank_bytes = spec.sm.shared_memory_bank_bytes};
   for (std::uint32_t i = 0; i < topology_.num_sms(); ++i) {
     const core::SmConfig cfg{.id = i,
-                             .timing = options.timing,
+                             .timing = timing_,
                              .capacity = topology_.capacity(),
                              .banks = banks,
                              .functional = options.functional};
@@ -43,6 +44,7 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
   cwd_ = std::make_unique<sched::WorkDistributor>(root_, topology_, std::move(policy),
                                                   mem_->sm_clock(), options.distributor);
   cwd_->set_executor(this);
+  l1_bytes_.assign(sms_.size(), mem_->params().l1.bytes);
 }
 
 Chip::~Chip() = default;
@@ -118,8 +120,33 @@ void Chip::start(const sched::CtaLaunch& cta) {
                            .cluster_id = {cid.x, cid.y, cid.z},
                            .cluster_rank = cta.rank,
                            .cluster = cluster};
+  // The carve-out follows the kernel when an idle SM takes its first CTA (the driver sets the
+  // carve-out per launch; changing it flushes the L1, so only an empty SM changes).
+  const std::uint64_t l1 = l1_bytes_for(*r.kernel, r.params);
+  if (sms_[cta.sm]->resident_ctas() == 0 && l1 != l1_bytes_[cta.sm]) {
+    mem_->set_l1_capacity(cta.sm, l1);
+    l1_bytes_[cta.sm] = l1;
+  }
   const Status st = sms_[cta.sm]->launch(work, [this, cta] { cta_exited(cta); });
   XPUSIM_CHECK(st.ok(), "the distributor only starts CTAs that fit their SM");
+}
+
+// The smallest carve-out (in 8 KiB steps, our simplification of CUDA's carve-out table) that
+// holds as many of the kernel's CTAs as the SM's other resources allow; the L1 gets the rest.
+std::uint64_t Chip::l1_bytes_for(const kernel::KernelDef& k,
+                                 const kernel::LaunchParams& p) const {
+  const sched::SmCapacity& cap = topology_.capacity();
+  const sched::CtaShape shape{
+      .threads = p.threads_per_block(),
+      .registers_per_thread = p.registers_per_thread,
+      .shared_bytes = std::uint64_t{k.static_shared_bytes} + p.dynamic_shared_bytes};
+  const sched::CtaFootprint fp = sched::footprint(cap, shape);
+  const std::uint64_t ctas = sched::free_slots(cap, {}, fp);
+  constexpr std::uint64_t kStep = 8 << 10;
+  const std::uint64_t need =
+      fp.shared_bytes == 0 ? 0 : (ctas * fp.shared_bytes + kStep - 1) / kStep * kStep;
+  const std::uint64_t carve = std::min(need, cap.shared_bytes);
+  return spec_.sm.l1_shared_bytes - carve;
 }
 
 void Chip::cta_exited(const sched::CtaLaunch& cta) {

@@ -38,7 +38,8 @@ namespace xpusim::system {
 struct ChipOptions {
   bool functional = true;  // false: timing-only (no data moves; identical timing)
   std::string policy = "waterfill";
-  core::SmTiming timing{};
+  // The SM latency classes; unset: the chip config's (sm_timing_of).
+  std::optional<core::SmTiming> timing = std::nullopt;
   sched::DistributorTiming distributor{};
   std::uint64_t max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes;
 };
@@ -86,12 +87,17 @@ class Chip : public sched::CtaExecutor {
 
   const config::ChipSpec& spec() const { return spec_; }
   const ChipOptions& options() const { return options_; }
+  // The SM latency classes in use (the options' or the config's).
+  const core::SmTiming& timing() const { return timing_; }
   std::uint32_t num_sms() const { return static_cast<std::uint32_t>(sms_.size()); }
   core::Sm& sm(std::uint32_t i) { return *sms_[i]; }
   const core::Sm& sm(std::uint32_t i) const { return *sms_[i]; }
   mem::MemorySystem& memory_system() { return *mem_; }
   const sched::WorkDistributor& distributor() const { return *cwd_; }
   const sim::Clock& clock() const { return mem_->sm_clock(); }
+  // The L1 capacity an SM has while running this launch: what the shared-memory carve-out its
+  // CTAs need leaves of sm.l1_shared_bytes (set when an idle SM takes the launch's first CTA).
+  std::uint64_t l1_bytes_for(const kernel::KernelDef& k, const kernel::LaunchParams& p) const;
   sim::Component& root() { return root_; }
 
   void start(const sched::CtaLaunch& cta) override;  // CtaExecutor: the CWD starts a CTA
@@ -103,6 +109,7 @@ class Chip : public sched::CtaExecutor {
 
   config::ChipSpec spec_;
   ChipOptions options_;
+  core::SmTiming timing_;
   sim::Component root_;
   sched::Topology topology_;
   mem::GlobalMemory memory_;
@@ -115,6 +122,7 @@ class Chip : public sched::CtaExecutor {
   // Running clusters by (launch, GPC_CGA unit).
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::unique_ptr<core::ClusterContext>>
       clusters_;
+  std::vector<std::uint64_t> l1_bytes_;  // per SM, what its L1 holds now
   bool started_ = false;
 };
 

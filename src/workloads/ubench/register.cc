@@ -1,7 +1,15 @@
+#include "workloads/ubench/families.h"
 #include "workloads/ubench/ubench.h"
 
 namespace xpusim::workloads::ubench {
 
-Status register_ubench(kernel::KernelRegistry&, WorkloadRegistry&) { return Ok{}; }
+Status register_ubench(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+  for (auto* family :
+       {register_pointer_chase, register_shared_latency, register_stream, register_bank_conflicts,
+        register_dsmem_latency, register_mbarrier_round_trip}) {
+    if (auto st = family(kernels, workloads); !st) return st;
+  }
+  return Ok{};
+}
 
 }  // namespace xpusim::workloads::ubench
