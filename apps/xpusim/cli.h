@@ -106,5 +106,6 @@ void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_tma_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_cp_command(CLI::App& app, const GlobalOptions& g, Action& action);
+void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action);
 
 }  // namespace xpusim::cli

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   add_tma_command(app, g, action);
   add_launch_command(app, g, action);
   add_cp_command(app, g, action);
+  add_run_command(app, g, action);
 
   try {
     app.parse(argc, argv);

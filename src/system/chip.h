@@ -1,7 +1,7 @@
 // Chip: one modelled chip built from its config — the SMs (src/core) running kernel warps, the
 // memory hierarchy (src/mem), functional global memory, and the compute work distributor
 // (src/sched) placing CTAs and clusters onto the SMs through the CtaExecutor interface. The
-// distributor is the block dispatcher: with the "first_fit" policy it is the plain in-order
+// distributor is the block dispatcher: with the "first-fit" policy it is the plain in-order
 // one; "waterfill" (default) is seed1's.
 //
 //   auto chip = Chip::create(sim, spec, {}).value();

@@ -1,9 +1,11 @@
+#include "workloads/kernels.h"
 #include "workloads/ubench/ubench.h"
 #include "workloads/workload.h"
 
 namespace xpusim::workloads {
 
 Status register_all(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+  if (auto st = register_kernels(kernels); !st) return st;
   return ubench::register_ubench(kernels, workloads);
 }
 

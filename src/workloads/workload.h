@@ -73,7 +73,7 @@ class WorkloadRegistry {
 // a value outside [min, max] (naming both).
 Result<ParamValues> resolve_params(const Workload& w, const ParamValues& overrides);
 
-// Every kernel and workload of this folder tree (ubench/ today).
+// Every kernel and workload of this folder tree (kernels.cc, ubench/).
 Status register_all(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
 
 }  // namespace xpusim::workloads

@@ -1,0 +1,97 @@
+#include "workloads/kernels.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernel/warp.h"
+
+namespace xpusim::workloads {
+namespace {
+
+using kernel::Addr;
+using kernel::Warp;
+
+// dst[i] = src[i] for i < n (u32), a grid-stride loop over the whole grid's threads.
+sim::Task<> stream_copy(Warp& w) {
+  const Addr src = w.args().get_ptr(0), dst = w.args().get_ptr(1);
+  const std::uint64_t n = w.args().get_u64(2);
+  const std::uint64_t stride =
+      std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
+  const kernel::LaneMask threads = w.thread_mask();
+  for (auto i = w.global_thread_ids(); i[0] < n;) {
+    kernel::LaneMask m = 0;
+    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l)
+      m |= i[l] < n ? kernel::LaneMask{1} << l : 0;
+    m &= threads;
+    if (m == 0) break;
+    const auto x = co_await w.load_global<std::uint32_t>(Warp::lane_addresses(src, 4, i), m);
+    co_await w.store_global<std::uint32_t>(Warp::lane_addresses(dst, 4, i), x, m);
+    for (auto& v : i)
+      v += stride;
+  }
+}
+
+// Warp 0 initialises an mbarrier for two arrivals; after __syncthreads it arrives once, and
+// every warp waits for phase 0, which never completes.
+sim::Task<> hang_demo(Warp& w) {
+  if (w.warp_id() == 0) co_await w.mbarrier_init(0, 2);
+  co_await w.sync_threads();
+  if (w.warp_id() == 0) co_await w.mbarrier_arrive(0);
+  co_await w.mbarrier_wait_parity(0, 0);
+}
+
+Result<std::string> verify_stream_copy(system::Chip& chip, const kernel::KernelArgs& args) {
+  const Addr src = args.get_ptr(0), dst = args.get_ptr(1);
+  const std::uint64_t n = args.get_u64(2);
+  constexpr std::uint64_t kChunk = 1 << 16;  // elements compared at a time
+  std::vector<std::uint32_t> a(kChunk), b(kChunk);
+  for (std::uint64_t at = 0; at < n; at += kChunk) {
+    const std::uint64_t count = std::min(kChunk, n - at);
+    const auto ra = std::as_writable_bytes(std::span(a.data(), count));
+    const auto rb = std::as_writable_bytes(std::span(b.data(), count));
+    if (auto st = chip.memory().read(src + 4 * at, ra); !st) return st.errors();
+    if (auto st = chip.memory().read(dst + 4 * at, rb); !st) return st.errors();
+    for (std::uint64_t i = 0; i < count; ++i) {
+      if (a[i] != b[i]) {
+        return Error{fmt::format(
+            "stream_copy: dst[{}] = {:#x} at {:#x}, expected src[{}] = {:#x} (at {:#x})", at + i,
+            b[i], dst + 4 * (at + i), at + i, a[i], src + 4 * (at + i))};
+      }
+    }
+  }
+  return fmt::format("dst == src over {} u32 elements", n);
+}
+
+}  // namespace
+
+Status register_kernels(kernel::KernelRegistry& kernels) {
+  if (auto st = kernels.add({.name = "stream_copy",
+                             .description = "dst[i] = src[i] for n u32 elements, grid-stride loop",
+                             .args = {{"src", kernel::ArgKind::kPtr},
+                                      {"dst", kernel::ArgKind::kPtr},
+                                      {"n", kernel::ArgKind::kU64}},
+                             .body = stream_copy,
+                             .static_shared_bytes = 0});
+      !st) {
+    return st;
+  }
+  return kernels.add(
+      {.name = "hang_demo",
+       .description = "an mbarrier expecting two arrivals gets one: shows the hang report",
+       .args = {},
+       .body = hang_demo,
+       .static_shared_bytes = 8});
+}
+
+std::optional<Result<std::string>> verify_generic_launch(system::Chip& chip,
+                                                         const kernel::KernelDef& k,
+                                                         const kernel::KernelArgs& args) {
+  if (k.name == "stream_copy" && k.body == stream_copy) return verify_stream_copy(chip, args);
+  return std::nullopt;
+}
+
+}  // namespace xpusim::workloads

@@ -1,0 +1,817 @@
+#include "workloads/scenario.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <charconv>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <span>
+#include <sstream>
+
+#include "config/chip_spec.h"
+#include "config/units.h"
+#include "config/yaml_node.h"
+#include "sched/policy.h"
+#include "sim/suggest.h"
+
+namespace xpusim::workloads {
+
+using config::SourcePos;
+
+std::string_view to_string(RunMode m) {
+  return m == RunMode::kFunctional ? "functional" : "timing-only";
+}
+
+Result<RunMode> parse_run_mode(std::string_view text) {
+  if (text == "functional") return RunMode::kFunctional;
+  if (text == "timing-only") return RunMode::kTimingOnly;
+  const std::vector<std::string> modes = {"functional", "timing-only"};
+  return Error{
+      fmt::format("'{}' is not a mode{}; modes: functional (data moves, results "
+                  "checked), timing-only (no data, same timing)",
+                  text, sim::did_you_mean(text, modes))};
+}
+
+std::string_view to_string(BufferFill f) {
+  switch (f) {
+    case BufferFill::kZero:
+      return "zero";
+    case BufferFill::kIota32:
+      return "iota32";
+    case BufferFill::kRandom32:
+      return "random32";
+  }
+  return "?";
+}
+
+Error Scenario::error_at(SourcePos pos, std::string_view key, std::string_view message) const {
+  std::string text = source;
+  if (pos.line > 0) text += fmt::format(":{}:{}", pos.line, pos.column);
+  text += ": ";
+  if (!key.empty()) text += fmt::format("{}: ", key);
+  text += message;
+  return Error{std::move(text)};
+}
+
+namespace {
+
+// The SmTiming fields a scenario may override, with the chip schema's ranges.
+struct TimingField {
+  std::string_view name;
+  std::uint32_t core::SmTiming::*member;
+  std::uint32_t min;
+  std::uint32_t max;
+};
+constexpr TimingField kTimingFields[] = {
+    {"sub_partitions", &core::SmTiming::sub_partitions, 1, 16},
+    {"alu_latency", &core::SmTiming::alu_latency, 0, 100'000},
+    {"sfu_latency", &core::SmTiming::sfu_latency, 0, 100'000},
+    {"sfu_issue_cycles", &core::SmTiming::sfu_issue_cycles, 1, 100'000},
+    {"shared_latency", &core::SmTiming::shared_latency, 0, 100'000},
+    {"lsu_issue_cycles", &core::SmTiming::lsu_issue_cycles, 1, 100'000},
+    {"barrier_latency", &core::SmTiming::barrier_latency, 0, 100'000},
+    {"mbarrier_latency", &core::SmTiming::mbarrier_latency, 0, 100'000},
+    {"cluster_barrier_latency", &core::SmTiming::cluster_barrier_latency, 0, 100'000},
+};
+
+constexpr std::string_view kTopKeys[] = {"chip",      "mode",   "workload", "params",  "policy",
+                                         "sm_timing", "kernel", "launch",   "buffers", "args"};
+constexpr std::string_view kLaunchKeys[] = {"grid", "block", "cluster", "dynamic_shared_bytes",
+                                            "registers_per_thread"};
+constexpr std::string_view kBufferKeys[] = {"bytes", "fill"};
+constexpr std::string_view kArgKinds[] = {"u32", "u64", "f32", "ptr"};
+
+template <std::size_t N>
+std::vector<std::string> strings(const std::string_view (&keys)[N]) {
+  return {std::begin(keys), std::end(keys)};
+}
+
+std::string join(const std::vector<std::string>& v) {
+  return fmt::format("{}", fmt::join(v, ", "));
+}
+
+SourcePos pos_of(const YAML::Node& n) {
+  return config::yaml_pos(n.Mark());
+}
+
+// yaml-cpp places an empty value at the next token; the key is the better spot.
+SourcePos value_pos(const YAML::Node& v, SourcePos key_pos) {
+  return v.IsNull() ? key_pos : pos_of(v);
+}
+
+std::string describe(const YAML::Node& n) {
+  return config::describe_yaml_node(n);
+}
+
+// Decimal or 0x hexadecimal, no sign, no unit.
+std::optional<std::uint64_t> parse_u64(std::string_view text) {
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    text.remove_prefix(2);
+    base = 16;
+  }
+  std::uint64_t v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v, base);
+  if (text.empty() || r.ec != std::errc{} || r.ptr != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::string out_of_range(std::uint64_t n, std::uint64_t lo, std::uint64_t hi) {
+  if (hi == std::numeric_limits<std::uint64_t>::max()) {
+    return fmt::format("{} is less than {}, the smallest allowed", n, lo);
+  }
+  return fmt::format("{} is outside [{}, {}]", n, lo, hi);
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : diag_(std::string(source)) {
+    s_.source = std::string(source);
+  }
+
+  Result<Scenario> read(std::string_view yaml) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(yaml));
+    } catch (const YAML::Exception& e) {
+      diag_.error(config::yaml_pos(e.mark), "", fmt::format("YAML syntax error: {}", e.msg));
+      return diag_.take();
+    }
+    if (root.IsNull()) {
+      diag_.error(
+          {1, 1}, "",
+          fmt::format("empty scenario; expected a mapping with keys {}", join(strings(kTopKeys))));
+      return diag_.take();
+    }
+    if (!root.IsMap()) {
+      diag_.error(pos_of(root), "",
+                  fmt::format("expected a mapping at the top level, got {}", describe(root)));
+      return diag_.take();
+    }
+    top(root);
+    if (!diag_.empty()) return diag_.take();
+    return std::move(s_);
+  }
+
+ private:
+  void error(SourcePos pos, std::string_view key, std::string_view message) {
+    diag_.error(pos, key, message);
+  }
+
+  // Calls fn(key, key_pos, value) for each entry of `map`; reports non-scalar, duplicate and
+  // unknown keys (when `valid` is non-empty).
+  template <class F>
+  void entries(const YAML::Node& map, std::string_view section,
+               const std::vector<std::string>& valid, F&& fn) {
+    std::map<std::string, SourcePos> seen;
+    for (const auto& kv : map) {
+      const SourcePos key_pos = pos_of(kv.first);
+      if (!kv.first.IsScalar()) {
+        error(key_pos, section,
+              fmt::format("keys must be plain strings, got {}", describe(kv.first)));
+        continue;
+      }
+      const std::string& key = kv.first.Scalar();
+      const std::string path = section.empty() ? key : fmt::format("{}.{}", section, key);
+      if (auto [it, fresh] = seen.emplace(key, key_pos); !fresh) {
+        error(key_pos, path, fmt::format("duplicate key; first given at line {}", it->second.line));
+        continue;
+      }
+      if (!valid.empty() && std::find(valid.begin(), valid.end(), key) == valid.end()) {
+        if (section.empty()) suggested_.insert(sim::closest_match(key, valid));
+        error(
+            key_pos, path,
+            fmt::format("unknown key '{}'{}; valid keys{}: {}", key, sim::did_you_mean(key, valid),
+                        section.empty() ? "" : fmt::format(" in {}", section), join(valid)));
+        continue;
+      }
+      fn(key, path, key_pos, kv.second);
+    }
+  }
+
+  std::optional<std::string> text(const YAML::Node& v, std::string_view path, SourcePos key_pos,
+                                  std::string_view what) {
+    if (!v.IsScalar() || v.Scalar().empty()) {
+      error(value_pos(v, key_pos), path, fmt::format("expected {}, got {}", what, describe(v)));
+      return std::nullopt;
+    }
+    return v.Scalar();
+  }
+
+  std::optional<std::uint64_t> whole(const YAML::Node& v, std::string_view path, SourcePos key_pos,
+                                     std::uint64_t lo, std::uint64_t hi) {
+    if (!v.IsScalar()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a whole number, got {}", describe(v)));
+      return std::nullopt;
+    }
+    const auto n = parse_u64(v.Scalar());
+    if (!n) {
+      error(pos_of(v), path, fmt::format("\"{}\" is not a whole number", v.Scalar()));
+      return std::nullopt;
+    }
+    if (*n < lo || *n > hi) {
+      error(pos_of(v), path, out_of_range(*n, lo, hi));
+      return std::nullopt;
+    }
+    return n;
+  }
+
+  // A whole number of bytes, or a size with a unit ("4MiB").
+  std::optional<std::uint64_t> size(const YAML::Node& v, std::string_view path, SourcePos key_pos,
+                                    std::uint64_t lo, std::uint64_t hi) {
+    if (!v.IsScalar()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a whole number or a size such as \"4MiB\", got {}", describe(v)));
+      return std::nullopt;
+    }
+    auto n = config::parse_size_bytes(v.Scalar());
+    if (!n) {
+      if (auto hex = parse_u64(v.Scalar())) {
+        n = *hex;
+      } else {
+        error(pos_of(v), path, n.error().message);
+        return std::nullopt;
+      }
+    }
+    if (*n < lo || *n > hi) {
+      error(pos_of(v), path, out_of_range(*n, lo, hi));
+      return std::nullopt;
+    }
+    return *n;
+  }
+
+  // [x, y, z], [x, y], [x] or x; every dim >= 1.
+  std::optional<kernel::Dim3> dim3(const YAML::Node& v, std::string_view path, SourcePos key_pos) {
+    std::vector<YAML::Node> items;
+    if (v.IsScalar()) {
+      items.push_back(v);
+    } else if (v.IsSequence() && v.size() >= 1 && v.size() <= 3) {
+      for (const auto& item : v)
+        items.push_back(item);
+    } else {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected [x, y, z] with 1 to 3 whole numbers, got {}{}", describe(v),
+                        v.IsSequence() ? fmt::format(" of {}", v.size()) : ""));
+      return std::nullopt;
+    }
+    std::uint32_t d[3] = {1, 1, 1};
+    bool ok = true;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const auto n = whole(items[i], fmt::format("{}.{}", path, "xyz"[i]), key_pos, 1,
+                           std::numeric_limits<std::uint32_t>::max());
+      if (n) {
+        d[i] = static_cast<std::uint32_t>(*n);
+      } else {
+        ok = false;
+      }
+    }
+    if (!ok) return std::nullopt;
+    return kernel::Dim3{.x = d[0], .y = d[1], .z = d[2]};
+  }
+
+  void top(const YAML::Node& root) {
+    const SourcePos root_pos = pos_of(root);
+    std::map<std::string, SourcePos, std::less<>> given;
+    std::optional<YAML::Node> args;  // read last: it names buffers listed anywhere
+    entries(root, "", strings(kTopKeys),
+            [&](const std::string& key, const std::string& path, SourcePos key_pos,
+                const YAML::Node& v) {
+              given[key] = key_pos;
+              if (key == "chip") {
+                if (auto t = text(v, path, key_pos, "a chip name or path")) {
+                  s_.chip = *t;
+                  s_.chip_pos = pos_of(v);
+                }
+              } else if (key == "mode") {
+                if (auto t = text(v, path, key_pos, "functional or timing-only")) {
+                  auto m = parse_run_mode(*t);
+                  if (m) {
+                    s_.mode = *m;
+                  } else {
+                    error(pos_of(v), path, m.error().message);
+                  }
+                }
+              } else if (key == "workload") {
+                if (auto t = text(v, path, key_pos, "a workload name")) {
+                  s_.workload = *t;
+                  s_.workload_pos = pos_of(v);
+                }
+              } else if (key == "kernel") {
+                if (auto t = text(v, path, key_pos, "a kernel name")) {
+                  s_.kernel = *t;
+                  s_.kernel_pos = pos_of(v);
+                }
+              } else if (key == "policy") {
+                read_policy(v, path, key_pos);
+              } else if (key == "params") {
+                read_params(v, path, key_pos);
+              } else if (key == "sm_timing") {
+                read_sm_timing(v, path, key_pos);
+              } else if (key == "launch") {
+                s_.launch_pos = key_pos;
+                read_launch(v, path, key_pos);
+              } else if (key == "buffers") {
+                read_buffers(v, path, key_pos);
+              } else if (key == "args") {
+                s_.args_pos = key_pos;
+                args.emplace(v);
+              }
+            });
+    if (!given.contains("chip") && !suggested_.contains("chip")) {
+      error(root_pos, "chip",
+            "missing required key 'chip' (a name in configs/chips such as h100-sxm5, or a path)");
+    }
+    const auto has = [&](std::string_view k) { return given.contains(k); };
+    if (has("workload") && has("kernel")) {
+      const SourcePos second = std::max(given["workload"], given["kernel"], [](auto a, auto b) {
+        return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+      });
+      error(second, "",
+            "workload and kernel are exclusive: a scenario runs a workload or one "
+            "kernel launch, not both");
+      return;
+    }
+    if (!has("workload") && !has("kernel")) {
+      if (suggested_.contains("workload") || suggested_.contains("kernel")) return;
+      error(root_pos, "",
+            "missing key 'workload' or 'kernel': a scenario runs a registered workload "
+            "(workload: NAME) or one kernel launch (kernel: NAME with launch, buffers, args)");
+      return;
+    }
+    if (has("workload")) {
+      for (std::string_view k : {"launch", "buffers", "args"}) {
+        if (has(k)) {
+          error(given.find(k)->second, k,
+                "only with 'kernel:' (a generic launch); a workload sets up its own launches "
+                "and takes 'params:'");
+        }
+      }
+      return;
+    }
+    if (has("params")) {
+      error(given["params"], "params",
+            "only with 'workload:'; a kernel launch takes its inputs as 'args:'");
+    }
+    if (!has("launch") && !suggested_.contains("launch")) {
+      error(root_pos, "launch",
+            "missing required key 'launch' (kernel: needs launch: {grid: [x, y, z], block: "
+            "[x, y, z]})");
+    }
+    if (args) read_args(*args, "args", s_.args_pos);
+  }
+
+  void read_policy(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    auto t = text(v, path, key_pos, "a work-distributor policy name");
+    if (!t) return;
+    std::vector<std::string> known;
+    for (std::string_view n : sched::policy_names())
+      known.emplace_back(n);
+    if (std::find(known.begin(), known.end(), *t) == known.end()) {
+      error(pos_of(v), path,
+            fmt::format("'{}' is not a policy{}; policies: {}", *t, sim::did_you_mean(*t, known),
+                        join(known)));
+      return;
+    }
+    s_.policy = *t;
+    s_.policy_pos = pos_of(v);
+  }
+
+  void read_params(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    if (v.IsNull()) return;
+    if (!v.IsMap()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a mapping of parameter: value, got {}", describe(v)));
+      return;
+    }
+    entries(v, path, {},
+            [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
+              if (auto n = size(x, p, kp, 0, std::numeric_limits<std::uint64_t>::max())) {
+                s_.params[key] = ScenarioParam{.value = *n, .pos = value_pos(x, kp), .flag = {}};
+              }
+            });
+  }
+
+  void read_sm_timing(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    if (v.IsNull()) return;
+    if (!v.IsMap()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a mapping of field: cycles, got {}", describe(v)));
+      return;
+    }
+    std::vector<std::string> valid;
+    for (const TimingField& f : kTimingFields)
+      valid.emplace_back(f.name);
+    entries(v, path, valid,
+            [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
+              for (const TimingField& f : kTimingFields) {
+                if (f.name != key) continue;
+                if (auto n = whole(x, p, kp, f.min, f.max)) {
+                  s_.sm_timing.push_back(TimingOverride{
+                      .field = key, .value = static_cast<std::uint32_t>(*n), .pos = kp});
+                }
+              }
+            });
+  }
+
+  void read_launch(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    if (!v.IsMap()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a mapping with keys {}, got {}", join(strings(kLaunchKeys)),
+                        describe(v)));
+      return;
+    }
+    std::set<std::string> seen;
+    entries(v, path, strings(kLaunchKeys),
+            [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
+              seen.insert(key);
+              if (key == "grid" || key == "block" || key == "cluster") {
+                const auto d = dim3(x, p, kp);
+                if (!d) return;
+                if (key == "grid") {
+                  s_.launch.grid = *d;
+                } else if (key == "block") {
+                  s_.launch.block = *d;
+                } else {
+                  s_.launch.cluster = *d;
+                }
+              } else if (key == "dynamic_shared_bytes") {
+                if (auto n = size(x, p, kp, 0, std::numeric_limits<std::uint32_t>::max())) {
+                  s_.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*n);
+                }
+              } else if (key == "registers_per_thread") {
+                if (auto n = whole(x, p, kp, 0, std::numeric_limits<std::uint32_t>::max())) {
+                  s_.launch.registers_per_thread = static_cast<std::uint32_t>(*n);
+                }
+              }
+            });
+    for (const char* k : {"grid", "block"}) {
+      if (!seen.contains(k)) {
+        error(key_pos, fmt::format("{}.{}", path, k), fmt::format("missing required key '{}'", k));
+      }
+    }
+  }
+
+  void read_buffers(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    if (v.IsNull()) return;
+    if (!v.IsMap()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a mapping of name: {{bytes: SIZE, fill: zero|iota32|random32}}, "
+                        "got {}",
+                        describe(v)));
+      return;
+    }
+    std::uint64_t next = kBufferBase;
+    entries(
+        v, path, {},
+        [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
+          declared_buffers_.insert(key);
+          ScenarioBuffer b{
+              .name = key, .bytes = 0, .fill = BufferFill::kZero, .address = 0, .pos = kp};
+          if (!x.IsMap()) {
+            error(value_pos(x, kp), p,
+                  fmt::format("expected {{bytes: SIZE, fill: zero|iota32|random32}}, got {}",
+                              describe(x)));
+            return;
+          }
+          bool ok = true, has_bytes = false;
+          entries(
+              x, p, strings(kBufferKeys),
+              [&](const std::string& k, const std::string& q, SourcePos kq, const YAML::Node& y) {
+                if (k == "bytes") {
+                  has_bytes = true;
+                  const auto n = size(y, q, kq, 1, std::numeric_limits<std::uint64_t>::max());
+                  ok &= n.has_value();
+                  if (n) b.bytes = *n;
+                } else if (const auto t = text(y, q, kq, "zero, iota32 or random32")) {
+                  const std::vector<std::string> fills = {"zero", "iota32", "random32"};
+                  if (*t == "zero") {
+                    b.fill = BufferFill::kZero;
+                  } else if (*t == "iota32") {
+                    b.fill = BufferFill::kIota32;
+                  } else if (*t == "random32") {
+                    b.fill = BufferFill::kRandom32;
+                  } else {
+                    error(pos_of(y), q,
+                          fmt::format("'{}' is not a fill{}; fills: zero (untouched), "
+                                      "iota32 (u32 element i = i), random32 (seeded)",
+                                      *t, sim::did_you_mean(*t, fills)));
+                    ok = false;
+                  }
+                } else {
+                  ok = false;
+                }
+              });
+          if (!has_bytes) {
+            error(kp, p + ".bytes", "missing required key 'bytes'");
+            return;
+          }
+          if (!ok) return;
+          if (b.fill != BufferFill::kZero && b.bytes % 4 != 0) {
+            error(kp, p + ".bytes",
+                  fmt::format("{} is not a multiple of 4 (fill {} writes u32 elements)", b.bytes,
+                              to_string(b.fill)));
+            return;
+          }
+          b.address = next;
+          std::uint64_t end = 0;
+          if (__builtin_add_overflow(b.address, b.bytes, &end) ||
+              __builtin_add_overflow(end, kBufferAlign - 1, &end)) {
+            error(kp, p + ".bytes",
+                  fmt::format("{} bytes at {:#x} run past the 64-bit address space", b.bytes,
+                              b.address));
+            return;
+          }
+          next = end / kBufferAlign * kBufferAlign;
+          s_.buffers.push_back(std::move(b));
+        });
+  }
+
+  void read_args(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    if (v.IsNull()) return;
+    if (!v.IsSequence()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a sequence such as [{{ptr: src}}, {{u64: 1024}}], got {}",
+                        describe(v)));
+      return;
+    }
+    std::vector<std::string> buffer_names;
+    for (const ScenarioBuffer& b : s_.buffers)
+      buffer_names.push_back(b.name);
+    std::size_t i = 0;
+    for (const auto& item : v) {
+      const std::string p = fmt::format("{}[{}]", path, i++);
+      const SourcePos ip = value_pos(item, key_pos);
+      if (!item.IsMap() || item.size() != 1) {
+        error(ip, p,
+              fmt::format("expected one of {{u32: N}}, {{u64: N}}, {{f32: X}}, {{ptr: BUFFER}}, "
+                          "got {}{}",
+                          describe(item),
+                          item.IsMap() ? fmt::format(" with {} keys", item.size()) : ""));
+        continue;
+      }
+      entries(
+          item, p, strings(kArgKinds),
+          [&](const std::string& k, const std::string& q, SourcePos kq, const YAML::Node& y) {
+            ScenarioArg a{.kind = kernel::ArgKind::kU32, .bits = 0, .buffer = {}, .pos = kq};
+            if (k == "u32" || k == "u64") {
+              const bool narrow = k == "u32";
+              const auto n = whole(y, q, kq, 0,
+                                   narrow ? std::numeric_limits<std::uint32_t>::max()
+                                          : std::numeric_limits<std::uint64_t>::max());
+              if (!n) return;
+              a.kind = narrow ? kernel::ArgKind::kU32 : kernel::ArgKind::kU64;
+              a.bits = *n;
+            } else if (k == "f32") {
+              float f = 0;
+              const std::string t = y.IsScalar() ? y.Scalar() : "";
+              const auto r = std::from_chars(t.data(), t.data() + t.size(), f);
+              if (t.empty() || r.ec != std::errc{} || r.ptr != t.data() + t.size()) {
+                error(value_pos(y, kq), q, fmt::format("{} is not a 32-bit float", describe(y)));
+                return;
+              }
+              a.kind = kernel::ArgKind::kF32;
+              a.bits = std::bit_cast<std::uint32_t>(f);
+            } else {
+              const auto t = text(y, q, kq, "a buffer name");
+              if (!t) return;
+              const auto b = std::find_if(s_.buffers.begin(), s_.buffers.end(),
+                                          [&](const ScenarioBuffer& x) { return x.name == *t; });
+              if (b == s_.buffers.end()) {
+                if (declared_buffers_.contains(*t)) return;  // its own error was given
+                error(pos_of(y), q,
+                      fmt::format("'{}' is not a buffer{}; buffers: {}", *t,
+                                  sim::did_you_mean(*t, buffer_names),
+                                  buffer_names.empty() ? "none (declare them in buffers:)"
+                                                       : join(buffer_names)));
+                return;
+              }
+              a.kind = kernel::ArgKind::kPtr;
+              a.bits = b->address;
+              a.buffer = *t;
+            }
+            s_.args.push_back(std::move(a));
+          });
+    }
+  }
+
+  Scenario s_;
+  config::Diagnostics diag_;
+  // Top-level keys that a misspelt key resembles: not reported missing as well.
+  std::set<std::string, std::less<>> suggested_;
+  // Every buffer name in the file, also those whose declaration had an error.
+  std::set<std::string, std::less<>> declared_buffers_;
+};
+
+}  // namespace
+
+Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name) {
+  return Reader(source_name).read(yaml);
+}
+
+Result<Scenario> load_scenario_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("{}: cannot open the scenario file", path.string())};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto s = load_scenario_string(ss.str(), path.string());
+  if (s) s->dir = path.parent_path();
+  return s;
+}
+
+Result<std::filesystem::path> resolve_scenario_chip(const Scenario& s,
+                                                    const std::filesystem::path& config_dir) {
+  std::string name = s.chip;
+  const bool is_path = name.find('/') != std::string::npos || name.ends_with(".yaml");
+  if (is_path && std::filesystem::path(name).is_relative() && !s.dir.empty()) {
+    name = (s.dir / name).string();
+  }
+  auto p = config::resolve_chip(name, config_dir);
+  if (!p) return s.error_at(s.chip_pos, "chip", p.error().message);
+  return p;
+}
+
+Status apply_param_overrides(Scenario& s, std::string_view flag, std::string_view text) {
+  if (text.empty()) return Ok{};
+  if (!s.is_workload()) {
+    return Error{
+        fmt::format("{}: the scenario launches kernel {}, which takes no parameters "
+                    "(its inputs are args: in the scenario file)",
+                    flag, s.kernel)};
+  }
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return Error{fmt::format("{}: item '{}' is not key=value", flag, item)};
+    }
+    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    auto n = config::parse_size_bytes(value);
+    if (!n) {
+      return Error{fmt::format("{}: {} = '{}': {}", flag, key, value, n.error().message)};
+    }
+    s.params[std::string(key)] = ScenarioParam{.value = *n, .pos = {}, .flag = std::string(flag)};
+  }
+  return Ok{};
+}
+
+core::SmTiming scenario_sm_timing(const Scenario& s, core::SmTiming base) {
+  for (const TimingOverride& o : s.sm_timing) {
+    for (const TimingField& f : kTimingFields) {
+      if (f.name == o.field) base.*f.member = o.value;
+    }
+  }
+  return base;
+}
+
+namespace {
+
+// An error about one parameter: located in the file, or naming the flag that set it.
+Error param_error(const Scenario& s, const std::string& name, const ScenarioParam& p,
+                  std::string_view message) {
+  if (!p.flag.empty()) return Error{fmt::format("{}: {}", p.flag, message)};
+  return s.error_at(p.pos, "params." + name, message);
+}
+
+}  // namespace
+
+Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::KernelRegistry& kernels,
+                                          const WorkloadRegistry& workloads) {
+  ResolvedScenario r;
+  if (s.is_workload()) {
+    auto w = workloads.find(s.workload);
+    if (!w) return s.error_at(s.workload_pos, "workload", w.error().message);
+    r.workload = *w;
+    // One parameter at a time first, so that an error points at the line that set it.
+    std::vector<Error> errors;
+    ParamValues all;
+    for (const auto& [name, p] : s.params) {
+      all[name] = p.value;
+      if (auto one = resolve_params(**w, ParamValues{{name, p.value}}); !one) {
+        errors.push_back(param_error(s, name, p, one.error().message));
+      }
+    }
+    if (!errors.empty()) return errors;
+    auto values = resolve_params(**w, all);
+    if (!values) return s.error_at(s.workload_pos, "params", values.error().message);
+    r.params = std::move(values).value();
+    return r;
+  }
+  auto k = kernels.find(s.kernel);
+  if (!k) return s.error_at(s.kernel_pos, "kernel", k.error().message);
+  r.kernel = *k;
+  for (const ScenarioArg& a : s.args) {
+    switch (a.kind) {
+      case kernel::ArgKind::kU32:
+        r.args.u32(static_cast<std::uint32_t>(a.bits));
+        break;
+      case kernel::ArgKind::kU64:
+        r.args.u64(a.bits);
+        break;
+      case kernel::ArgKind::kF32:
+        r.args.f32(std::bit_cast<float>(static_cast<std::uint32_t>(a.bits)));
+        break;
+      case kernel::ArgKind::kPtr:
+        r.args.ptr(a.bits);
+        break;
+    }
+  }
+  if (auto st = r.args.check((*k)->name, (*k)->args); !st) {
+    // A wrong type points at that argument; a wrong count at the args key.
+    SourcePos where = s.args_pos.line > 0 ? s.args_pos : s.kernel_pos;
+    std::string key = "args";
+    if (s.args.size() == (*k)->args.size()) {
+      for (std::size_t i = 0; i < s.args.size(); ++i) {
+        if (s.args[i].kind != (*k)->args[i].kind) {
+          where = s.args[i].pos;
+          key = fmt::format("args[{}]", i);
+          break;
+        }
+      }
+    }
+    return s.error_at(where, key, st.error().message);
+  }
+  return r;
+}
+
+namespace {
+
+// SplitMix64 (Steele, Lea, Flood 2014): a fixed, portable sequence for a given seed.
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E37'79B9'7F4A'7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58'476D'1CE4'E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D0'49BB'1331'11EBull;
+  return z ^ (z >> 31);
+}
+
+Status fill_buffer(mem::GlobalMemory& memory, const ScenarioBuffer& b, std::uint64_t seed,
+                   std::uint64_t index) {
+  if (b.fill == BufferFill::kZero) return Ok{};
+  constexpr std::uint64_t kChunk = 1 << 16;  // u32 elements written at a time
+  std::vector<std::uint32_t> chunk(kChunk);
+  std::uint64_t state = seed ^ (0xA076'1D64'78BD'642Full * (index + 1));
+  const std::uint64_t n = b.bytes / 4;
+  for (std::uint64_t at = 0; at < n; at += kChunk) {
+    const std::uint64_t count = std::min(kChunk, n - at);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      chunk[i] = b.fill == BufferFill::kIota32 ? static_cast<std::uint32_t>(at + i)
+                                               : static_cast<std::uint32_t>(splitmix64(state));
+    }
+    if (auto st = memory.write(b.address + 4 * at, std::as_bytes(std::span(chunk.data(), count)));
+        !st) {
+      return st;
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip& chip,
+                      const kernel::KernelRegistry& kernels, std::uint64_t seed) {
+  if (s.is_workload()) {
+    if (auto st = r.workload->setup(chip, kernels, r.params); !st) {
+      std::vector<Error> errors;
+      for (const Error& e : st.errors())
+        errors.push_back(s.error_at(s.workload_pos, "workload", e.message));
+      return errors;
+    }
+    return Ok{};
+  }
+  const std::uint64_t capacity = chip.spec().hbm.capacity_bytes;
+  for (const ScenarioBuffer& b : s.buffers) {
+    if (b.address + b.bytes - kBufferBase > capacity) {
+      return s.error_at(
+          b.pos, fmt::format("buffers.{}", b.name),
+          fmt::format("{} at {:#x}: the buffers would span {} from {:#x}, more than the "
+                      "chip's {} of memory (hbm.capacity)",
+                      config::format_size(b.bytes), b.address,
+                      config::format_size(b.address + b.bytes - kBufferBase), kBufferBase,
+                      config::format_size(capacity)));
+    }
+  }
+  if (chip.options().functional) {
+    for (std::size_t i = 0; i < s.buffers.size(); ++i) {
+      if (auto st = fill_buffer(chip.memory(), s.buffers[i], seed, i); !st) {
+        return s.error_at(s.buffers[i].pos, fmt::format("buffers.{}", s.buffers[i].name),
+                          st.error().message);
+      }
+    }
+  }
+  auto id = chip.launch(*r.kernel, s.launch, r.args);
+  if (!id) return s.error_at(s.launch_pos, "launch", id.error().message);
+  return Ok{};
+}
+
+}  // namespace xpusim::workloads

@@ -1,0 +1,149 @@
+// Scenario: what `xpusim run SCENARIO.yaml` runs (docs/run.md) — a chip, a mode, and either a
+// registered workload with parameter overrides or one generic kernel launch with its device
+// buffers and arguments:
+//
+//   chip: h100-sxm5              # a name in configs/chips, or a path (relative: to this file)
+//   mode: functional             # functional (default) | timing-only
+//   workload: ubench.l2_latency  # or kernel: + launch: + buffers: + args:
+//   params: {footprint: 4MiB}    # whole numbers; sizes may carry KiB/MiB/GiB
+//   policy: waterfill            # the work distributor's policy
+//   sm_timing: {alu_latency: 6}  # core::SmTiming fields by name
+//
+// Loading is pure (no chip, no registries): every problem of the file comes back at once, one
+// line each, "FILE:LINE:COL: KEY: message". Resolving names against the registries and setting
+// up the chip (buffers filled, the launch queued) come after, with errors located the same way.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/yaml_reader.h"
+#include "core/sm_timing.h"
+#include "kernel/kernel_args.h"
+#include "kernel/launch.h"
+#include "kernel/registry.h"
+#include "sim/result.h"
+#include "system/chip.h"
+#include "workloads/workload.h"
+
+namespace xpusim::workloads {
+
+enum class RunMode { kFunctional, kTimingOnly };
+std::string_view to_string(RunMode m);
+// "functional" | "timing-only"; the error names the value and the choices.
+Result<RunMode> parse_run_mode(std::string_view text);
+
+// How a buffer starts out. zero: untouched memory (reads return zeros, no host memory used);
+// iota32: u32 element i = i; random32: u32 elements from a generator seeded by the run's seed.
+enum class BufferFill { kZero, kIota32, kRandom32 };
+std::string_view to_string(BufferFill f);
+
+// Buffers are placed in listed order, each at the next multiple of kBufferAlign from
+// kBufferBase: the first at 0x10000000.
+inline constexpr std::uint64_t kBufferBase = 0x1000'0000;
+inline constexpr std::uint64_t kBufferAlign = std::uint64_t{1} << 20;
+
+struct ScenarioBuffer {
+  std::string name;
+  std::uint64_t bytes = 0;
+  BufferFill fill = BufferFill::kZero;
+  std::uint64_t address = 0;  // assigned at load
+  config::SourcePos pos;      // the buffer's key
+};
+
+struct ScenarioArg {
+  kernel::ArgKind kind = kernel::ArgKind::kU32;
+  std::uint64_t bits = 0;  // u32, u64; f32 as its bit pattern; ptr: the buffer's address
+  std::string buffer;      // ptr: the buffer's name
+  config::SourcePos pos;
+};
+
+struct ScenarioParam {
+  std::uint64_t value = 0;
+  config::SourcePos pos;
+  std::string flag;  // set by a command-line flag (e.g. "--param") rather than the file
+};
+
+struct TimingOverride {
+  std::string field;  // a core::SmTiming member name
+  std::uint32_t value = 0;
+  config::SourcePos pos;
+};
+
+struct Scenario {
+  std::string source;         // the file name used in messages
+  std::filesystem::path dir;  // the file's folder: relative chip paths start here
+
+  std::string chip;
+  config::SourcePos chip_pos;
+  RunMode mode = RunMode::kFunctional;
+  std::string policy = "waterfill";
+  config::SourcePos policy_pos;  // line 0: not in the file
+  std::vector<TimingOverride> sm_timing;
+
+  // Exactly one of workload / kernel is set.
+  std::string workload;
+  config::SourcePos workload_pos;
+  std::map<std::string, ScenarioParam, std::less<>> params;
+
+  std::string kernel;
+  config::SourcePos kernel_pos;
+  kernel::LaunchParams launch{};
+  config::SourcePos launch_pos;
+  std::vector<ScenarioBuffer> buffers;
+  std::vector<ScenarioArg> args;
+  config::SourcePos args_pos;
+
+  bool is_workload() const { return !workload.empty(); }
+  // "SOURCE:LINE:COL: KEY: message" (without the position when pos.line is 0).
+  Error error_at(config::SourcePos pos, std::string_view key, std::string_view message) const;
+};
+
+// Parses and checks a scenario. Errors (all of them, sorted by position): YAML syntax, unknown
+// or duplicate keys (with the closest valid one), missing chip, both or neither of
+// workload/kernel, keys of the other kind (params with a kernel; launch, buffers, args with a
+// workload), a bad mode, policy, fill, size, dimension, SmTiming field or value, an argument
+// that is not one of {u32|u64|f32|ptr: VALUE}, a u32 out of range, and a ptr naming no buffer.
+Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name);
+// Same from a file (its name in messages, its folder for relative chip paths).
+Result<Scenario> load_scenario_file(const std::filesystem::path& path);
+
+// The chip file a scenario names: a name in config_dir/chips, or a path (a relative one is
+// taken from the scenario's folder). Errors are located at the chip key.
+Result<std::filesystem::path> resolve_scenario_chip(const Scenario& s,
+                                                    const std::filesystem::path& config_dir);
+
+// "key=value,key=value" (the CLI's --param) on top of the scenario's params; values as in the
+// file (whole numbers, sizes with a unit). Errors name `flag`, the key and the value.
+Status apply_param_overrides(Scenario& s, std::string_view flag, std::string_view text);
+
+// `base` (the chip's, system::sm_timing_of) with the scenario's sm_timing overrides.
+core::SmTiming scenario_sm_timing(const Scenario& s, core::SmTiming base);
+
+// What a scenario resolved to in the registries.
+struct ResolvedScenario {
+  Workload* workload = nullptr;               // for a workload scenario
+  ParamValues params;                         // every declared parameter
+  const kernel::KernelDef* kernel = nullptr;  // for a kernel scenario
+  kernel::KernelArgs args;
+};
+
+// Looks the workload or kernel up and checks the parameters or the arguments against it.
+// Errors, located: an unknown name (with the closest registered one), an unknown parameter or
+// one out of range, arguments that do not match the kernel's signature.
+Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::KernelRegistry& kernels,
+                                          const WorkloadRegistry& workloads);
+
+// Host setup before the simulation: a workload's setup(), or the buffers filled (functional
+// mode only: timing-only moves no data) and the kernel launched. Errors, located: buffers that
+// do not fit the chip's memory, a launch the chip rejects (resources, cluster shape), a
+// workload's setup error. `seed` seeds random32 fills.
+Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip& chip,
+                      const kernel::KernelRegistry& kernels, std::uint64_t seed);
+
+}  // namespace xpusim::workloads

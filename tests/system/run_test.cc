@@ -1,0 +1,234 @@
+// `xpusim run SCENARIO.yaml` end to end: a generic stream_copy launch verifies and prints the
+// summary in both modes, bad scenario files are one-line errors (exit 2), a hang ends in the
+// hang report (exit 1) with the stats still written, --stats is deterministic, --trace has
+// the SM warp tracks, and every shipped scenario in configs/scenarios is valid input. Small
+// grids on the tiny chip keep each run fast under the sanitizers.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "cli_harness.h"
+
+namespace xpusim::test {
+namespace {
+
+class RunCli : public CliTest {
+ protected:
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+  }
+  // stream_copy of n u32 elements on the tiny chip, 4 CTAs of 64 threads.
+  void write_copy(const std::string& name, std::uint64_t n = 4096,
+                  const std::string& extra = "") const {
+    write(name, fmt::format(R"(# stream copy, small
+chip: tiny
+kernel: stream_copy
+launch: {{grid: [4, 1, 1], block: [64, 1, 1]}}
+buffers:
+  src: {{bytes: {0}, fill: random32}}
+  dst: {{bytes: {0}}}
+args: [{{ptr: src}}, {{ptr: dst}}, {{u64: {1}}}]
+{2})",
+                            4 * n, n, extra));
+  }
+};
+
+TEST_F(RunCli, StreamCopyVerifiesAndPrintsTheSummary) {
+  write_copy("copy.yaml");
+  const CliRun r = run("run copy.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.find("run copy.yaml: kernel stream_copy on tiny (functional, waterfill policy)"),
+            0u)
+      << r.out;
+  for (const char* line :
+       {"\n  simulated ",
+        "\n  launch 0            stream_copy grid 4x1x1 block 64x1x1: launch "
+        "latency ",
+        " cycles, ran ", "\n  warp instructions   ", "; issue utilization ",
+        " SMs used x 4 sub-partitions)", "\n  stalls              issue ", ", memory ",
+        "\n  L1 hit rate ", "\n  L2 hit rate ", "\n  HBM                 read ", "\n  L2 -> SM ",
+        "\n  DSMEM               0 bytes",
+        "\n  result              verified: dst == src over 4096 u32 elements\n"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+}
+
+TEST_F(RunCli, TimingOnlyGivesTheSameTimingAndChecksNothing) {
+  write_copy("copy.yaml");
+  const CliRun f = run("run copy.yaml");
+  const CliRun t = run("run copy.yaml --mode timing-only");
+  ASSERT_EQ(f.code, 0) << f.err;
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("(timing-only, waterfill policy)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("result              not checked (timing-only)"), std::string::npos)
+      << t.out;
+  const auto simulated = [](const std::string& out) {
+    const auto at = out.find("simulated");
+    return out.substr(at, out.find('\n', at) - at);
+  };
+  EXPECT_EQ(simulated(f.out), simulated(t.out));
+}
+
+TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"chip: tiny\nworklaod: ubench.l2_latency\n",
+       "error: bad.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?)"},
+      {"chip: tiny\nmode: fast\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n",
+       "error: bad.yaml:2:7: mode: 'fast' is not a mode"},
+      {"chip: tiny\nworkload: ubench.nope\n",
+       "error: bad.yaml:2:11: workload: workload 'ubench.nope' is not registered"},
+      {"chip: tiny\nkernel: stream_cpy\nlaunch: {grid: 1, block: 32}\n",
+       "error: bad.yaml:2:9: kernel: kernel 'stream_cpy' is not registered (did you mean "
+       "'stream_copy'?)"},
+      {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\nargs: [{u64: 1}]\n",
+       "error: bad.yaml:4:1: args: kernel stream_copy: 1 arguments given, it takes 3"},
+      {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\n"
+       "buffers: {src: {bytes: 64}}\nargs: [{ptr: src}, {ptr: dst}, {u64: 1}]\n",
+       "error: bad.yaml:5:26: args[1].ptr: 'dst' is not a buffer; buffers: src"},
+      {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: [32, 64]}\n",
+       "error: bad.yaml:3:1: launch: hang_demo: CTA threads = 2048 is outside 1..1024"},
+      {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32, cluster: 16}\n",
+       "error: bad.yaml:3:1: launch: hang_demo: "},
+      {"chip: tinny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n",
+       "error: bad.yaml:1:7: chip: "},
+      {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\npolicy: best\n",
+       "error: bad.yaml:4:9: policy: 'best' is not a policy"},
+  };
+  for (const auto& [text, want] : cases) {
+    write("bad.yaml", text);
+    const CliRun r = run("run bad.yaml --stats stats.json");
+    EXPECT_EQ(r.code, 2) << text << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1u) << text << r.err;
+    EXPECT_EQ(r.err.find(want), 0u) << text << r.err;
+    EXPECT_EQ(r.out, "") << text;
+    EXPECT_FALSE(fs::exists(dir_ / "stats.json")) << text;
+  }
+  const CliRun missing = run("run nothere.yaml");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err, "error: nothere.yaml: cannot open the scenario file\n");
+}
+
+TEST_F(RunCli, BadFlagsAreOneLineErrors) {
+  write_copy("copy.yaml");
+  for (const char* args :
+       {"run copy.yaml --mode fast", "run copy.yaml --policy best", "run copy.yaml --param n=3",
+        "run", "run copy.yaml --max-time 0", "run copy.yaml --max-time 3parsecs"}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(lines(r.err).size(), 1u) << args << "\n" << r.err;
+  }
+}
+
+TEST_F(RunCli, AHangPrintsTheHangReportAndStillWritesStats) {
+  write("hang.yaml",
+        "# hang_demo: an mbarrier expecting two arrivals gets one\nchip: tiny\nkernel: "
+        "hang_demo\nlaunch: {grid: [2, 1, 1], block: [64, 1, 1]}\n");
+  const CliRun r = run("run hang.yaml --stats stats.json");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.out.find("hang_demo grid 2x1x1 block 64x1x1: launch latency "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("did not complete"), std::string::npos) << r.out;
+  const std::vector<std::string> err = lines(r.err);
+  ASSERT_EQ(err.size(), 6u) << r.err;
+  EXPECT_EQ(err[0].find("error: hang: nothing left to simulate at cycle "), 0u) << err[0];
+  EXPECT_NE(err[0].find("4 warps wait forever"), std::string::npos) << err[0];
+  EXPECT_EQ(err[1], "hang report:");
+  for (std::size_t i = 2; i < err.size(); ++i) {
+    EXPECT_EQ(err[i].find("  chip0.sm"), 0u) << err[i];
+    EXPECT_NE(err[i].find("hang_demo block ("), std::string::npos) << err[i];
+    EXPECT_NE(err[i].find("mbarrier at 0x0 waiting for parity 0"), std::string::npos) << err[i];
+  }
+  const auto stats = nlohmann::json::parse(file("stats.json"));
+  EXPECT_GT(stats["chip0.sm0"]["warp_instructions"]["value"].get<std::uint64_t>(), 0u);
+}
+
+TEST_F(RunCli, MaxTimeStopsTheRunAsAFailure) {
+  write_copy("copy.yaml");
+  const CliRun r = run("run copy.yaml --max-time 100ns");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err.find("error: --max-time = 100ns: the simulation stopped at cycle "), 0u) << r.err;
+  EXPECT_NE(r.out.find("did not complete"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCli, SameScenarioAndSeedGiveByteIdenticalStats) {
+  write_copy("copy.yaml");
+  const CliRun a = run("run copy.yaml --seed 5 --stats a.json");
+  const CliRun b = run("run copy.yaml --seed 5 --stats b.json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  const std::string sa = file("a.json");
+  EXPECT_GT(sa.size(), 1000u);
+  EXPECT_EQ(sa, file("b.json"));
+  EXPECT_EQ(a.out, b.out);
+  const auto stats = nlohmann::json::parse(sa);
+  EXPECT_EQ(stats["chip0.mem.dsmem"]["bytes"]["value"].get<std::uint64_t>(), 0u);
+}
+
+TEST_F(RunCli, TraceHasAWarpTrackPerSlotOfEachSm) {
+  write_copy("copy.yaml", 1024);
+  const CliRun r = run("run copy.yaml --trace trace.json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto trace = nlohmann::json::parse(file("trace.json"));
+  std::set<std::string> tracks;
+  std::size_t slices = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name") {
+      tracks.insert(e["args"]["name"].get<std::string>());
+    }
+    if (e.value("ph", "") == "X" && e.value("name", "") == "ld.global") ++slices;
+  }
+  EXPECT_TRUE(tracks.contains("chip0.sm0.w00")) << trace.dump().substr(0, 2000);
+  EXPECT_TRUE(tracks.contains("chip0.sm0.w01"));
+  EXPECT_GT(slices, 0u);
+}
+
+TEST_F(RunCli, PolicyAndSmTimingOverridesChangeTheRun) {
+  write_copy("copy.yaml");
+  write_copy("slow.yaml", 4096, "sm_timing: {lsu_issue_cycles: 40}\npolicy: first-fit\n");
+  const CliRun a = run("run copy.yaml");
+  const CliRun b = run("run slow.yaml");
+  const CliRun c = run("run slow.yaml --policy round-robin");
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(b.out.find("(functional, first-fit policy)"), std::string::npos) << b.out;
+  EXPECT_NE(c.out.find("(functional, round-robin policy)"), std::string::npos) << c.out;
+  const auto cycles = [](const std::string& out) {
+    const auto at = out.find("simulated") + 9;
+    return std::stoull(out.substr(out.find_first_not_of(' ', at)));
+  };
+  EXPECT_GT(cycles(b.out), cycles(a.out)) << a.out << b.out;
+}
+
+TEST_F(RunCli, ShippedScenariosAreValidInput) {
+  // Each shipped scenario loads, resolves and sets up in its own mode (some workloads need
+  // functional mode); --max-time keeps the run short. The runs go in parallel (one shell, one
+  // background job each), so the test stays fast as scenarios are added.
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(XPUSIM_CONFIG_DIR) / "scenarios")) {
+    if (e.path().extension() == ".yaml") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 1u);
+  std::string script =
+      fmt::format("cd '{}' && export XPUSIM_CONFIG_DIR='{}'; ", dir_.string(), XPUSIM_CONFIG_DIR);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    script += fmt::format("('{}' run '{}' --max-time 200ns >out{} 2>err{}; echo $? >rc{}) & ",
+                          XPUSIM_BIN, files[i].string(), i, i, i);
+  }
+  script += "wait";
+  ASSERT_EQ(std::system(script.c_str()), 0);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const int code = std::stoi(file(fmt::format("rc{}", i)));
+    const std::string err = file(fmt::format("err{}", i));
+    EXPECT_TRUE(code == 0 || (code == 1 && err.find("--max-time") != std::string::npos))
+        << files[i] << " exit " << code << "\n"
+        << err;
+    EXPECT_EQ(file(fmt::format("out{}", i)).find("run "), 0u) << files[i];
+  }
+}
+
+}  // namespace
+}  // namespace xpusim::test

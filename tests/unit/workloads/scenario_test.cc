@@ -1,0 +1,453 @@
+// The scenario loader (workloads/scenario.h): good files of both kinds, every class of bad
+// input as one located line with its exact text, name resolution against the registries (a
+// test workload here, so that these tests do not depend on the microbenchmarks), and the host
+// setup on the tiny chip (buffers placed and filled, launches the chip rejects).
+#include "workloads/scenario.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "config/chip_spec.h"
+#include "sim/simulation.h"
+#include "workloads/kernels.h"
+
+namespace xpusim::workloads {
+namespace {
+
+namespace fs = std::filesystem;
+
+Scenario load(std::string_view yaml) {
+  auto s = load_scenario_string(yaml, "s.yaml");
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? std::move(s).value() : Scenario{};
+}
+
+// Every error of a file, one per line.
+std::string errors_of(std::string_view yaml) {
+  auto s = load_scenario_string(yaml, "s.yaml");
+  if (s) return "(loaded)";
+  std::string out;
+  for (const Error& e : s.errors())
+    out += (out.empty() ? "" : "\n") + e.message;
+  return out;
+}
+
+// A stand-in workload: one parameter with bounds, setup launches stream_copy over it.
+class TestWorkload : public Workload {
+ public:
+  std::string_view name() const override { return "test.copy"; }
+  std::string_view description() const override { return "stream_copy over `bytes`"; }
+  std::vector<ParamDecl> params() const override {
+    return {{.name = "bytes",
+             .description = "bytes copied",
+             .default_value = 4096,
+             .min = 4,
+             .max = 1 << 20},
+            {.name = "ctas", .description = "grid size", .default_value = 2, .min = 1, .max = 64}};
+  }
+  Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
+               const ParamValues& values) override {
+    if (values.at("bytes") % 4 != 0) {
+      return Error{fmt::format("bytes = {} is not a multiple of 4", values.at("bytes"))};
+    }
+    auto k = kernels.find("stream_copy");
+    if (!k) return k.errors();
+    const kernel::LaunchParams p{.grid = {static_cast<std::uint32_t>(values.at("ctas")), 1, 1},
+                                 .block = {64, 1, 1}};
+    auto id = chip.launch(
+        **k, p, kernel::KernelArgs().ptr(0x1000).ptr(0x200000).u64(values.at("bytes") / 4));
+    if (!id) return id.errors();
+    return Ok{};
+  }
+  Result<std::vector<Measurement>> report(system::Chip&) override {
+    return std::vector<Measurement>{};
+  }
+};
+
+struct Registries {
+  Registries() {
+    EXPECT_TRUE(register_kernels(kernels).ok());
+    EXPECT_TRUE(workloads.add(std::make_unique<TestWorkload>()).ok());
+  }
+  kernel::KernelRegistry kernels;
+  WorkloadRegistry workloads;
+};
+
+std::string resolve_errors(const Scenario& s) {
+  Registries r;
+  auto resolved = resolve_scenario(s, r.kernels, r.workloads);
+  return resolved ? "(resolved)" : resolved.error().message;
+}
+
+constexpr std::string_view kCopy = R"(# a comment
+chip: tiny
+kernel: stream_copy
+launch: {grid: [2, 1, 1], block: [64], cluster: 1, dynamic_shared_bytes: 1KiB, registers_per_thread: 40}
+buffers:
+  src: {bytes: 3MiB, fill: iota32}
+  dst: {bytes: 4096}
+  rnd: {bytes: 64, fill: random32}
+args: [{ptr: src}, {ptr: dst}, {u64: 0x400}]
+)";
+
+TEST(Scenario, WorkloadFileWithEveryOptionalKey) {
+  const Scenario s = load(R"(
+chip: h100-sxm5            # a name
+mode: timing-only
+workload: ubench.l2_latency
+params:
+  footprint: 4MiB
+  hops: 100
+policy: first-fit
+sm_timing:
+  alu_latency: 6
+  sub_partitions: 2
+)");
+  EXPECT_EQ(s.chip, "h100-sxm5");
+  EXPECT_EQ(s.chip_pos.line, 2);
+  EXPECT_EQ(s.mode, RunMode::kTimingOnly);
+  EXPECT_TRUE(s.is_workload());
+  EXPECT_EQ(s.workload, "ubench.l2_latency");
+  ASSERT_EQ(s.params.size(), 2u);
+  EXPECT_EQ(s.params.at("footprint").value, 4u << 20);
+  EXPECT_EQ(s.params.at("footprint").pos.line, 6);
+  EXPECT_EQ(s.params.at("hops").value, 100u);
+  EXPECT_EQ(s.policy, "first-fit");
+  const core::SmTiming t = scenario_sm_timing(s, core::SmTiming{});
+  EXPECT_EQ(t.alu_latency, 6u);
+  EXPECT_EQ(t.sub_partitions, 2u);
+  EXPECT_EQ(t.sfu_latency, core::SmTiming{}.sfu_latency);
+}
+
+TEST(Scenario, DefaultsAreFunctionalAndWaterfill) {
+  const Scenario s = load("chip: tiny\nworkload: w\n");
+  EXPECT_EQ(s.mode, RunMode::kFunctional);
+  EXPECT_EQ(s.policy, "waterfill");
+  EXPECT_TRUE(s.params.empty());
+  EXPECT_TRUE(s.sm_timing.empty());
+}
+
+TEST(Scenario, KernelFilePlacesBuffersOneMiBAlignedInListedOrder) {
+  const Scenario s = load(kCopy);
+  EXPECT_FALSE(s.is_workload());
+  EXPECT_EQ(s.kernel, "stream_copy");
+  EXPECT_EQ(s.launch.grid, (kernel::Dim3{2, 1, 1}));
+  EXPECT_EQ(s.launch.block, (kernel::Dim3{64, 1, 1}));
+  EXPECT_EQ(s.launch.cluster, (kernel::Dim3{1, 1, 1}));
+  EXPECT_EQ(s.launch.dynamic_shared_bytes, 1024u);
+  EXPECT_EQ(s.launch.registers_per_thread, 40u);
+  ASSERT_EQ(s.buffers.size(), 3u);
+  EXPECT_EQ(s.buffers[0].name, "src");
+  EXPECT_EQ(s.buffers[0].address, 0x1000'0000u);
+  EXPECT_EQ(s.buffers[0].fill, BufferFill::kIota32);
+  EXPECT_EQ(s.buffers[1].name, "dst");
+  EXPECT_EQ(s.buffers[1].address, 0x1030'0000u);  // 3 MiB later
+  EXPECT_EQ(s.buffers[1].fill, BufferFill::kZero);
+  EXPECT_EQ(s.buffers[2].address, 0x1040'0000u);  // 4 KiB rounds up to 1 MiB
+  EXPECT_EQ(s.buffers[2].fill, BufferFill::kRandom32);
+  ASSERT_EQ(s.args.size(), 3u);
+  EXPECT_EQ(s.args[0].kind, kernel::ArgKind::kPtr);
+  EXPECT_EQ(s.args[0].bits, 0x1000'0000u);
+  EXPECT_EQ(s.args[1].buffer, "dst");
+  EXPECT_EQ(s.args[1].bits, 0x1030'0000u);
+  EXPECT_EQ(s.args[2].kind, kernel::ArgKind::kU64);
+  EXPECT_EQ(s.args[2].bits, 0x400u);
+}
+
+TEST(Scenario, ArgsMayComeBeforeTheBuffersTheyName) {
+  const Scenario s = load(
+      "chip: tiny\nkernel: k\nargs: [{ptr: b}, {u32: 7}, {f32: 1.5}]\nlaunch: {grid: 1, block: "
+      "32}\n"
+      "buffers: {b: {bytes: 4}}\n");
+  ASSERT_EQ(s.args.size(), 3u);
+  EXPECT_EQ(s.args[0].bits, 0x1000'0000u);
+  EXPECT_EQ(s.args[1].kind, kernel::ArgKind::kU32);
+  EXPECT_EQ(s.args[2].kind, kernel::ArgKind::kF32);
+  EXPECT_EQ(s.args[2].bits, std::bit_cast<std::uint32_t>(1.5f));
+}
+
+TEST(Scenario, StructureErrors) {
+  EXPECT_EQ(errors_of(""),
+            "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, workload, "
+            "params, policy, sm_timing, kernel, launch, buffers, args");
+  EXPECT_EQ(errors_of("chip: [tiny"),
+            "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
+  EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
+  EXPECT_EQ(errors_of("workload: w\n"),
+            "s.yaml:1:1: chip: missing required key 'chip' (a name in configs/chips such as "
+            "h100-sxm5, or a path)");
+  EXPECT_EQ(errors_of("chip: tiny\n"),
+            "s.yaml:1:1: missing key 'workload' or 'kernel': a scenario runs a registered "
+            "workload (workload: NAME) or one kernel launch (kernel: NAME with launch, buffers, "
+            "args)");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nkernel: k\n"),
+            "s.yaml:3:1: workload and kernel are exclusive: a scenario runs a workload or one "
+            "kernel launch, not both");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nchip: h100-sxm5\n"),
+            "s.yaml:3:1: chip: duplicate key; first given at line 1");
+}
+
+TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
+  EXPECT_EQ(errors_of("chip: tiny\nworklaod: w\n"),
+            "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
+            "keys: chip, mode, workload, params, policy, sm_timing, kernel, launch, buffers, "
+            "args");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
+            "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
+            "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
+            "sfu_issue_cycles, shared_latency, lsu_issue_cycles, barrier_latency, "
+            "mbarrier_latency, cluster_barrier_latency");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1, clustr: 2}\n"),
+            "s.yaml:3:29: launch.clustr: unknown key 'clustr' (did you mean 'cluster'?); valid "
+            "keys in launch: grid, block, cluster, dynamic_shared_bytes, registers_per_thread");
+}
+
+TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
+  EXPECT_EQ(errors_of("chip: tiny\nmode: fast\nworkload: w\n"),
+            "s.yaml:2:7: mode: 'fast' is not a mode; modes: functional (data moves, results "
+            "checked), timing-only (no data, same timing)");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\npolicy: waterfil\n"),
+            "s.yaml:3:9: policy: 'waterfil' is not a policy (did you mean 'waterfill'?); "
+            "policies: waterfill, prior-art, round-robin, first-fit");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nparams: {footprint: 4MiBs}\n"),
+            "s.yaml:3:21: params.footprint: unknown size unit \"MiBs\" in \"4MiBs\"; valid "
+            "units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nparams: {footprint: -1}\n"),
+            "s.yaml:3:21: params.footprint: \"-1\" is negative; a size must be >= 0");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {sub_partitions: 0}\n"),
+            "s.yaml:3:29: sm_timing.sub_partitions: 0 is outside [1, 16]");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latency: fast}\n"),
+            "s.yaml:3:26: sm_timing.alu_latency: \"fast\" is not a whole number");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: [2, 0], block: 32}\n"),
+            "s.yaml:3:20: launch.grid.y: 0 is outside [1, 4294967295]");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: [1, 1, 1, 1], block: 32}\n"),
+            "s.yaml:3:16: launch.grid: expected [x, y, z] with 1 to 3 whole numbers, got a "
+            "sequence of 4");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1}\n"),
+            "s.yaml:3:1: launch.block: missing required key 'block'");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\n"),
+            "s.yaml:1:1: launch: missing required key 'launch' (kernel: needs launch: {grid: "
+            "[x, y, z], block: [x, y, z]})");
+  EXPECT_EQ(
+      errors_of(
+          "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\nbuffers: {a: {fill: iota32}}\n"),
+      "s.yaml:4:11: buffers.a.bytes: missing required key 'bytes'");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n"
+                      "buffers: {a: {bytes: 8, fill: iota}}\n"),
+            "s.yaml:4:31: buffers.a.fill: 'iota' is not a fill (did you mean 'iota32'?); fills: "
+            "zero (untouched), iota32 (u32 element i = i), random32 (seeded)");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n"
+                      "buffers: {a: {bytes: 6, fill: iota32}}\n"),
+            "s.yaml:4:11: buffers.a.bytes: 6 is not a multiple of 4 (fill iota32 writes u32 "
+            "elements)");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n"
+                      "buffers: {a: {bytes: 0}}\n"),
+            "s.yaml:4:22: buffers.a.bytes: 0 is less than 1, the smallest allowed");
+  // A ptr to a buffer whose declaration failed gets no second error.
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n"
+                      "buffers: {a: {bytes: 0}}\nargs: [{ptr: a}]\n"),
+            "s.yaml:4:22: buffers.a.bytes: 0 is less than 1, the smallest allowed");
+}
+
+TEST(Scenario, ArgumentErrors) {
+  const std::string head =
+      "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n"
+      "buffers: {src: {bytes: 4}, dst: {bytes: 4}}\n";
+  EXPECT_EQ(errors_of(head + "args: [{ptr: dts}]\n"),
+            "s.yaml:5:14: args[0].ptr: 'dts' is not a buffer (did you mean 'dst'?); buffers: "
+            "src, dst");
+  EXPECT_EQ(errors_of(head + "args: [{u32: 4294967296}]\n"),
+            "s.yaml:5:14: args[0].u32: 4294967296 is outside [0, 4294967295]");
+  EXPECT_EQ(errors_of(head + "args: [{u16: 1}]\n"),
+            "s.yaml:5:9: args[0].u16: unknown key 'u16' (did you mean 'u32'?); valid keys in "
+            "args[0]: u32, u64, f32, ptr");
+  EXPECT_EQ(errors_of(head + "args: [{f32: one}]\n"),
+            "s.yaml:5:14: args[0].f32: \"one\" is not a 32-bit float");
+  EXPECT_EQ(errors_of(head + "args: [{u32: 1, u64: 2}]\n"),
+            "s.yaml:5:8: args[0]: expected one of {u32: N}, {u64: N}, {f32: X}, {ptr: BUFFER}, "
+            "got a mapping with 2 keys");
+  EXPECT_EQ(errors_of(head + "args: {ptr: src}\n"),
+            "s.yaml:5:7: args: expected a sequence such as [{ptr: src}, {u64: 1024}], got a "
+            "mapping");
+}
+
+TEST(Scenario, KeysOfTheOtherKindAreErrors) {
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nargs: []\n"),
+            "s.yaml:3:1: args: only with 'kernel:' (a generic launch); a workload sets up its "
+            "own launches and takes 'params:'");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\nparams: {n: 1}\n"),
+            "s.yaml:4:1: params: only with 'workload:'; a kernel launch takes its inputs as "
+            "'args:'");
+}
+
+TEST(Scenario, AllErrorsOfAFileComeBackSortedByLine) {
+  const std::string e = errors_of("chip: tiny\nmode: fast\nworkload: w\npolicy: best\n");
+  EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 1) << e;
+  EXPECT_EQ(e.find("s.yaml:2:7: mode"), 0u) << e;
+  EXPECT_NE(e.find("\ns.yaml:4:9: policy"), std::string::npos) << e;
+}
+
+TEST(Scenario, ResolvingNamesAgainstTheRegistries) {
+  EXPECT_EQ(resolve_errors(load("chip: tiny\nworkload: test.cpy\n")),
+            "s.yaml:2:11: workload: workload 'test.cpy' is not registered (did you mean "
+            "'test.copy'?); workloads: test.copy");
+  EXPECT_EQ(resolve_errors(load("chip: tiny\nworkload: test.copy\nparams:\n  bites: 4\n")),
+            "s.yaml:4:10: params.bites: test.copy: unknown parameter 'bites' (did you mean "
+            "'bytes'?); parameters: bytes, ctas");
+  EXPECT_EQ(resolve_errors(load("chip: tiny\nworkload: test.copy\nparams:\n  bytes: 2MiB\n")),
+            "s.yaml:4:10: params.bytes: test.copy: parameter bytes = 2097152 is outside [4, "
+            "1048576]");
+  EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: stream_cpy\nlaunch: {grid: 1, block: 1}\n")),
+            "s.yaml:2:9: kernel: kernel 'stream_cpy' is not registered (did you mean "
+            "'stream_copy'?); kernels: hang_demo, stream_copy");
+  EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 1}\n"
+                                "buffers: {a: {bytes: 4}}\nargs: [{ptr: a}]\n")),
+            "s.yaml:5:1: args: kernel stream_copy: 1 arguments given, it takes 3 (ptr src, ptr "
+            "dst, u64 n)");
+  EXPECT_EQ(
+      resolve_errors(load("chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 1}\n"
+                          "buffers: {a: {bytes: 4}}\nargs: [{ptr: a}, {ptr: a}, {u32: 1}]\n")),
+      "s.yaml:5:29: args[2]: kernel stream_copy: argument 2 (n) is a u32, it must be a u64");
+  EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n")),
+            "(resolved)");
+}
+
+TEST(Scenario, ParamFlagOverridesTheFileAndItsErrorsNameTheFlag) {
+  Scenario s = load("chip: tiny\nworkload: test.copy\nparams: {bytes: 64, ctas: 3}\n");
+  ASSERT_TRUE(apply_param_overrides(s, "--param", "bytes=1KiB").ok());
+  Registries r;
+  auto resolved = resolve_scenario(s, r.kernels, r.workloads);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  EXPECT_EQ(resolved->params.at("bytes"), 1024u);
+  EXPECT_EQ(resolved->params.at("ctas"), 3u);
+
+  EXPECT_EQ(apply_param_overrides(s, "--param", "bytes").error().message,
+            "--param: item 'bytes' is not key=value");
+  EXPECT_EQ(apply_param_overrides(s, "--param", "bytes=4x").error().message,
+            "--param: bytes = '4x': unknown size unit \"x\" in \"4x\"; valid units: B, KB, MB, "
+            "GB, TB, KiB, MiB, GiB, TiB");
+  ASSERT_TRUE(apply_param_overrides(s, "--param", "ctas=99").ok());
+  EXPECT_EQ(resolve_errors(s), "--param: test.copy: parameter ctas = 99 is outside [1, 64]");
+
+  Scenario k = load(kCopy);
+  EXPECT_EQ(apply_param_overrides(k, "--param", "n=1").error().message,
+            "--param: the scenario launches kernel stream_copy, which takes no parameters (its "
+            "inputs are args: in the scenario file)");
+}
+
+TEST(Scenario, ChipPathsAreRelativeToTheScenarioFile) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("scenario_test_{}", ::getpid());
+  fs::create_directories(dir / "sub");
+  fs::copy_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml", dir / "sub/my.yaml",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "s.yaml") << "chip: sub/my.yaml\nworkload: w\n";
+  auto s = load_scenario_file(dir / "s.yaml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto p = resolve_scenario_chip(*s, XPUSIM_CONFIG_DIR);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(*p, dir / "sub/my.yaml");
+  s->chip = "tiny";
+  EXPECT_TRUE(resolve_scenario_chip(*s, XPUSIM_CONFIG_DIR).ok());
+  s->chip = "tinny";
+  const auto bad = resolve_scenario_chip(*s, XPUSIM_CONFIG_DIR);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.find((dir / "s.yaml").string() + ":1:7: chip: "), 0u)
+      << bad.error().message;
+  EXPECT_FALSE(load_scenario_file(dir / "missing.yaml").ok());
+  fs::remove_all(dir);
+}
+
+// The tiny chip, functional unless asked.
+struct TinyChip {
+  explicit TinyChip(bool functional = true) {
+    spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+    chip = system::Chip::create(sim, spec,
+                                system::ChipOptions{.functional = functional,
+                                                    .policy = "waterfill",
+                                                    .timing = system::sm_timing_of(spec),
+                                                    .distributor = {},
+                                                    .max_touched_bytes = 1 << 30})
+               .value();
+  }
+  sim::Simulation sim{1};
+  config::ChipSpec spec;
+  std::unique_ptr<system::Chip> chip;
+};
+
+TEST(Scenario, SetupFillsTheBuffersAndTheCopyVerifies) {
+  const Scenario s = load(kCopy);
+  Registries r;
+  auto resolved = resolve_scenario(s, r.kernels, r.workloads);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  TinyChip t;
+  ASSERT_TRUE(setup_scenario(s, *resolved, *t.chip, r.kernels, 7).ok());
+  std::uint32_t head[4];
+  ASSERT_TRUE(
+      t.chip->memory().read(0x1000'0000 + 4 * 1000, std::as_writable_bytes(std::span(head))).ok());
+  EXPECT_EQ(head[0], 1000u);
+  EXPECT_EQ(head[3], 1003u);
+  t.sim.run();
+  ASSERT_TRUE(t.chip->all_done());
+  const auto v = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args);
+  ASSERT_TRUE(v.has_value());
+  ASSERT_TRUE(v->ok()) << v->error().message;
+  EXPECT_EQ(**v, "dst == src over 1024 u32 elements");
+  // A wrong element is named.
+  const std::uint32_t bad = 5;
+  ASSERT_TRUE(t.chip->memory().write(0x1030'0000 + 4 * 17, std::as_bytes(std::span(&bad, 1))).ok());
+  const auto w = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args);
+  ASSERT_FALSE(w->ok());
+  EXPECT_EQ(w->error().message,
+            "stream_copy: dst[17] = 0x5 at 0x10300044, expected src[17] = 0x11 (at 0x10000044)");
+}
+
+TEST(Scenario, RandomFillFollowsTheSeedAndTimingOnlyWritesNothing) {
+  const Scenario s = load(kCopy);
+  Registries r;
+  auto resolved = resolve_scenario(s, r.kernels, r.workloads).value();
+  std::uint32_t v[3][16];
+  for (int i = 0; i < 3; ++i) {
+    TinyChip t;
+    ASSERT_TRUE(setup_scenario(s, resolved, *t.chip, r.kernels, i == 2 ? 8 : 7).ok());
+    ASSERT_TRUE(t.chip->memory().read(0x1040'0000, std::as_writable_bytes(std::span(v[i]))).ok());
+  }
+  EXPECT_EQ(std::memcmp(v[0], v[1], sizeof v[0]), 0);
+  EXPECT_NE(std::memcmp(v[0], v[2], sizeof v[0]), 0);
+  EXPECT_NE(v[0][0], v[0][1]);
+  TinyChip timing(false);
+  ASSERT_TRUE(setup_scenario(s, resolved, *timing.chip, r.kernels, 7).ok());
+  EXPECT_EQ(timing.chip->memory().pages_allocated(), 0u);
+}
+
+TEST(Scenario, SetupErrorsAreLocated) {
+  Registries r;
+  TinyChip t;
+  // More threads than a CTA may have: the chip's error, at the launch key.
+  const Scenario big = load("chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: [2048]}\n");
+  auto rb = resolve_scenario(big, r.kernels, r.workloads).value();
+  EXPECT_EQ(setup_scenario(big, rb, *t.chip, r.kernels, 1).error().message,
+            "s.yaml:3:1: launch: hang_demo: CTA threads = 2048 is outside 1..1024 (max threads "
+            "per block)");
+  // Buffers beyond the tiny chip's 1 GiB.
+  const Scenario huge = load(
+      "chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n"
+      "buffers:\n  a: {bytes: 1000MiB}\n  b: {bytes: 100MiB}\n");
+  auto rh = resolve_scenario(huge, r.kernels, r.workloads).value();
+  EXPECT_EQ(setup_scenario(huge, rh, *t.chip, r.kernels, 1).error().message,
+            "s.yaml:6:3: buffers.b: 100 MiB at 0x4e800000: the buffers would span 1100 MiB from "
+            "0x10000000, more than the chip's 1 GiB of memory (hbm.capacity)");
+  // A workload's own setup error, at the workload key.
+  const Scenario odd = load("chip: tiny\nworkload: test.copy\nparams: {bytes: 6}\n");
+  auto ro = resolve_scenario(odd, r.kernels, r.workloads).value();
+  EXPECT_EQ(setup_scenario(odd, ro, *t.chip, r.kernels, 1).error().message,
+            "s.yaml:2:11: workload: bytes = 6 is not a multiple of 4");
+}
+
+}  // namespace
+}  // namespace xpusim::workloads
