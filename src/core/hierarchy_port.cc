@@ -30,14 +30,15 @@ void HierarchyPort::access(std::uint32_t sm, const kernel::Op& op, kernel::LaneM
   for (std::uint32_t i = 0; i < n; ++i) {
     const mem::MemRequest r = lines[i].to_request(sm, store);
     if (store) {
-      mem_.store(r, [this, slot] { line_done(slot); });
+      mem_.store(r, *this, slot);
     } else {
-      mem_.load(r, [this, slot] { line_done(slot); });
+      mem_.load(r, *this, slot);
     }
   }
 }
 
-void HierarchyPort::line_done(std::uint32_t slot) {
+void HierarchyPort::request_done(std::uint64_t tag) {
+  const auto slot = static_cast<std::uint32_t>(tag);
   Access& a = slots_[slot];
   if (--a.pending > 0) return;
   std::function<void()> done = std::move(a.done);

@@ -13,7 +13,7 @@
 
 namespace xpusim::core {
 
-class HierarchyPort final : public GlobalPort {
+class HierarchyPort final : public GlobalPort, private mem::RequestClient {
  public:
   explicit HierarchyPort(mem::MemorySystem& memory) : mem_(memory) {}
 
@@ -30,7 +30,8 @@ class HierarchyPort final : public GlobalPort {
     std::uint32_t pending = 0;
     std::function<void()> done;
   };
-  void line_done(std::uint32_t slot);
+  // A line of the access in slot `tag` completed (the memory system calls back, no Done).
+  void request_done(std::uint64_t tag) override;
 
   mem::MemorySystem& mem_;
   std::vector<Access> slots_;

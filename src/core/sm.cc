@@ -55,7 +55,11 @@ Sm::~Sm() {
 }
 
 std::uint64_t Sm::cycle_now() const {
-  return clock_.cycle_at(clock_.next_edge(now()));
+  // The number of the first edge at or after now(): cycle_at(next_edge(now())) without the
+  // second conversion (edge c lies in cycle c).
+  const sim::Tick t = now();
+  const std::uint64_t c = clock_.cycle_at(t);
+  return clock_.edge(c) == t ? c : c + 1;
 }
 
 Status Sm::launch(const CtaWork& work, std::function<void()> exited) {
@@ -201,6 +205,7 @@ void Sm::execute(kernel::Warp& warp, const Op& op) {
   stall(w, StallReason::kIssue);
   SubPartition& sp = *sps_[w.sp];
   sp.ready.push_back(&w);
+  sp.ready_age.push_back(w.age);
   if (!sp.scheduled()) {
     events().schedule(sp, clock_.edge(std::max(cycle_now(), sp.free_cycle)));
   }
@@ -241,10 +246,11 @@ void Sm::issue(SubPartition& sp) {
   // Greedy-then-oldest.
   auto pick = std::find(sp.ready.begin(), sp.ready.end(), sp.last);
   if (pick == sp.ready.end()) {
-    pick = std::min_element(sp.ready.begin(), sp.ready.end(),
-                            [](const WarpSlot* a, const WarpSlot* b) { return a->age < b->age; });
+    pick = sp.ready.begin() +
+           (std::min_element(sp.ready_age.begin(), sp.ready_age.end()) - sp.ready_age.begin());
   }
   WarpSlot& w = **pick;
+  sp.ready_age.erase(sp.ready_age.begin() + (pick - sp.ready.begin()));
   sp.ready.erase(pick);
   sp.last = &w;
   instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kSfu ? w.op.count : 1);

@@ -67,6 +67,9 @@ struct Sm::SubPartition : sim::Event {
   explicit SubPartition(Sm& s) : sm(s) {}
   Sm& sm;
   std::vector<WarpSlot*> ready;
+  // ready[i]'s age, kept beside it: picking the oldest then reads no WarpSlot (64 of them per
+  // SM, cold in the host's caches).
+  std::vector<std::uint64_t> ready_age;
   WarpSlot* last = nullptr;
   std::uint64_t free_cycle = 0;
 

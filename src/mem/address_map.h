@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "mem/global_memory.h"
+#include "sim/fast_div.h"
 
 namespace xpusim::mem {
 
@@ -31,21 +32,37 @@ class PhysicalAddressMap {
 
   const AddressMapParams& params() const { return p_; }
   std::uint32_t sectors_per_line() const { return p_.line_bytes / p_.sector_bytes; }
-  std::uint64_t line_of(Addr a) const { return a / p_.line_bytes; }
+  std::uint64_t line_of(Addr a) const { return line_div_.div(a); }
   Addr line_addr(std::uint64_t line) const { return line * p_.line_bytes; }
   // Sectors of a's line covered by [a, a + bytes), clipped to the line.
   std::uint32_t sector_mask(Addr a, std::uint64_t bytes) const;
-  std::uint32_t slice_of_line(std::uint64_t line) const;
+  std::uint32_t slice_of_line(std::uint64_t line) const {
+    return static_cast<std::uint32_t>(slices_div_.mod(fold(line)));
+  }
   std::uint32_t partition_of_slice(std::uint32_t slice) const {
     return slice / (p_.l2_slices / p_.l2_partitions);
   }
-  std::uint32_t channel_of(Addr a) const;
+  std::uint32_t channel_of(Addr a) const {
+    return static_cast<std::uint32_t>(channels_div_.mod(fold(interleave_block(a))));
+  }
+  // The HBM interleave block of `a`: addresses of one block share a channel.
+  std::uint64_t interleave_block(Addr a) const { return interleave_div_.div(a); }
 
   // The XOR-fold described above.
-  static std::uint64_t fold(std::uint64_t x);
+  static std::uint64_t fold(std::uint64_t x) {
+    // Written out (every shift 0, 7, ..., 63): GCC keeps the loop form as a loop.
+    return x ^ (x >> 7) ^ (x >> 14) ^ (x >> 21) ^ (x >> 28) ^ (x >> 35) ^ (x >> 42) ^ (x >> 49) ^
+           (x >> 56) ^ (x >> 63);
+  }
 
  private:
   AddressMapParams p_;
+  // The divisions every request makes, as multiplies (sim/fast_div.h).
+  sim::FastDiv line_div_;
+  sim::FastDiv sector_div_;
+  sim::FastDiv slices_div_;
+  sim::FastDiv channels_div_;
+  sim::FastDiv interleave_div_;
 };
 
 }  // namespace xpusim::mem

@@ -1,29 +1,74 @@
 #include "mem/coalescer.h"
 
+#include <bit>
+
 #include "sim/result.h"
 
 namespace xpusim::mem {
 
-std::uint32_t coalesce_into(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,
-                            std::uint32_t active_mask, std::span<LineRequest> out,
-                            std::uint32_t line_bytes, std::uint32_t sector_bytes) {
-  XPUSIM_CHECK(lane_addrs.size() <= 32, "a warp has at most 32 lanes");
-  XPUSIM_CHECK(access_bytes > 0, "an access moves at least one byte");
-  XPUSIM_CHECK(
-      sector_bytes > 0 && line_bytes % sector_bytes == 0 && line_bytes / sector_bytes <= 32,
-      "a line is 1..32 whole sectors");
-  XPUSIM_CHECK(out.size() >= kMaxLinesPerAccess, "room for every line of a warp access");
-  XPUSIM_CHECK(access_bytes <= line_bytes, "a lane touches at most two lines");
+namespace {
+
+// Sector and line arithmetic for any geometry ...
+struct AnyGeometry {
+  std::uint32_t line_bytes;
+  std::uint32_t sector_bytes;
+  Addr sector_of(Addr a) const { return a / sector_bytes; }
+  Addr line_addr(Addr sector) const { return sector * sector_bytes / line_bytes * line_bytes; }
+  std::uint32_t bit(Addr sector, Addr line_addr) const {
+    return static_cast<std::uint32_t>((sector * sector_bytes - line_addr) / sector_bytes);
+  }
+};
+
+// ... and for the usual one, powers of two: shifts instead of four hardware divides per lane.
+struct PowerOfTwoGeometry {
+  unsigned line_shift;
+  unsigned sector_shift;
+  Addr sector_of(Addr a) const { return a >> sector_shift; }
+  Addr line_addr(Addr sector) const { return (sector << sector_shift) >> line_shift << line_shift; }
+  std::uint32_t bit(Addr sector, Addr) const {
+    return static_cast<std::uint32_t>(sector & ((Addr{1} << (line_shift - sector_shift)) - 1));
+  }
+};
+
+// The common case in one step: every lane active, lane i at base + i x access_bytes (a unit-
+// stride warp access). The lanes then cover one contiguous byte range, so the result is its
+// sectors line by line, in address order, which is also lane order: what walk() returns.
+// Returns false (nothing written) for any other access.
+bool unit_stride(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,
+                 std::uint32_t active_mask, std::span<LineRequest> out, const PowerOfTwoGeometry& g,
+                 std::uint32_t& n) {
+  const std::size_t lanes = lane_addrs.size();
+  const std::uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+  if (lanes == 0 || (active_mask & all) != all) return false;
+  const Addr base = lane_addrs[0];
+  const Addr bytes = Addr{access_bytes} * lanes;
+  if (base + bytes - 1 < base) return false;  // wraps: leave the check to walk()
+  bool strided = true;
+  for (std::size_t l = 1; l < lanes; ++l)
+    strided &= lane_addrs[l] == base + l * access_bytes;
+  if (!strided) return false;
+  n = 0;
+  const Addr last = g.sector_of(base + bytes - 1);
+  for (Addr sector = g.sector_of(base); sector <= last; ++sector) {
+    const Addr line_addr = g.line_addr(sector);
+    if (n == 0 || out[n - 1].line_addr != line_addr) out[n++] = LineRequest{.line_addr = line_addr};
+    out[n - 1].sector_mask |= 1u << g.bit(sector, line_addr);
+  }
+  return true;
+}
+
+template <class Geometry>
+std::uint32_t walk(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,
+                   std::uint32_t active_mask, std::span<LineRequest> out, const Geometry& g) {
   std::uint32_t n = 0;
   for (std::size_t lane = 0; lane < lane_addrs.size(); ++lane) {
     if ((active_mask >> lane & 1u) == 0) continue;
     const Addr first = lane_addrs[lane];
     const Addr last = first + access_bytes - 1;
     XPUSIM_CHECK(last >= first, "a lane's access wraps past 2^64");
-    for (Addr sector = first / sector_bytes; sector <= last / sector_bytes; ++sector) {
-      const Addr line_addr = sector * sector_bytes / line_bytes * line_bytes;
-      const auto bit =
-          static_cast<std::uint32_t>((sector * sector_bytes - line_addr) / sector_bytes);
+    for (Addr sector = g.sector_of(first); sector <= g.sector_of(last); ++sector) {
+      const Addr line_addr = g.line_addr(sector);
+      const std::uint32_t bit = g.bit(sector, line_addr);
       LineRequest* hit = nullptr;
       // At most 64 lines, and lanes usually hit the last one: a backward linear scan.
       for (std::uint32_t i = n; i-- > 0;) {
@@ -40,6 +85,30 @@ std::uint32_t coalesce_into(std::span<const Addr> lane_addrs, std::uint32_t acce
     }
   }
   return n;
+}
+
+}  // namespace
+
+std::uint32_t coalesce_into(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,
+                            std::uint32_t active_mask, std::span<LineRequest> out,
+                            std::uint32_t line_bytes, std::uint32_t sector_bytes) {
+  XPUSIM_CHECK(lane_addrs.size() <= 32, "a warp has at most 32 lanes");
+  XPUSIM_CHECK(access_bytes > 0, "an access moves at least one byte");
+  XPUSIM_CHECK(
+      sector_bytes > 0 && line_bytes % sector_bytes == 0 && line_bytes / sector_bytes <= 32,
+      "a line is 1..32 whole sectors");
+  XPUSIM_CHECK(out.size() >= kMaxLinesPerAccess, "room for every line of a warp access");
+  XPUSIM_CHECK(access_bytes <= line_bytes, "a lane touches at most two lines");
+  if (std::has_single_bit(line_bytes) && std::has_single_bit(sector_bytes)) {
+    const PowerOfTwoGeometry g{
+        .line_shift = static_cast<unsigned>(std::countr_zero(line_bytes)),
+        .sector_shift = static_cast<unsigned>(std::countr_zero(sector_bytes))};
+    std::uint32_t n = 0;
+    if (unit_stride(lane_addrs, access_bytes, active_mask, out, g, n)) return n;
+    return walk(lane_addrs, access_bytes, active_mask, out, g);
+  }
+  return walk(lane_addrs, access_bytes, active_mask, out,
+              AnyGeometry{.line_bytes = line_bytes, .sector_bytes = sector_bytes});
 }
 
 std::vector<LineRequest> coalesce(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,

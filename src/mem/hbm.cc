@@ -1,5 +1,7 @@
 #include "mem/hbm.h"
 
+#include <algorithm>
+#include <bit>
 #include <limits>
 
 #include <fmt/format.h>
@@ -27,10 +29,10 @@ std::uint64_t HbmChannel::bytes_per_edge(std::uint64_t bytes_per_s) {
   return (bytes_per_s + kFastestClockHz - 1) / kFastestClockHz;
 }
 
-sim::Tick HbmChannel::access(std::uint64_t bytes, bool write) {
-  ++(write ? writes_ : reads_);
-  (write ? write_bytes_ : read_bytes_) += bytes;
-  return port_.reserve(bytes) + latency_;
+sim::Tick HbmChannel::access_many(std::uint64_t count, std::uint64_t bytes, bool write) {
+  (write ? writes_ : reads_) += count;
+  (write ? write_bytes_ : read_bytes_) += count * bytes;
+  return port_.reserve_many(count, bytes) + latency_;
 }
 
 Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& map)
@@ -43,6 +45,35 @@ Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& m
     channels_.push_back(
         std::make_unique<HbmChannel>(*this, fmt::format("ch{}", c), per_channel, params.latency));
   }
+}
+
+sim::Tick Hbm::sectors(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick start) {
+  const std::uint32_t sector_bytes = map_.params().sector_bytes;
+  const Addr line_addr = map_.line_addr(line);
+  sim::Tick done = start;
+  // Sectors of one interleave block share a channel; bookings on different channels are
+  // independent, so a run of them books at once (access_many) with the same result.
+  std::uint64_t run_block = 0;
+  std::uint64_t run_count = 0;
+  HbmChannel* run_channel = nullptr;
+  const auto flush = [&] {
+    if (run_count > 0)
+      done = std::max(done, run_channel->access_many(run_count, sector_bytes, write));
+  };
+  for (std::uint32_t rest = sectors; rest != 0; rest &= rest - 1) {
+    const Addr a =
+        line_addr + std::uint64_t{static_cast<unsigned>(std::countr_zero(rest))} * sector_bytes;
+    const std::uint64_t block = map_.interleave_block(a);
+    if (run_count == 0 || block != run_block) {
+      flush();
+      run_block = block;
+      run_count = 0;
+      run_channel = &channel(a);
+    }
+    ++run_count;
+  }
+  flush();
+  return done;
 }
 
 }  // namespace xpusim::mem

@@ -29,7 +29,10 @@ class HbmChannel : public sim::Component {
   static std::uint64_t bytes_per_edge(std::uint64_t bytes_per_s);
   // Books the channel for `bytes`; returns the tick the access completes (data back at the
   // memory controller, or a write retired).
-  sim::Tick access(std::uint64_t bytes, bool write);
+  sim::Tick access(std::uint64_t bytes, bool write) { return access_many(1, bytes, write); }
+  // `count` accesses of `bytes` each in a row (a line's sectors): the same bookings and
+  // counts as `count` calls of access(); returns the last completion.
+  sim::Tick access_many(std::uint64_t count, std::uint64_t bytes, bool write);
   const sim::Clock& byte_clock() const { return clock_; }
 
  private:
@@ -50,6 +53,11 @@ class Hbm : public sim::Component {
   Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& map);
   sim::Tick read(Addr addr, std::uint32_t bytes) { return channel(addr).access(bytes, false); }
   sim::Tick write(Addr addr, std::uint32_t bytes) { return channel(addr).access(bytes, true); }
+  // The sectors of `line` in `sectors` (bit s: sector s), each read or written as its own
+  // access, in sector order; returns the last completion (`start` if there are none). What a
+  // loop of read()/write() per sector does, but with one channel lookup and one booking per
+  // run of sectors in one interleave block.
+  sim::Tick sectors(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick start);
   HbmChannel& channel(Addr addr) { return *channels_[map_.channel_of(addr)]; }
   std::size_t channels() const { return channels_.size(); }
   const HbmParams& params() const { return params_; }

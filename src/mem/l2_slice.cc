@@ -1,11 +1,41 @@
 #include "mem/l2_slice.h"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "mem/crossbar.h"
+#include "sim/prefetch.h"
 
 namespace xpusim::mem {
+
+// A fill scheduled by fetch(): pooled by the slice, so a miss allocates nothing.
+class L2Slice::FillEvent final : public sim::Event {
+ public:
+  explicit FillEvent(L2Slice& slice) : slice_(slice) {}
+  std::uint64_t line = 0;
+  std::uint32_t sectors = 0;
+  // The client of the read that started this fetch: it waits for this fill (it needs the
+  // sectors fetched), so the fill replies to it. Only a prefetch hint (may be null).
+  const SliceClient* first_client = nullptr;
+
+ protected:
+  void prefetch() const override {
+    slice_.prefetch(line);
+    if (first_client != nullptr) {
+      sim::prefetch(first_client);
+      sim::prefetch(reinterpret_cast<const char*>(first_client) + 64);
+    }
+  }
+  void process() override {
+    // Back to the pool first: the fill may fetch again and reuse this event.
+    slice_.fill_free_.push_back(this);
+    slice_.fill(line, sectors);
+  }
+
+ private:
+  L2Slice& slice_;
+};
 
 L2Slice::L2Slice(Component& parent, std::string name, sim::Clock& l2_clock,
                  const L2SliceParams& params, const PhysicalAddressMap& map, Hbm& hbm)
@@ -23,14 +53,15 @@ L2Slice::L2Slice(Component& parent, std::string name, sim::Clock& l2_clock,
                                    "reads that waited because every MSHR was busy")),
       clock_(l2_clock),
       params_(params),
-      map_(map),
       hbm_(hbm),
       tags_(params.bytes, params.ways, map.params().line_bytes),
       mshr_peak_(add_scalar("mshr_peak", "count", "most MSHRs busy at once")) {
   XPUSIM_CHECK(params.mshrs > 0, "an L2 slice needs an MSHR");
   XPUSIM_CHECK(tags_.sets() > 0, "an L2 slice holds at least one set");
+  // At most half full while every MSHR is busy (the index grows if it ever gets fuller).
+  mshr_index_.assign(std::bit_ceil(2 * std::size_t{params.mshrs}), IndexEntry{});
   add_formula("mshr_occupancy", "count", "MSHRs busy, averaged over simulated time", [this] {
-    const double area = occupancy_area_ + static_cast<double>(mshrs_.size()) *
+    const double area = occupancy_area_ + static_cast<double>(mshrs_in_use_) *
                                               static_cast<double>(now() - occupancy_since_);
     return now() == 0 ? 0.0 : area / static_cast<double>(now());
   });
@@ -40,17 +71,99 @@ L2Slice::L2Slice(Component& parent, std::string name, sim::Clock& l2_clock,
   });
 }
 
-std::uint32_t L2Slice::valid_sectors(std::uint64_t line) {
-  const SectorCache::Line* l = tags_.find(line);
-  return l == nullptr ? 0 : l->valid;
+// Pending fills deschedule themselves as the pool goes.
+L2Slice::~L2Slice() = default;
+
+// --- the MSHR table ----------------------------------------------------------------------
+
+std::size_t L2Slice::index_slot(std::uint64_t line) const {
+  // Fibonacci hashing: the top bits of line x 2^64/phi spread consecutive lines.
+  const auto bits = static_cast<unsigned>(std::countr_zero(mshr_index_.size()));
+  return static_cast<std::size_t>((line * 0x9E37'79B9'7F4A'7C15ull) >> (64 - bits));
 }
 
+L2Slice::Mshr* L2Slice::find_mshr(std::uint64_t line) {
+  const std::size_t mask = mshr_index_.size() - 1;
+  for (std::size_t i = index_slot(line);; i = (i + 1) & mask) {
+    const IndexEntry& e = mshr_index_[i];
+    if (e.mshr == nullptr || e.line == line) return e.mshr;
+  }
+}
+
+L2Slice::Mshr& L2Slice::add_mshr(std::uint64_t line) {
+  const auto insert = [this](const IndexEntry& e) {
+    const std::size_t mask = mshr_index_.size() - 1;
+    std::size_t i = index_slot(e.line);
+    while (mshr_index_[i].mshr != nullptr)
+      i = (i + 1) & mask;
+    mshr_index_[i] = e;
+  };
+  if (2 * (mshrs_in_use_ + 1) > mshr_index_.size()) {
+    std::vector<IndexEntry> old(2 * mshr_index_.size());
+    old.swap(mshr_index_);
+    for (const IndexEntry& e : old) {
+      if (e.mshr != nullptr) insert(e);
+    }
+  }
+  if (mshr_free_.empty()) {
+    mshr_pool_.push_back(std::make_unique<Mshr>());
+    mshr_free_.push_back(mshr_pool_.back().get());
+  }
+  Mshr* m = mshr_free_.back();
+  mshr_free_.pop_back();
+  m->line = line;
+  m->pending = 0;
+  insert(IndexEntry{.line = line, .mshr = m});
+  ++mshrs_in_use_;
+  return *m;
+}
+
+void L2Slice::erase_mshr(Mshr& m) {
+  const std::size_t mask = mshr_index_.size() - 1;
+  std::size_t i = index_slot(m.line);
+  while (mshr_index_[i].mshr != &m)
+    i = (i + 1) & mask;
+  // Backward-shift deletion: pull later entries of the probe run into the hole when their
+  // home slot does not lie cyclically in (hole, entry], so every entry stays reachable.
+  for (std::size_t j = i;;) {
+    j = (j + 1) & mask;
+    const IndexEntry next = mshr_index_[j];
+    if (next.mshr == nullptr) break;
+    const std::size_t home = index_slot(next.line);
+    const bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+    if (stays) continue;
+    mshr_index_[i] = next;
+    i = j;
+  }
+  mshr_index_[i] = IndexEntry{};
+  m.waiters.clear();
+  mshr_free_.push_back(&m);
+  --mshrs_in_use_;
+}
+
+void L2Slice::prefetch(std::uint64_t line) const {
+  tags_.prefetch(line);
+  sim::prefetch(&mshr_index_[index_slot(line)]);
+}
+
+// --- reads and writes --------------------------------------------------------------------
+
 bool L2Slice::needs_new_mshr(std::uint64_t line, std::uint32_t sectors) {
-  return (sectors & ~valid_sectors(line)) != 0 && !mshrs_.contains(line);
+  const SectorCache::Line* l = tags_.find(line);
+  return (sectors & ~(l == nullptr ? 0u : l->valid)) != 0 && find_mshr(line) == nullptr;
 }
 
 void L2Slice::read(std::uint64_t line, std::uint32_t sectors, SliceReply reply) {
-  if (needs_new_mshr(line, sectors) && (!waiting_.empty() || mshrs_.size() >= params_.mshrs)) {
+  start_read(line, sectors, Reply{.client = nullptr, .fn = std::move(reply)});
+}
+
+void L2Slice::read(std::uint64_t line, std::uint32_t sectors, SliceClient& client) {
+  start_read(line, sectors, Reply{.client = &client, .fn = {}});
+}
+
+void L2Slice::start_read(std::uint64_t line, std::uint32_t sectors, Reply reply) {
+  // The cheap test first: with no queue and a free MSHR the read is served either way.
+  if ((!waiting_.empty() || mshrs_in_use_ >= params_.mshrs) && needs_new_mshr(line, sectors)) {
     ++mshr_full_stalls;
     waiting_.push_back(Queued{.line = line, .sectors = sectors, .reply = std::move(reply)});
     return;
@@ -58,41 +171,48 @@ void L2Slice::read(std::uint64_t line, std::uint32_t sectors, SliceReply reply) 
   serve_read(line, sectors, std::move(reply));
 }
 
-void L2Slice::serve_read(std::uint64_t line, std::uint32_t sectors, SliceReply reply) {
-  if (SectorCache::Line* l = tags_.find(line)) tags_.touch(*l);
-  const std::uint32_t need = sectors & ~valid_sectors(line);
+void L2Slice::serve_read(std::uint64_t line, std::uint32_t sectors, Reply reply) {
+  // One tag lookup: touching the line does not change its sectors.
+  SectorCache::Line* l = tags_.find(line);
+  if (l != nullptr) tags_.touch(*l);
+  const std::uint32_t need = sectors & ~(l == nullptr ? 0u : l->valid);
   if (need == 0) {
     ++hits;
     reply(params_.hit_latency_cycles);
     return;
   }
   account_occupancy();  // before the MSHR count may change
-  auto [it, added] = mshrs_.try_emplace(line);
-  Mshr& m = it->second;
-  const std::uint32_t fresh = need & ~m.pending;
+  Mshr* m = find_mshr(line);
+  const bool added = m == nullptr;
+  if (added) m = &add_mshr(line);
+  const std::uint32_t fresh = need & ~m->pending;
   if (fresh == 0) {
     ++merged_misses;
   } else {
     ++misses;
-    if (added) mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(mshrs_.size())));
-    fetch(line, m, fresh);
+    if (added) mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(mshrs_in_use_)));
+    fetch(line, *m, fresh, reply.client);
   }
-  m.waiters.push_back(Waiter{.sectors = need, .reply = std::move(reply)});
+  m->waiters.push_back(Waiter{.sectors = need, .reply = std::move(reply)});
 }
 
-void L2Slice::fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors) {
+void L2Slice::fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors, const SliceClient* client) {
   m.pending |= sectors;
-  sim::Tick done = now();
-  const std::uint32_t sector_bytes = map_.params().sector_bytes;
-  for (std::uint32_t s = 0; s < 32; ++s) {
-    if ((sectors >> s & 1u) == 0) continue;
-    ++hbm_read_sectors;
-    done = std::max(done, hbm_.read(map_.line_addr(line) + s * sector_bytes, sector_bytes));
-  }
+  hbm_read_sectors += static_cast<std::uint64_t>(std::popcount(sectors));
+  const sim::Tick done = hbm_.sectors(line, sectors, /*write=*/false, now());
   // The lookup that found the miss comes first; its latency is added behind the HBM booking
   // (a constant shift, so the channel's queueing is unchanged).
   const sim::Tick fill_at = cycles_after(clock_, done, params_.hit_latency_cycles);
-  events().post(fill_at, [this, line, sectors] { fill(line, sectors); });
+  if (fill_free_.empty()) {
+    fill_pool_.push_back(std::make_unique<FillEvent>(*this));
+    fill_free_.push_back(fill_pool_.back().get());
+  }
+  FillEvent* ev = fill_free_.back();
+  fill_free_.pop_back();
+  ev->line = line;
+  ev->sectors = sectors;
+  ev->first_client = client;
+  events().schedule(*ev, fill_at);
 }
 
 SectorCache::Line& L2Slice::allocate(std::uint64_t line) {
@@ -102,12 +222,8 @@ SectorCache::Line& L2Slice::allocate(std::uint64_t line) {
     ++evictions;
     if (v.dirty != 0) {
       ++writebacks;
-      const std::uint32_t sector_bytes = map_.params().sector_bytes;
-      for (std::uint32_t s = 0; s < 32; ++s) {
-        if ((v.dirty >> s & 1u) == 0) continue;
-        ++writeback_sectors;
-        hbm_.write(map_.line_addr(v.line) + s * sector_bytes, sector_bytes);  // nobody waits
-      }
+      writeback_sectors += static_cast<std::uint64_t>(std::popcount(v.dirty));
+      hbm_.sectors(v.line, v.dirty, /*write=*/true, now());  // nobody waits
     }
   }
   return l;
@@ -116,31 +232,34 @@ SectorCache::Line& L2Slice::allocate(std::uint64_t line) {
 void L2Slice::fill(std::uint64_t line, std::uint32_t sectors) {
   SectorCache::Line& l = allocate(line);
   l.valid |= sectors;
-  auto it = mshrs_.find(line);
-  XPUSIM_CHECK(it != mshrs_.end(), "an L2 fill without its MSHR");
-  Mshr& m = it->second;
-  m.pending &= ~sectors;
-  // Wake, in arrival order, every waiter whose sectors have all arrived.
+  Mshr* m = find_mshr(line);
+  XPUSIM_CHECK(m != nullptr, "an L2 fill without its MSHR");
+  m->pending &= ~sectors;
+  // Wake, in arrival order, every waiter whose sectors have all arrived. The scratch list is
+  // taken, not shared, in case a reply reaches into this slice again.
   std::vector<Waiter> ready;
-  std::erase_if(m.waiters, [&](Waiter& w) {
-    if ((w.sectors & m.pending) != 0) return false;
+  ready.swap(ready_);
+  std::erase_if(m->waiters, [&](Waiter& w) {
+    if ((w.sectors & m->pending) != 0) return false;
     ready.push_back(std::move(w));
     return true;
   });
-  if (m.pending == 0) {
-    XPUSIM_CHECK(m.waiters.empty(), "an idle L2 MSHR still has waiters");
+  if (m->pending == 0) {
+    XPUSIM_CHECK(m->waiters.empty(), "an idle L2 MSHR still has waiters");
     account_occupancy();
-    mshrs_.erase(it);
+    erase_mshr(*m);
   }
   for (Waiter& w : ready)
     w.reply(0);
+  ready.clear();
+  if (ready_.capacity() < ready.capacity()) ready_.swap(ready);
   drain_waiting();
 }
 
 void L2Slice::drain_waiting() {
   while (!waiting_.empty()) {
     Queued& q = waiting_.front();
-    if (needs_new_mshr(q.line, q.sectors) && mshrs_.size() >= params_.mshrs) return;
+    if (mshrs_in_use_ >= params_.mshrs && needs_new_mshr(q.line, q.sectors)) return;
     Queued next = std::move(q);
     waiting_.pop_front();
     serve_read(next.line, next.sectors, std::move(next.reply));
@@ -148,6 +267,14 @@ void L2Slice::drain_waiting() {
 }
 
 void L2Slice::write(std::uint64_t line, std::uint32_t sectors, SliceReply reply) {
+  start_write(line, sectors, Reply{.client = nullptr, .fn = std::move(reply)});
+}
+
+void L2Slice::write(std::uint64_t line, std::uint32_t sectors, SliceClient& client) {
+  start_write(line, sectors, Reply{.client = &client, .fn = {}});
+}
+
+void L2Slice::start_write(std::uint64_t line, std::uint32_t sectors, Reply reply) {
   ++writes;
   SectorCache::Line& l = allocate(line);
   l.valid |= sectors;
@@ -157,7 +284,7 @@ void L2Slice::write(std::uint64_t line, std::uint32_t sectors, SliceReply reply)
 
 void L2Slice::account_occupancy() {
   occupancy_area_ +=
-      static_cast<double>(mshrs_.size()) * static_cast<double>(now() - occupancy_since_);
+      static_cast<double>(mshrs_in_use_) * static_cast<double>(now() - occupancy_since_);
   occupancy_since_ = now();
 }
 

@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "mem/address_map.h"
@@ -42,16 +42,33 @@ struct L2SliceParams {
 // fill for a miss, with 0 (the fill already paid the lookup).
 using SliceReply = std::function<void(sim::Cycles pipeline_cycles)>;
 
+// The same as an interface: what the memory system's in-flight requests implement, so that a
+// request allocates nothing on its way through the slice. Must outlive the reply.
+class SliceClient {
+ public:
+  virtual void slice_reply(sim::Cycles pipeline_cycles) = 0;
+
+ protected:
+  ~SliceClient() = default;
+};
+
 class L2Slice : public sim::Component {
  public:
   L2Slice(Component& parent, std::string name, sim::Clock& l2_clock, const L2SliceParams& params,
           const PhysicalAddressMap& map, Hbm& hbm);
+  ~L2Slice() override;
 
   void read(std::uint64_t line, std::uint32_t sectors, SliceReply reply);
   void write(std::uint64_t line, std::uint32_t sectors, SliceReply reply);
+  void read(std::uint64_t line, std::uint32_t sectors, SliceClient& client);
+  void write(std::uint64_t line, std::uint32_t sectors, SliceClient& client);
+
+  // For speed only (sim::Event::prefetch): starts loading what a read or fill of `line` will
+  // look up. No effect on the slice's state.
+  void prefetch(std::uint64_t line) const;
 
   const SectorCache& tags() const { return tags_; }
-  std::size_t mshrs_in_use() const { return mshrs_.size(); }
+  std::size_t mshrs_in_use() const { return mshrs_in_use_; }
   std::size_t waiting() const { return waiting_.size(); }
 
   // Counters the L2 totals sum.
@@ -66,24 +83,48 @@ class L2Slice : public sim::Component {
   sim::Counter& mshr_full_stalls;
 
  private:
+  // Whom to answer: a client, or else a std::function (the public SliceReply overloads).
+  struct Reply {
+    SliceClient* client = nullptr;
+    SliceReply fn;
+    void operator()(sim::Cycles pipeline) {
+      if (client != nullptr) {
+        client->slice_reply(pipeline);
+      } else {
+        fn(pipeline);
+      }
+    }
+  };
   struct Waiter {
     std::uint32_t sectors = 0;  // all must be filled before the reply
-    SliceReply reply;
+    Reply reply;
   };
+  // MSHRs live in a pool of slots that is never shrunk (a slot keeps its waiter vector's
+  // capacity), found by line through a small open-addressing index: no allocation per miss.
   struct Mshr {
+    std::uint64_t line = 0;
     std::uint32_t pending = 0;  // sectors with an HBM read in flight
     std::vector<Waiter> waiters;
   };
   struct Queued {
     std::uint64_t line = 0;
     std::uint32_t sectors = 0;
-    SliceReply reply;
+    Reply reply;
   };
+  class FillEvent;
 
-  std::uint32_t valid_sectors(std::uint64_t line);
+  // The MSHR of `line`, or null.
+  Mshr* find_mshr(std::uint64_t line);
+  Mshr& add_mshr(std::uint64_t line);
+  void erase_mshr(Mshr& m);
+  std::size_t index_slot(std::uint64_t line) const;
+
+  void start_read(std::uint64_t line, std::uint32_t sectors, Reply reply);
+  void start_write(std::uint64_t line, std::uint32_t sectors, Reply reply);
   bool needs_new_mshr(std::uint64_t line, std::uint32_t sectors);
-  void serve_read(std::uint64_t line, std::uint32_t sectors, SliceReply reply);
-  void fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors);
+  void serve_read(std::uint64_t line, std::uint32_t sectors, Reply reply);
+  // `client`: who asked (a prefetch hint for the fill; null for a SliceReply).
+  void fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors, const SliceClient* client);
   void fill(std::uint64_t line, std::uint32_t sectors);
   SectorCache::Line& allocate(std::uint64_t line);
   void drain_waiting();
@@ -91,11 +132,22 @@ class L2Slice : public sim::Component {
 
   sim::Clock& clock_;
   L2SliceParams params_;
-  const PhysicalAddressMap& map_;
   Hbm& hbm_;
   SectorCache tags_;
-  std::unordered_map<std::uint64_t, Mshr> mshrs_;  // looked up only, never iterated
+  std::vector<std::unique_ptr<Mshr>> mshr_pool_;
+  std::vector<Mshr*> mshr_free_;
+  // Open addressing with linear probing, a power of two long; the key is kept in the entry so
+  // a probe compares without touching the MSHR. Empty entries have a null `mshr`.
+  struct IndexEntry {
+    std::uint64_t line = 0;
+    Mshr* mshr = nullptr;
+  };
+  std::vector<IndexEntry> mshr_index_;
+  std::size_t mshrs_in_use_ = 0;
+  std::vector<Waiter> ready_;  // fill()'s scratch list, kept for its capacity
   std::deque<Queued> waiting_;
+  std::vector<std::unique_ptr<FillEvent>> fill_pool_;
+  std::vector<FillEvent*> fill_free_;
   // Time-weighted MSHR occupancy: integral of mshrs_in_use over ticks.
   double occupancy_area_ = 0.0;
   sim::Tick occupancy_since_ = 0;

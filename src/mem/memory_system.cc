@@ -84,53 +84,167 @@ std::uint32_t MemorySystem::sectors_of(const MemRequest& r) const {
   return map_.sector_mask(r.addr, r.bytes);
 }
 
+// One request's path through the hierarchy, as the steps of a state machine. Each step is
+// scheduled at the tick and in the order the hierarchy's timing gives it (the same ticks and
+// order as one posted callback per step would have), and the request object itself is the
+// event, so nothing is allocated per request once the pool has grown to the requests in flight.
+class MemorySystem::Request final : public sim::Event, public SliceClient {
+ public:
+  explicit Request(MemorySystem& ms) : ms_(ms) {}
+
+  enum class Step : std::uint8_t {
+    kLoadDone,    // an L1 hit: the data is back
+    kAtSlice,     // the request reached its L2 slice
+    kLoadFill,    // the data is back at the SM: fill the L1, done
+    kStoreAcked,  // the L2's acknowledgement is back at the SM
+  };
+
+  // What the caller is told at the end: a Done, or a client and tag.
+  Done done;
+  RequestClient* client = nullptr;
+  std::uint64_t tag = 0;
+
+  Step step = Step::kLoadDone;
+  bool store = false;
+  bool cache_in_l1 = true;
+  std::uint32_t sm = 0;
+  std::uint32_t slice = 0;
+  std::uint32_t sectors = 0;  // a load: those missing in L1; a store: those written
+  std::uint64_t line = 0;
+  sim::Tick start = 0;
+
+  void slice_reply(sim::Cycles pipeline) override {
+    if (store) {
+      step = Step::kStoreAcked;
+      ms_.events().schedule(*this, ms_.xbar_->send_response(slice, kControlMessageBytes, pipeline));
+      return;
+    }
+    const sim::Tick back = ms_.xbar_->send_response(slice, ms_.sector_bytes(sectors), pipeline);
+    step = Step::kLoadFill;
+    ms_.events().schedule(*this,
+                          cycles_after(ms_.sm_clock_, back, ms_.params_.l1.hit_latency_cycles));
+  }
+
+ protected:
+  void prefetch() const override {
+    if (step == Step::kAtSlice) ms_.l2_->slice(slice).prefetch(line);
+  }
+  void process() override {
+    switch (step) {
+      case Step::kAtSlice:
+        if (store) {
+          ms_.l2_->slice(slice).write(line, sectors, *this);
+        } else {
+          ms_.l2_->slice(slice).read(line, sectors, *this);
+        }
+        return;
+      case Step::kLoadFill:
+        if (cache_in_l1) ms_.l1_[sm]->fill(line, sectors);
+        [[fallthrough]];
+      case Step::kLoadDone:
+        ms_.load_latency_.sample(
+            static_cast<double>(ms_.sm_clock_.cycle_at(ms_.now()) - ms_.sm_clock_.cycle_at(start)));
+        complete();
+        return;
+      case Step::kStoreAcked:
+        complete();
+        return;
+    }
+  }
+
+ private:
+  // Back to the pool first: the callback may issue a request that reuses this object.
+  void complete() {
+    Done fn = std::move(done);
+    done = nullptr;
+    RequestClient* c = client;
+    client = nullptr;
+    ms_.request_free_.push_back(this);
+    if (c != nullptr) {
+      c->request_done(tag);
+    } else {
+      fn();
+    }
+  }
+
+  MemorySystem& ms_;
+};
+
+MemorySystem::~MemorySystem() = default;
+
+MemorySystem::Request& MemorySystem::new_request() {
+  if (request_free_.empty()) {
+    request_pool_.push_back(std::make_unique<Request>(*this));
+    return *request_pool_.back();
+  }
+  Request* q = request_free_.back();
+  request_free_.pop_back();
+  return *q;
+}
+
 void MemorySystem::load(const MemRequest& r, Done done, bool cache_in_l1) {
+  Request& q = new_request();
+  q.done = std::move(done);
+  start_load(q, r, cache_in_l1);
+}
+
+void MemorySystem::load(const MemRequest& r, RequestClient& client, std::uint64_t tag,
+                        bool cache_in_l1) {
+  Request& q = new_request();
+  q.client = &client;
+  q.tag = tag;
+  start_load(q, r, cache_in_l1);
+}
+
+void MemorySystem::start_load(Request& q, const MemRequest& r, bool cache_in_l1) {
   const std::uint32_t sectors = sectors_of(r);
   const std::uint64_t line = map_.line_of(r.addr);
   const std::uint32_t sm = r.sm;
   ++loads_;
-  const sim::Tick start = now();
-  auto finish = [this, start, done = std::move(done)] {
-    load_latency_.sample(
-        static_cast<double>(sm_clock_.cycle_at(now()) - sm_clock_.cycle_at(start)));
-    done();
-  };
+  q.store = false;
+  q.cache_in_l1 = cache_in_l1;
+  q.sm = sm;
+  q.line = line;
+  q.start = now();
   const sim::Cycles l1_latency = params_.l1.hit_latency_cycles;
   const std::uint32_t missing = cache_in_l1 ? l1_[sm]->load(line, sectors) : sectors;
   if (missing == 0) {
-    events().post(cycles_after(sm_clock_, now(), l1_latency), std::move(finish));
+    q.step = Request::Step::kLoadDone;
+    events().schedule(q, cycles_after(sm_clock_, now(), l1_latency));
     return;
   }
-  const std::uint32_t slice = map_.slice_of_line(line);
-  const sim::Tick at_slice = xbar_->send_request(sm, slice, kControlMessageBytes);
-  events().post(at_slice, [=, this, finish = std::move(finish)]() mutable {
-    l2_->slice(slice).read(
-        line, missing, [=, this, finish = std::move(finish)](sim::Cycles pipeline) mutable {
-          const sim::Tick back = xbar_->send_response(slice, sector_bytes(missing), pipeline);
-          events().post(cycles_after(sm_clock_, back, l1_latency),
-                        [=, this, finish = std::move(finish)]() mutable {
-                          if (cache_in_l1) l1_[sm]->fill(line, missing);
-                          finish();
-                        });
-        });
-  });
+  q.sectors = missing;
+  q.slice = map_.slice_of_line(line);
+  q.step = Request::Step::kAtSlice;
+  events().schedule(q, xbar_->send_request(sm, q.slice, kControlMessageBytes));
 }
 
 void MemorySystem::store(const MemRequest& r, Done done) {
+  Request& q = new_request();
+  q.done = std::move(done);
+  start_store(q, r);
+}
+
+void MemorySystem::store(const MemRequest& r, RequestClient& client, std::uint64_t tag) {
+  Request& q = new_request();
+  q.client = &client;
+  q.tag = tag;
+  start_store(q, r);
+}
+
+void MemorySystem::start_store(Request& q, const MemRequest& r) {
   const std::uint32_t sectors = sectors_of(r);
   const std::uint64_t line = map_.line_of(r.addr);
   ++stores_;
   l1_[r.sm]->store(line, sectors);
-  const std::uint32_t slice = map_.slice_of_line(line);
-  const sim::Tick at_slice =
-      xbar_->send_request(r.sm, slice, kControlMessageBytes + sector_bytes(sectors));
-  events().post(at_slice, [=, this, done = std::move(done)]() mutable {
-    l2_->slice(slice).write(
-        line, sectors, [=, this, done = std::move(done)](sim::Cycles pipeline) mutable {
-          events().post(xbar_->send_response(slice, kControlMessageBytes, pipeline),
-                        std::move(done));
-        });
-  });
+  q.store = true;
+  q.sm = r.sm;
+  q.line = line;
+  q.sectors = sectors;
+  q.slice = map_.slice_of_line(line);
+  q.step = Request::Step::kAtSlice;
+  events().schedule(
+      q, xbar_->send_request(r.sm, q.slice, kControlMessageBytes + sector_bytes(sectors)));
 }
 
 }  // namespace xpusim::mem

@@ -50,17 +50,31 @@ struct MemoryParams {
   }
 };
 
+// Whom a request reports its completion to (the overloads of load/store that take one).
+class RequestClient {
+ public:
+  virtual void request_done(std::uint64_t tag) = 0;
+
+ protected:
+  ~RequestClient() = default;
+};
+
 class MemorySystem : public sim::Component {
  public:
   // Pending events call back into the units: keep the memory system alive while the
   // simulation runs (as every component, see docs/architecture.md).
   MemorySystem(Component& parent, const MemoryParams& params, std::string_view name = "mem");
+  ~MemorySystem() override;
 
   // A global load of some sectors of one line; `done` runs when the data reaches the SM.
   // `cache_in_l1 = false` is ld.global.cg: the L1 is neither looked up nor filled.
   void load(const MemRequest& r, Done done, bool cache_in_l1 = true);
   // A global store (L1 write-through, no-allocate); `done` runs when L2 acknowledges it.
   void store(const MemRequest& r, Done done);
+  // The same, reporting to `client` with `tag` instead of calling a Done: what a caller that
+  // keeps its own per-request state uses (the SM's port), so a request allocates nothing.
+  void load(const MemRequest& r, RequestClient& client, std::uint64_t tag, bool cache_in_l1 = true);
+  void store(const MemRequest& r, RequestClient& client, std::uint64_t tag);
   // The L1 capacity of one SM after a shared-memory carve-out change; flushes that L1.
   void set_l1_capacity(std::uint32_t sm, std::uint64_t bytes) { l1_[sm]->resize(bytes); }
 
@@ -76,6 +90,13 @@ class MemorySystem : public sim::Component {
   const MemoryParams& params() const { return params_; }
 
  private:
+  // A load or store in flight: its own event at each step and the L2 slice's reply target,
+  // recycled through a pool (memory_system.cc), so a request allocates nothing.
+  class Request;
+  Request& new_request();
+  void start_load(Request& q, const MemRequest& r, bool cache_in_l1);
+  void start_store(Request& q, const MemRequest& r);
+
   // The sectors a request covers, checked to lie in one line.
   std::uint32_t sectors_of(const MemRequest& r) const;
   std::uint32_t sector_bytes(std::uint32_t sectors) const {
@@ -92,6 +113,8 @@ class MemorySystem : public sim::Component {
   std::unique_ptr<L2Cache> l2_;
   std::unique_ptr<Crossbar> xbar_;
   std::unique_ptr<DsmemNetwork> dsmem_;
+  std::vector<std::unique_ptr<Request>> request_pool_;
+  std::vector<Request*> request_free_;
   sim::Counter& loads_;
   sim::Counter& stores_;
   sim::Average& load_latency_;

@@ -1,5 +1,8 @@
 #include "mem/sector_cache.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "sim/result.h"
 
 namespace xpusim::mem {
@@ -7,50 +10,60 @@ namespace xpusim::mem {
 SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t ways, std::uint32_t line_bytes)
     : ways_(ways), line_bytes_(line_bytes) {
   XPUSIM_CHECK(ways > 0 && line_bytes > 0, "a cache needs ways and a line size");
+  XPUSIM_CHECK(ways <= 256, "at most 256 ways (the LRU list holds way numbers in bytes)");
   const std::uint64_t sets = bytes / (std::uint64_t{ways} * line_bytes);
   XPUSIM_CHECK(sets <= 0xFFFF'FFFFu, "too many sets");
   sets_ = static_cast<std::uint32_t>(sets);
-  lines_.resize(std::size_t{sets_} * ways_);
+  sets_div_ = sim::FastDiv(std::max<std::uint64_t>(sets_, 1));
+  ways_div_ = sim::FastDiv(ways_);
+  const std::size_t n = std::size_t{sets_} * ways_;
+  tags_.assign(n, kFree);
+  lines_.assign(n, Line{});
+  lru_.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    lru_[i] = static_cast<std::uint8_t>(i % ways_);
 }
 
-SectorCache::Line* SectorCache::find(std::uint64_t line) {
-  if (sets_ == 0) return nullptr;
-  Line* set = &lines_[(line % sets_) * ways_];
-  for (std::uint32_t w = 0; w < ways_; ++w) {
-    if (set[w].in_use && set[w].line == line) return &set[w];
-  }
-  return nullptr;
+void SectorCache::touch(std::size_t set, std::uint32_t way) {
+  std::uint8_t* order = &lru_[set * ways_];
+  if (order[0] == way) return;
+  const auto* at =
+      static_cast<const std::uint8_t*>(std::memchr(order, static_cast<int>(way), ways_));
+  std::memmove(order + 1, order, static_cast<std::size_t>(at - order));
+  order[0] = static_cast<std::uint8_t>(way);
 }
 
 SectorCache::Line& SectorCache::allocate(std::uint64_t line, Victim& victim) {
   XPUSIM_CHECK(sets_ > 0, "allocate in a cache with no sets");
+  XPUSIM_CHECK(line != kFree, "line number out of range");
   victim = Victim{};
-  Line* set = &lines_[(line % sets_) * ways_];
-  Line* pick = nullptr;
+  const std::size_t set = set_of(line);
+  const std::size_t first = set * ways_;
+  std::uint64_t* tags = &tags_[first];
+  // The way holding the line, else the first free way, else the least recently used one.
+  std::uint32_t free = ways_;
   for (std::uint32_t w = 0; w < ways_; ++w) {
-    Line& l = set[w];
-    if (l.in_use && l.line == line) {
-      touch(l);
-      return l;
+    if (tags[w] == line) {
+      touch(set, w);
+      return lines_[first + w];
     }
-    if (!l.in_use) {
-      if (pick == nullptr || pick->in_use) pick = &l;  // the first free way
-    } else if (pick == nullptr || (pick->in_use && l.last_use < pick->last_use)) {
-      pick = &l;
-    }
+    if (tags[w] == kFree && free == ways_) free = w;
   }
-  if (pick->in_use) {
-    victim =
-        Victim{.evicted = true, .line = pick->line, .valid = pick->valid, .dirty = pick->dirty};
+  std::uint32_t pick = free;
+  if (pick == ways_) {
+    pick = lru_[first + ways_ - 1];
+    const Line& old = lines_[first + pick];
+    victim = Victim{.evicted = true, .line = tags[pick], .valid = old.valid, .dirty = old.dirty};
   }
-  *pick = Line{.line = line, .valid = 0, .dirty = 0, .last_use = 0, .in_use = true};
-  touch(*pick);
-  return *pick;
+  tags[pick] = line;
+  lines_[first + pick] = Line{};
+  touch(set, pick);
+  return lines_[first + pick];
 }
 
 void SectorCache::clear() {
-  for (Line& l : lines_)
-    l = Line{};
+  std::fill(tags_.begin(), tags_.end(), kFree);
+  std::fill(lines_.begin(), lines_.end(), Line{});
 }
 
 }  // namespace xpusim::mem

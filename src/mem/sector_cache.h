@@ -3,21 +3,29 @@
 // sectors: a line's tag is allocated once, its sectors fill independently). Set index = line
 // number mod sets, so the set count need not be a power of two (H100's 640 KiB slices).
 // Pure bookkeeping: no time, no stats; the owning component counts.
+//
+// Layout (for simulation speed, docs/performance.md): a chip's L2 tags are megabytes, so a
+// lookup misses the host's caches. Tags and sector bits live in separate arrays, so a lookup
+// scans only the set's tags (8 B a way: 128 B for 16 ways), and the LRU order is a list of way
+// numbers per set (1 B a way, small enough to stay in the host's caches) instead of a 64-bit
+// time stamp per way. Ways are never freed one by one, so the least recently used way of a
+// full set is the last of its list: the same choice as the oldest stamp.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "sim/fast_div.h"
+#include "sim/prefetch.h"
+
 namespace xpusim::mem {
 
 class SectorCache {
  public:
+  // The state of one way's line (its tag and LRU stamp are kept apart, see above).
   struct Line {
-    std::uint64_t line = 0;   // line number (address / line bytes); meaningful when in_use
     std::uint32_t valid = 0;  // sector bits
     std::uint32_t dirty = 0;  // sector bits, a subset of valid
-    std::uint64_t last_use = 0;
-    bool in_use = false;
   };
   struct Victim {
     bool evicted = false;  // a line that was in use had to leave
@@ -35,9 +43,32 @@ class SectorCache {
   std::uint64_t capacity_bytes() const { return std::uint64_t{sets_} * ways_ * line_bytes_; }
 
   // The line if it is present; does not change the LRU order.
-  Line* find(std::uint64_t line);
+  Line* find(std::uint64_t line) {
+    if (sets_ == 0 || line == kFree) return nullptr;
+    const std::size_t first = set_of(line) * ways_;
+    const std::uint64_t* tags = &tags_[first];
+    for (std::uint32_t w = 0; w < ways_; ++w) {
+      if (tags[w] == line) return &lines_[first + w];
+    }
+    return nullptr;
+  }
+  // Starts loading the host memory a lookup of `line` reads (its set's tags and sector bits);
+  // no effect on the cache's state.
+  void prefetch(std::uint64_t line) const {
+    if (sets_ == 0) return;
+    const std::size_t first = set_of(line) * ways_;
+    for (std::size_t b = 0; b < ways_ * sizeof(std::uint64_t); b += 64) {
+      sim::prefetch(reinterpret_cast<const char*>(&tags_[first]) + b);
+      sim::prefetch(reinterpret_cast<const char*>(&lines_[first]) + b);
+    }
+    sim::prefetch(&lru_[first]);
+  }
   // Marks the line most recently used.
-  void touch(Line& l) { l.last_use = ++clock_; }
+  void touch(Line& l) {
+    const auto i = static_cast<std::size_t>(&l - lines_.data());
+    const std::size_t set = ways_div_.div(i);
+    touch(set, static_cast<std::uint32_t>(i - set * ways_));
+  }
   // Returns the line, allocating it (as most recently used, no sectors valid) in its set's
   // free or least recently used way when absent; `victim` says what was evicted.
   // Requires sets() > 0.
@@ -46,11 +77,25 @@ class SectorCache {
   void clear();
 
  private:
+  // The tag of a free way. No line number reaches it (it would need 1-byte lines and the last
+  // byte of the 64-bit address space); allocate() refuses it.
+  static constexpr std::uint64_t kFree = ~std::uint64_t{0};
+
+  std::size_t set_of(std::uint64_t line) const {
+    return static_cast<std::size_t>(sets_div_.mod(line));
+  }
+  // Moves `way` of `set` to the front of the set's LRU list.
+  void touch(std::size_t set, std::uint32_t way);
+
   std::uint32_t ways_;
   std::uint32_t line_bytes_;
   std::uint32_t sets_;
-  std::vector<Line> lines_;  // sets_ x ways_
-  std::uint64_t clock_ = 0;  // LRU stamp: monotonic, so ties cannot happen
+  sim::FastDiv sets_div_;
+  sim::FastDiv ways_div_;
+  // sets_ x ways_ each, way-major within a set.
+  std::vector<std::uint64_t> tags_;  // line number, or kFree
+  std::vector<Line> lines_;
+  std::vector<std::uint8_t> lru_;  // per set: its way numbers, most recently used first
 };
 
 }  // namespace xpusim::mem

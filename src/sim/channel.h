@@ -7,6 +7,7 @@
 //   try_send(msg, bytes) refused (false) when `capacity` messages are in flight or unread.
 //   receive()            awaitable; returns the oldest delivered message.
 //   reserve(bytes)       timing only (no payload): books the link, returns the arrival tick.
+//   reserve_many(n, b)   the same for n messages of b bytes in a row (the last arrival).
 #pragma once
 
 #include <coroutine>
@@ -43,7 +44,15 @@ class Channel {
     return (bytes + params_.bytes_per_cycle - 1) / params_.bytes_per_cycle;
   }
 
-  Tick reserve(std::uint64_t bytes) { return book(bytes).second; }
+  Tick reserve(std::uint64_t bytes) { return reserve_many(1, bytes); }
+  // `count` messages of `bytes` each, back to back: exactly what `count` calls of
+  // reserve(bytes) in a row book (each starts where the previous one ended), returning the
+  // last arrival, for the cost of one.
+  Tick reserve_many(std::uint64_t count, std::uint64_t bytes) {
+    const Cycles start = std::max(clock_.next_cycle(), busy_until_);
+    account(start, count, bytes);
+    return clock_.edge(busy_until_ + params_.latency);
+  }
 
   bool try_send(T msg, std::uint64_t bytes) {
     if (!senders_.empty() || occupancy() >= params_.capacity) {
@@ -136,13 +145,16 @@ class Channel {
  private:
   // Books the link for `bytes`; returns {tick the tail leaves, tick it arrives}.
   std::pair<Tick, Tick> book(std::uint64_t bytes) {
-    const Cycles start = std::max(clock_.next_cycle(), busy_until_);
-    const Cycles ser = serialization_cycles(bytes);
+    account(std::max(clock_.next_cycle(), busy_until_), 1, bytes);
+    return {clock_.edge(busy_until_), clock_.edge(busy_until_ + params_.latency)};
+  }
+  // The link is busy from `start` for `count` messages of `bytes` each.
+  void account(Cycles start, std::uint64_t count, std::uint64_t bytes) {
+    const Cycles ser = count * serialization_cycles(bytes);
     busy_until_ = start + ser;
     busy_cycles_ += ser;
-    ++messages_;
-    bytes_ += bytes;
-    return {clock_.edge(busy_until_), clock_.edge(busy_until_ + params_.latency)};
+    messages_ += count;
+    bytes_ += count * bytes;
   }
 
   Tick enqueue(T msg, std::uint64_t bytes) {

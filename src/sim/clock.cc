@@ -30,26 +30,16 @@ Clock::Clock(EventQueue& queue, std::uint64_t frequency_hz) : queue_(&queue), hz
   const std::uint64_t g = std::gcd(kPsPerSecond, frequency_hz);
   num_ = kPsPerSecond / g;
   den_ = frequency_hz / g;
+  num_div_ = FastDiv(num_);
+  den_div_ = FastDiv(den_);
 }
 
-Tick Clock::edge(Cycles k) const {
+Tick Clock::edge_wide(Cycles k) const {
   return mul_div(k, num_, den_, /*round_up=*/true);
 }
 
-Cycles Clock::cycle_at(Tick t) const {
+Cycles Clock::cycle_at_wide(Tick t) const {
   return mul_div(t, den_, num_, /*round_up=*/false);
-}
-
-Tick Clock::next_edge(Tick t) const {
-  const Cycles c = cycle_at(t);
-  const Tick e = edge(c);
-  return e == t ? t : edge(c + 1);
-}
-
-Cycles Clock::next_cycle() const {
-  const Tick t = queue_->now();
-  const Cycles c = cycle_at(t);
-  return edge(c) == t ? c : c + 1;
 }
 
 }  // namespace xpusim::sim

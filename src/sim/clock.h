@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "sim/event_queue.h"
+#include "sim/fast_div.h"
 #include "sim/tick.h"
 #include "sim/timer.h"
 
@@ -19,14 +20,31 @@ class Clock {
   EventQueue& queue() const { return *queue_; }
 
   // Tick of rising edge number k (edge 0 is at tick 0).
-  Tick edge(Cycles k) const;
+  Tick edge(Cycles k) const {
+    std::uint64_t prod;
+    if (__builtin_mul_overflow(k, num_, &prod)) return edge_wide(k);
+    const std::uint64_t q = den_div_.div(prod);  // ceil(k * num / den)
+    return q + (prod != q * den_ ? 1 : 0);
+  }
   // Number of the last edge at or before t.
-  Cycles cycle_at(Tick t) const;
+  Cycles cycle_at(Tick t) const {
+    std::uint64_t prod;
+    if (__builtin_mul_overflow(t, den_, &prod)) return cycle_at_wide(t);
+    return num_div_.div(prod);  // floor(t * den / num)
+  }
   // First edge at or after t.
-  Tick next_edge(Tick t) const;
+  Tick next_edge(Tick t) const {
+    const Cycles c = cycle_at(t);
+    const Tick e = edge(c);
+    return e == t ? t : edge(c + 1);
+  }
   Cycles now_cycle() const { return cycle_at(queue_->now()); }
   // Cycle number of the first edge at or after now().
-  Cycles next_cycle() const;
+  Cycles next_cycle() const {
+    const Tick t = queue_->now();
+    const Cycles c = cycle_at(t);
+    return edge(c) == t ? c : c + 1;
+  }
 
   // Awaitable: resumes on edge cycle_at(now) + n. From an edge that is exactly n periods;
   // from between two edges it lands on an edge (like gem5's clockEdge(n)). n = 0 yields to
@@ -34,11 +52,19 @@ class Clock {
   WakeAt cycles(Cycles n) const { return WakeAt(*queue_, edge(cycle_at(queue_->now()) + n)); }
 
  private:
+  // The conversions whose product overflows 64 bits (128-bit arithmetic, checked).
+  Tick edge_wide(Cycles k) const;
+  Cycles cycle_at_wide(Tick t) const;
+
   EventQueue* queue_;
   std::uint64_t hz_;
   // Period = num_ / den_ picoseconds, reduced.
   std::uint64_t num_;
   std::uint64_t den_;
+  // Every cycle <-> tick conversion divides by one of the two: a multiply instead of a divide
+  // (conversions run several times per memory request).
+  FastDiv num_div_;
+  FastDiv den_div_;
 };
 
 }  // namespace xpusim::sim

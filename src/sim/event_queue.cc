@@ -2,11 +2,17 @@
 
 #include <algorithm>
 
+#include "sim/prefetch.h"
+
 namespace xpusim::sim {
 
 namespace {
 constexpr std::uint64_t kSequenceBits = 56;
 constexpr std::uint64_t kSequenceMask = (std::uint64_t{1} << kSequenceBits) - 1;
+// How many events ahead run() prefetches (in a large model, a host memory latency is about
+// one event's work; farther ahead measured no better on docs/performance.md's streaming run).
+constexpr std::size_t kObjectAhead = 6;
+constexpr std::size_t kStateAhead = 3;
 }  // namespace
 
 Event::~Event() {
@@ -90,6 +96,15 @@ StopReason EventQueue::run(Tick limit) {
       now_ = limit;
       return StopReason::kTickLimit;
     }
+    // A large model's events and the state they touch are scattered over megabytes (requests,
+    // warps, cache sets), so each is a host cache miss when it fires. Start loading them
+    // ahead: an event's object kObjectAhead places before it fires, then (the object now
+    // loaded) what it will touch, through its prefetch(), kStateAhead places before.
+    if (const Event* far = pending_.upcoming(kObjectAhead)) {
+      prefetch(far);
+      prefetch(reinterpret_cast<const char*>(far) + 64);
+    }
+    if (const Event* near = pending_.upcoming(kStateAhead)) near->prefetch();
     fire(pending_.pop_top());
     if (stop_requested_) {
       stop_requested_ = false;

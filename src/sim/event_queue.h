@@ -39,6 +39,10 @@ class Event {
 
  protected:
   virtual void process() = 0;
+  // For speed only: start loading (sim::prefetch) the host memory process() will touch (a
+  // cache set, a table slot). The queue calls it a few events before this one fires, once the
+  // order is known; it must not change any state. The default does nothing.
+  virtual void prefetch() const {}
 
  private:
   friend class EventQueue;

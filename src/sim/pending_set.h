@@ -61,6 +61,11 @@ class PendingSet {
     --size_;
     return current_[head_++];
   }
+  // The event k places behind the next one to fire (0: that one) when it is already known
+  // (in the bucket being drained), else null: a hint for prefetching, never for ordering.
+  Event* upcoming(std::size_t k) const {
+    return head_ + k < current_.size() ? current_[head_ + k].event : nullptr;
+  }
 
   // Removes the entry with this tick and order; false if there is none.
   bool remove(Tick tick, std::uint64_t order);
