@@ -41,15 +41,16 @@ class LooseRoundRobin final : public WarpScheduler {
 
 class OldestFirst final : public WarpScheduler {
  public:
-  std::size_t pick(std::span<const std::uint64_t> ready, std::uint64_t,
-                   bool) const override {
+  std::size_t pick(std::span<const std::uint64_t> ready, std::uint64_t, bool) const override {
     return oldest(ready);
   }
 };
 
 }  // namespace
 
-std::vector<std::string> warp_scheduler_names() { return {"gto", "lrr", "oldest"}; }
+std::vector<std::string> warp_scheduler_names() {
+  return {"gto", "lrr", "oldest"};
+}
 
 Result<std::unique_ptr<WarpScheduler>> make_warp_scheduler(std::string_view name) {
   if (name == "gto") return std::unique_ptr<WarpScheduler>(new GreedyThenOldest);

@@ -133,8 +133,7 @@ void Chip::start(const sched::CtaLaunch& cta) {
 
 // The smallest carve-out (in 8 KiB steps, our simplification of CUDA's carve-out table) that
 // holds as many of the kernel's CTAs as the SM's other resources allow; the L1 gets the rest.
-std::uint64_t Chip::l1_bytes_for(const kernel::KernelDef& k,
-                                 const kernel::LaunchParams& p) const {
+std::uint64_t Chip::l1_bytes_for(const kernel::KernelDef& k, const kernel::LaunchParams& p) const {
   const sched::SmCapacity& cap = topology_.capacity();
   const sched::CtaShape shape{
       .threads = p.threads_per_block(),

@@ -34,8 +34,8 @@ using ParamValues = std::map<std::string, std::uint64_t, std::less<>>;
 
 // One figure a workload measured, printed next to what the chip config says it should be.
 struct Measurement {
-  std::string name;     // e.g. "L2 hit latency"
-  double measured = 0;  // in `unit`
+  std::string name;                  // e.g. "L2 hit latency"
+  double measured = 0;               // in `unit`
   std::optional<double> configured;  // the config's value, when it has one
   std::string unit;                  // "cycles", "GB/s", ...
   std::string note;                  // how it was measured (one short line)
