@@ -1,10 +1,11 @@
 // Full-chip simulation speed: the H100 config (132 SMs on the memory hierarchy, behind the work
-// distributor) running a kernel that fills every SM, measured in simulated work per wall second.
+// distributor) running a kernel that fills every SM, measured in simulated work per second.
 //   BM_StreamTimingOnly/<MiB> : each warp loads 16 B per lane (4 lines per warp access),
 //                               grid-stride over a <MiB> buffer; timing-only (no data moved)
 //   BM_StreamFunctional/<MiB> : the same with real bytes (loads read the functional memory)
 //   BM_AluTimingOnly/<iters>  : compute-bound: each warp issues <iters> x alu(16), no memory
-// Counters (rates per wall second of the timed region):
+// Counters (rates per second of the timed region's CPU time: one thread, so the wall time on an
+// idle machine):
 //   cycles_per_s       simulated SM cycles
 //   warp_instr_per_s   warp instructions issued (alu(n) counts n)
 //   lines_per_s        line requests into the memory hierarchy (loads + stores)

@@ -10,9 +10,12 @@ namespace {
 constexpr std::uint64_t kSequenceBits = 56;
 constexpr std::uint64_t kSequenceMask = (std::uint64_t{1} << kSequenceBits) - 1;
 // How many events ahead run() prefetches (in a large model, a host memory latency is about
-// one event's work; farther ahead measured no better on docs/performance.md's streaming run).
+// one event's work; farther ahead measured no better on docs/performance.md's streaming run),
+// and from how many pending events on: a smaller model sits in the host's caches, where the
+// hints would cost ~17 instructions an event for nothing.
 constexpr std::size_t kObjectAhead = 6;
 constexpr std::size_t kStateAhead = 3;
+constexpr std::size_t kPrefetchMinPending = 4096;
 }  // namespace
 
 Event::~Event() {
@@ -89,6 +92,18 @@ void EventQueue::fire(const PendingEntry& e) {
   e.event->process();
 }
 
+// A large model's events and the state they touch are scattered over megabytes (requests,
+// warps, cache sets), so each is a host cache miss when it fires. Start loading them ahead: an
+// event's object kObjectAhead places before it fires, then (the object now loaded) what it will
+// touch, through its prefetch(), kStateAhead places before.
+void EventQueue::prefetch_ahead() const {
+  if (const Event* far = pending_.upcoming(kObjectAhead)) {
+    prefetch(far);
+    prefetch(reinterpret_cast<const char*>(far) + 64);
+  }
+  if (const Event* near = pending_.upcoming(kStateAhead)) near->prefetch();
+}
+
 StopReason EventQueue::run(Tick limit) {
   stop_requested_ = false;
   while (!pending_.empty()) {
@@ -96,16 +111,9 @@ StopReason EventQueue::run(Tick limit) {
       now_ = limit;
       return StopReason::kTickLimit;
     }
-    // A large model's events and the state they touch are scattered over megabytes (requests,
-    // warps, cache sets), so each is a host cache miss when it fires. Start loading them
-    // ahead: an event's object kObjectAhead places before it fires, then (the object now
-    // loaded) what it will touch, through its prefetch(), kStateAhead places before.
-    if (const Event* far = pending_.upcoming(kObjectAhead)) {
-      prefetch(far);
-      prefetch(reinterpret_cast<const char*>(far) + 64);
-    }
-    if (const Event* near = pending_.upcoming(kStateAhead)) near->prefetch();
     fire(pending_.pop_top());
+    // After firing, where the queue is reloaded anyway: the loop stays lean for small models.
+    if (pending_.size() >= kPrefetchMinPending) prefetch_ahead();
     if (stop_requested_) {
       stop_requested_ = false;
       return StopReason::kStopped;

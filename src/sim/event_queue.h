@@ -99,6 +99,7 @@ class EventQueue {
   class PostedEvent;
 
   void fire(const PendingEntry& e);
+  void prefetch_ahead() const;  // run()'s prefetch hints for the events about to fire
 
   PendingSet pending_;
   std::vector<std::unique_ptr<PostedEvent>> posted_pool_;
