@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "config/chip_spec.h"
 #include "config/units.h"
+#include "core/warp_scheduler.h"
 #include "sched/policy.h"
 #include "sim/suggest.h"
 #include "system/chip.h"
@@ -28,6 +29,7 @@ struct RunOpts {
   std::string mode;
   std::string params;
   std::string policy;
+  std::string scheduler;
 };
 
 // Sums of the chip's stats the summary reads.
@@ -83,10 +85,11 @@ void print_summary(const workloads::Scenario& s, system::Chip& chip, sim::Simula
   const sim::Clock& clock = chip.clock();
   const std::uint64_t cycles = clock.cycle_at(sim.now());
   const double seconds = static_cast<double>(sim.now()) * 1e-12;
-  std::printf("run %s: %s %s on %s (%s, %s policy)\n", s.source.c_str(),
+  std::printf("run %s: %s %s on %s (%s, %s policy, %s warp scheduler)\n", s.source.c_str(),
               s.is_workload() ? "workload" : "kernel",
               s.is_workload() ? s.workload.c_str() : s.kernel.c_str(), chip.spec().name.c_str(),
-              std::string(workloads::to_string(s.mode)).c_str(), s.policy.c_str());
+              std::string(workloads::to_string(s.mode)).c_str(), s.policy.c_str(),
+              s.sm_scheduler.c_str());
   std::printf("  simulated           %llu cycles, %.3f us\n", ull(cycles), seconds * 1e6);
   constexpr std::uint32_t kShownLaunches = 16;  // then one line for the rest
   for (std::uint32_t id = 0; id < std::min(chip.launches(), kShownLaunches); ++id) {
@@ -205,6 +208,13 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
       s.policy = o.policy;
     }
   }
+  if (!o.scheduler.empty()) {
+    if (auto made = core::make_warp_scheduler(o.scheduler); made) {
+      s.sm_scheduler = o.scheduler;
+    } else {
+      errors.push_back({fmt::format("--scheduler: {}", made.error().message)});
+    }
+  }
   if (auto st = workloads::apply_param_overrides(s, "--param", o.params); !st) {
     errors.insert(errors.end(), st.errors().begin(), st.errors().end());
   }
@@ -229,6 +239,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   const system::ChipOptions options{
       .functional = s.mode == workloads::RunMode::kFunctional,
       .policy = s.policy,
+      .scheduler = s.sm_scheduler,
       .timing = workloads::scenario_sm_timing(s, system::sm_timing_of(*spec)),
       .distributor = {},
       .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes};
@@ -315,6 +326,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   cmd->add_option("--policy", o->policy,
                   "work-distributor policy over the scenario's: waterfill | prior-art | "
                   "round-robin | first-fit");
+  cmd->add_option("--scheduler", o->scheduler,
+                  "SM warp scheduler over the scenario's: gto | lrr | oldest");
   cmd->callback([&g, &action, o] { action = [&g, o]() -> int { return run_scenario(g, *o); }; });
 }
 

@@ -20,6 +20,7 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
       memory_(memory),
       port_(port),
       cfg_(cfg),
+      scheduler_(cfg.scheduler ? cfg.scheduler : default_scheduler()),
       instructions_(add_counter("warp_instructions", "instructions", "warp instructions issued")),
       ctas_run_(add_counter("ctas", "CTAs", "CTAs that ran to completion")),
       shared_wavefronts_(add_counter("shared_wavefronts", "wavefronts",
@@ -243,16 +244,12 @@ Status Sm::apply_data(WarpSlot& w) {
 void Sm::issue(SubPartition& sp) {
   if (sp.ready.empty()) return;
   const std::uint64_t cycle = clock_.cycle_at(now());
-  // Greedy-then-oldest.
-  auto pick = std::find(sp.ready.begin(), sp.ready.end(), sp.last);
-  if (pick == sp.ready.end()) {
-    pick = sp.ready.begin() +
-           (std::min_element(sp.ready_age.begin(), sp.ready_age.end()) - sp.ready_age.begin());
-  }
-  WarpSlot& w = **pick;
-  sp.ready_age.erase(sp.ready_age.begin() + (pick - sp.ready.begin()));
-  sp.ready.erase(pick);
-  sp.last = &w;
+  const std::size_t i = scheduler_->pick(sp.ready_age, sp.last_age, sp.has_last);
+  WarpSlot& w = *sp.ready[i];
+  sp.ready_age.erase(sp.ready_age.begin() + static_cast<std::ptrdiff_t>(i));
+  sp.ready.erase(sp.ready.begin() + static_cast<std::ptrdiff_t>(i));
+  sp.last_age = w.age;
+  sp.has_last = true;
   instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kSfu ? w.op.count : 1);
   const SmTiming& t = cfg_.timing;
   std::uint64_t slots = 1;

@@ -31,6 +31,7 @@
 #include "core/cluster.h"
 #include "core/global_port.h"
 #include "core/sm_timing.h"
+#include "core/warp_scheduler.h"
 #include "kernel/registry.h"
 #include "kernel/warp.h"
 #include "mem/bank_conflicts.h"
@@ -62,6 +63,8 @@ struct SmConfig {
   sched::SmCapacity capacity{};
   mem::BankGeometry banks{};
   bool functional = true;  // false: timing-only
+  // Which ready warp a sub-partition issues (warp_scheduler.h); null: greedy-then-oldest.
+  std::shared_ptr<const WarpScheduler> scheduler;
 };
 
 enum class StallReason : std::uint8_t { kIssue, kDependency, kMemory, kBarrier, kNone };
@@ -119,6 +122,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   mem::GlobalMemory& memory_;
   GlobalPort& port_;
   SmConfig cfg_;
+  std::shared_ptr<const WarpScheduler> scheduler_;
   sched::SmUsage used_;
   std::vector<std::unique_ptr<Cta>> ctas_;
   std::vector<std::unique_ptr<SubPartition>> sps_;

@@ -70,7 +70,8 @@ struct Sm::SubPartition : sim::Event {
   // ready[i]'s age, kept beside it: picking the oldest then reads no WarpSlot (64 of them per
   // SM, cold in the host's caches).
   std::vector<std::uint64_t> ready_age;
-  WarpSlot* last = nullptr;
+  std::uint64_t last_age = 0;  // the age of the warp issued last
+  bool has_last = false;
   std::uint64_t free_cycle = 0;
 
  protected:

@@ -52,6 +52,10 @@ std::vector<std::string> warp_scheduler_names() {
   return {"gto", "lrr", "oldest"};
 }
 
+std::shared_ptr<const WarpScheduler> default_scheduler() {
+  return std::make_shared<const GreedyThenOldest>();
+}
+
 Result<std::unique_ptr<WarpScheduler>> make_warp_scheduler(std::string_view name) {
   if (name == "gto") return std::unique_ptr<WarpScheduler>(new GreedyThenOldest);
   if (name == "lrr") return std::unique_ptr<WarpScheduler>(new LooseRoundRobin);

@@ -31,5 +31,7 @@ class WarpScheduler {
 // Errors: an unknown name, with the valid ones.
 Result<std::unique_ptr<WarpScheduler>> make_warp_scheduler(std::string_view name);
 std::vector<std::string> warp_scheduler_names();
+// The default, "gto", shared (schedulers are stateless).
+std::shared_ptr<const WarpScheduler> default_scheduler();
 
 }  // namespace xpusim::core

@@ -21,7 +21,8 @@ core::SmTiming sm_timing_of(const config::ChipSpec& spec) {
 }
 
 Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
-           std::string_view name, std::unique_ptr<sched::Policy> policy)
+           std::string_view name, std::unique_ptr<sched::Policy> policy,
+           std::shared_ptr<const core::WarpScheduler> scheduler)
     : spec_(spec),
       options_(options),
       timing_(options.timing ? *options.timing : sm_timing_of(spec)),
@@ -37,7 +38,8 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
                              .timing = timing_,
                              .capacity = topology_.capacity(),
                              .banks = banks,
-                             .functional = options.functional};
+                             .functional = options.functional,
+                             .scheduler = scheduler};
     sms_.push_back(std::make_unique<core::Sm>(root_, fmt::format("sm{}", i), mem_->sm_clock(),
                                               memory_, *port_, cfg));
   }
@@ -53,7 +55,10 @@ Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::C
                                            const ChipOptions& options, std::string_view name) {
   auto policy = sched::make_policy(options.policy, {});
   if (!policy) return policy.errors();
-  return std::unique_ptr<Chip>(new Chip(sim, spec, options, name, std::move(policy).value()));
+  auto scheduler = core::make_warp_scheduler(options.scheduler);
+  if (!scheduler) return scheduler.errors();
+  return std::unique_ptr<Chip>(
+      new Chip(sim, spec, options, name, std::move(policy).value(), std::move(scheduler).value()));
 }
 
 Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::LaunchParams& p,

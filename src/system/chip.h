@@ -38,6 +38,7 @@ namespace xpusim::system {
 struct ChipOptions {
   bool functional = true;  // false: timing-only (no data moves; identical timing)
   std::string policy = "waterfill";
+  std::string scheduler = "gto";  // the SMs' warp scheduler (core/warp_scheduler.h)
   // The SM latency classes; unset: the chip config's (sm_timing_of).
   std::optional<core::SmTiming> timing = std::nullopt;
   sched::DistributorTiming distributor{};
@@ -60,7 +61,7 @@ core::SmTiming sm_timing_of(const config::ChipSpec& spec);
 
 class Chip : public sched::CtaExecutor {
  public:
-  // Errors: an unknown policy.
+  // Errors: an unknown policy or warp scheduler.
   static Result<std::unique_ptr<Chip>> create(sim::Simulation& sim, const config::ChipSpec& spec,
                                               const ChipOptions& options,
                                               std::string_view name = "chip0");
@@ -104,7 +105,8 @@ class Chip : public sched::CtaExecutor {
 
  private:
   Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
-       std::string_view name, std::unique_ptr<sched::Policy> policy);
+       std::string_view name, std::unique_ptr<sched::Policy> policy,
+       std::shared_ptr<const core::WarpScheduler> scheduler);
   void cta_exited(const sched::CtaLaunch& cta);
 
   config::ChipSpec spec_;

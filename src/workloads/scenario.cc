@@ -17,6 +17,7 @@
 #include "config/chip_spec.h"
 #include "config/units.h"
 #include "config/yaml_node.h"
+#include "core/warp_scheduler.h"
 #include "sched/policy.h"
 #include "sim/suggest.h"
 
@@ -80,8 +81,9 @@ constexpr TimingField kTimingFields[] = {
     {"cluster_barrier_latency", &core::SmTiming::cluster_barrier_latency, 0, 100'000},
 };
 
-constexpr std::string_view kTopKeys[] = {"chip",      "mode",   "workload", "params",  "policy",
-                                         "sm_timing", "kernel", "launch",   "buffers", "args"};
+constexpr std::string_view kTopKeys[] = {"chip",   "mode",         "workload",  "params",
+                                         "policy", "sm_scheduler", "sm_timing", "kernel",
+                                         "launch", "buffers",      "args"};
 constexpr std::string_view kLaunchKeys[] = {"grid", "block", "cluster", "dynamic_shared_bytes",
                                             "registers_per_thread"};
 constexpr std::string_view kBufferKeys[] = {"bytes", "fill"};
@@ -312,6 +314,8 @@ class Reader {
                 }
               } else if (key == "policy") {
                 read_policy(v, path, key_pos);
+              } else if (key == "sm_scheduler") {
+                read_scheduler(v, path, key_pos);
               } else if (key == "params") {
                 read_params(v, path, key_pos);
               } else if (key == "sm_timing") {
@@ -383,6 +387,16 @@ class Reader {
     }
     s_.policy = *t;
     s_.policy_pos = pos_of(v);
+  }
+
+  void read_scheduler(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    auto t = text(v, path, key_pos, "a warp scheduler name");
+    if (!t) return;
+    if (auto made = core::make_warp_scheduler(*t); !made) {
+      error(pos_of(v), path, made.error().message);
+      return;
+    }
+    s_.sm_scheduler = *t;
   }
 
   void read_params(const YAML::Node& v, const std::string& path, SourcePos key_pos) {

@@ -7,6 +7,7 @@
 //   workload: ubench.l2_latency  # or kernel: + launch: + buffers: + args:
 //   params: {footprint: 4MiB}    # whole numbers; sizes may carry KiB/MiB/GiB
 //   policy: waterfill            # the work distributor's policy
+//   sm_scheduler: gto            # the SMs' warp scheduler: gto | lrr | oldest
 //   sm_timing: {alu_latency: 6}  # core::SmTiming fields by name
 //
 // Loading is pure (no chip, no registries): every problem of the file comes back at once, one
@@ -83,7 +84,8 @@ struct Scenario {
   config::SourcePos chip_pos;
   RunMode mode = RunMode::kFunctional;
   std::string policy = "waterfill";
-  config::SourcePos policy_pos;  // line 0: not in the file
+  config::SourcePos policy_pos;      // line 0: not in the file
+  std::string sm_scheduler = "gto";  // the SMs' warp scheduler (core/warp_scheduler.h)
   std::vector<TimingOverride> sm_timing;
 
   // Exactly one of workload / kernel is set.

@@ -39,7 +39,8 @@ TEST_F(RunCli, StreamCopyVerifiesAndPrintsTheSummary) {
   const CliRun r = run("run copy.yaml");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(r.out.find("run copy.yaml: kernel stream_copy on tiny (functional, waterfill policy)"),
+  EXPECT_EQ(r.out.find("run copy.yaml: kernel stream_copy on tiny (functional, waterfill policy, "
+                       "gto warp scheduler)"),
             0u)
       << r.out;
   for (const char* line :
@@ -61,7 +62,8 @@ TEST_F(RunCli, TimingOnlyGivesTheSameTimingAndChecksNothing) {
   const CliRun t = run("run copy.yaml --mode timing-only");
   ASSERT_EQ(f.code, 0) << f.err;
   ASSERT_EQ(t.code, 0) << t.err;
-  EXPECT_NE(t.out.find("(timing-only, waterfill policy)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("(timing-only, waterfill policy, gto warp scheduler)"), std::string::npos)
+      << t.out;
   EXPECT_NE(t.out.find("result              not checked (timing-only)"), std::string::npos)
       << t.out;
   const auto simulated = [](const std::string& out) {
@@ -112,9 +114,9 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
 
 TEST_F(RunCli, BadFlagsAreOneLineErrors) {
   write_copy("copy.yaml");
-  for (const char* args :
-       {"run copy.yaml --mode fast", "run copy.yaml --policy best", "run copy.yaml --param n=3",
-        "run", "run copy.yaml --max-time 0", "run copy.yaml --max-time 3parsecs"}) {
+  for (const char* args : {"run copy.yaml --mode fast", "run copy.yaml --policy best",
+                           "run copy.yaml --param n=3", "run copy.yaml --scheduler greedy", "run",
+                           "run copy.yaml --max-time 0", "run copy.yaml --max-time 3parsecs"}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_EQ(lines(r.err).size(), 1u) << args << "\n" << r.err;
@@ -186,15 +188,19 @@ TEST_F(RunCli, TraceHasAWarpTrackPerSlotOfEachSm) {
 
 TEST_F(RunCli, PolicyAndSmTimingOverridesChangeTheRun) {
   write_copy("copy.yaml");
-  write_copy("slow.yaml", 4096, "sm_timing: {lsu_issue_cycles: 40}\npolicy: first-fit\n");
+  write_copy("slow.yaml", 4096,
+             "sm_timing: {lsu_issue_cycles: 40}\npolicy: first-fit\nsm_scheduler: lrr\n");
   const CliRun a = run("run copy.yaml");
   const CliRun b = run("run slow.yaml");
-  const CliRun c = run("run slow.yaml --policy round-robin");
+  const CliRun c = run("run slow.yaml --policy round-robin --scheduler oldest");
   ASSERT_EQ(a.code, 0) << a.err;
   ASSERT_EQ(b.code, 0) << b.err;
   ASSERT_EQ(c.code, 0) << c.err;
-  EXPECT_NE(b.out.find("(functional, first-fit policy)"), std::string::npos) << b.out;
-  EXPECT_NE(c.out.find("(functional, round-robin policy)"), std::string::npos) << c.out;
+  EXPECT_NE(b.out.find("(functional, first-fit policy, lrr warp scheduler)"), std::string::npos)
+      << b.out;
+  EXPECT_NE(c.out.find("(functional, round-robin policy, oldest warp scheduler)"),
+            std::string::npos)
+      << c.out;
   const auto cycles = [](const std::string& out) {
     const auto at = out.find("simulated") + 9;
     return std::stoull(out.substr(out.find_first_not_of(' ', at)));

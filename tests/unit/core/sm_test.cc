@@ -89,6 +89,30 @@ sim::Task<> misaligned(Warp& w) {
   co_await w.load_global<std::uint32_t>(kernel::lanes<Addr>([](auto l) { return 0x1002 + 4 * l; }));
 }
 
+// Which warp a scheduler prefers (run on sub-partition 0 with ALU latency 0, so a warp that
+// issues is ready again next cycle): warp 0 waits on memory, warps 4 and 8 run 2000
+// one-slot instructions. out[0] = the cycle warp 0 issues after its load returns; out[1] = the
+// cycle warp 8 issues its first instruction.
+sim::Task<> scheduler_probe(Warp& w) {
+  const Addr out = w.args().get_ptr(0);
+  if (w.warp_id() == 0) {
+    co_await w.load_global<std::uint32_t>(kernel::lanes<Addr>([&](auto) { return out; }), 1u);
+    const std::uint64_t c = co_await w.clock();
+    co_await w.store_global<std::uint64_t>(kernel::lanes<Addr>([&](auto) { return out; }),
+                                           kernel::lanes<std::uint64_t>([&](auto) { return c; }),
+                                           1u);
+  } else if (w.warp_id() == 4 || w.warp_id() == 8) {
+    const std::uint64_t c = co_await w.clock();
+    if (w.warp_id() == 8) {
+      co_await w.store_global<std::uint64_t>(kernel::lanes<Addr>([&](auto) { return out + 8; }),
+                                             kernel::lanes<std::uint64_t>([&](auto) { return c; }),
+                                             1u);
+    }
+    for (int i = 0; i < 2000; ++i)
+      co_await w.alu(1);
+  }
+}
+
 kernel::KernelRegistry registry() {
   kernel::KernelRegistry r;
   using kernel::ArgKind;
@@ -109,16 +133,19 @@ kernel::KernelRegistry registry() {
   add("mbar_pipe", mbar_pipe, {{"out", ArgKind::kPtr}});
   add("mbar_hang", mbar_hang);
   add("misaligned", misaligned);
+  add("scheduler_probe", scheduler_probe, {{"out", ArgKind::kPtr}});
   return r;
 }
 
 struct Rig {
   explicit Rig(bool functional = true)
+      : Rig(SmConfig{.id = 0, .functional = functional, .scheduler = nullptr}) {}
+  explicit Rig(const SmConfig& cfg)
       : reg(registry()),
         clock(sim.events(), kHz),
         root(sim, "chip0"),
         port(sim.events(), clock, 500),
-        sm(root, "sm0", clock, memory, port, SmConfig{.id = 0, .functional = functional}) {}
+        sm(root, "sm0", clock, memory, port, cfg) {}
   // Runs one CTA of `threads` threads; returns the cycle its last warp exited.
   std::uint64_t run(const std::string& name, std::uint32_t threads, kernel::KernelArgs a = {},
                     kernel::Dim3 block = {0, 0, 0}) {
@@ -165,6 +192,40 @@ TEST(Sm, WarpsOfOneSubPartitionShareItsIssueSlots) {
   const std::uint64_t t8 = eight.run("alu_100", 8 * 32);  // two: they take turns
   EXPECT_EQ(t8 - t4, 100u);
   EXPECT_EQ(stat(eight, "stall_issue_cycles"), 4 * 100u);  // the second warp of each waits
+}
+
+// The scheduler_probe signatures: greedy-then-oldest lets warp 4 keep the sub-partition while
+// it is ready (warp 0 and warp 8 wait its 2000 instructions out); oldest-first hands it back to
+// warp 0 when its load returns (~500) but still starves the younger warp 8; loose round-robin
+// gives warp 8 its turn at once (cycle 2, after warps 0 and 4).
+TEST(Sm, TheWarpSchedulerIsChosenByName) {
+  const auto probe = [](const std::string& name) {
+    auto made = make_warp_scheduler(name);
+    XPUSIM_CHECK(made.ok(), "known scheduler");
+    SmTiming t;
+    t.alu_latency = 0;
+    Rig r(SmConfig{.id = 0,
+                   .timing = t,
+                   .capacity = {},
+                   .banks = {},
+                   .functional = true,
+                   .scheduler = std::move(made).value()});
+    r.run("scheduler_probe", 12 * 32, kernel::KernelArgs().ptr(0x1000));
+    std::uint64_t v[2];
+    XPUSIM_CHECK(r.memory.read(0x1000, std::as_writable_bytes(std::span(v))).ok(), "readable");
+    return std::pair(v[0], v[1]);
+  };
+  const auto [gto_w0, gto_w8] = probe("gto");
+  EXPECT_GT(gto_w0, 2000u);
+  EXPECT_GT(gto_w8, 2000u);
+  const auto [old_w0, old_w8] = probe("oldest");
+  EXPECT_GE(old_w0, 500u);
+  EXPECT_LT(old_w0, 600u);
+  EXPECT_GT(old_w8, 2000u);
+  const auto [lrr_w0, lrr_w8] = probe("lrr");
+  EXPECT_GE(lrr_w0, 500u);
+  EXPECT_LT(lrr_w0, 600u);
+  EXPECT_EQ(lrr_w8, 2u);
 }
 
 TEST(Sm, SharedBankConflictsCostWavefronts) {

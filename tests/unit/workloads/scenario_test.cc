@@ -105,6 +105,7 @@ params:
   footprint: 4MiB
   hops: 100
 policy: first-fit
+sm_scheduler: lrr
 sm_timing:
   alu_latency: 6
   sub_partitions: 2
@@ -119,6 +120,7 @@ sm_timing:
   EXPECT_EQ(s.params.at("footprint").pos.line, 6);
   EXPECT_EQ(s.params.at("hops").value, 100u);
   EXPECT_EQ(s.policy, "first-fit");
+  EXPECT_EQ(s.sm_scheduler, "lrr");
   const core::SmTiming t = scenario_sm_timing(s, core::SmTiming{});
   EXPECT_EQ(t.alu_latency, 6u);
   EXPECT_EQ(t.sub_partitions, 2u);
@@ -129,6 +131,7 @@ TEST(Scenario, DefaultsAreFunctionalAndWaterfill) {
   const Scenario s = load("chip: tiny\nworkload: w\n");
   EXPECT_EQ(s.mode, RunMode::kFunctional);
   EXPECT_EQ(s.policy, "waterfill");
+  EXPECT_EQ(s.sm_scheduler, "gto");
   EXPECT_TRUE(s.params.empty());
   EXPECT_TRUE(s.sm_timing.empty());
 }
@@ -175,7 +178,7 @@ TEST(Scenario, ArgsMayComeBeforeTheBuffersTheyName) {
 TEST(Scenario, StructureErrors) {
   EXPECT_EQ(errors_of(""),
             "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, workload, "
-            "params, policy, sm_timing, kernel, launch, buffers, args");
+            "params, policy, sm_scheduler, sm_timing, kernel, launch, buffers, args");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -196,7 +199,8 @@ TEST(Scenario, StructureErrors) {
 TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
   EXPECT_EQ(errors_of("chip: tiny\nworklaod: w\n"),
             "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
-            "keys: chip, mode, workload, params, policy, sm_timing, kernel, launch, buffers, "
+            "keys: chip, mode, workload, params, policy, sm_scheduler, sm_timing, kernel, launch, "
+            "buffers, "
             "args");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
@@ -215,6 +219,9 @@ TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\npolicy: waterfil\n"),
             "s.yaml:3:9: policy: 'waterfil' is not a policy (did you mean 'waterfill'?); "
             "policies: waterfill, prior-art, round-robin, first-fit");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_scheduler: gtoo\n"),
+            "s.yaml:3:15: sm_scheduler: warp scheduler 'gtoo' is unknown (did you mean 'gto'?); "
+            "schedulers: gto, lrr, oldest");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nparams: {footprint: 4MiBs}\n"),
             "s.yaml:3:21: params.footprint: unknown size unit \"MiBs\" in \"4MiBs\"; valid "
             "units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB");
