@@ -4,50 +4,15 @@
 #include <cmath>
 #include <cstring>
 
+#include "sim/float_formats.h"
+
 namespace xpusim::tma {
 
 namespace {
 
-constexpr std::uint16_t kNan16 = 0x7FFF;
+constexpr std::uint16_t kNan16 = kCanonicalNan16;
 constexpr std::uint32_t kNan32 = 0x7FFFFFFF;
 constexpr std::uint64_t kNan64 = 0x7FFFFFFFFFFFFFFF;
-
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000) << 16;
-  const std::uint32_t exp = h >> 10 & 0x1F, mant = h & 0x3FF;
-  if (exp == 0) {  // zero or subnormal: mant * 2^-24, exact in float
-    const float v = std::ldexp(static_cast<float>(mant), -24);
-    return sign ? -v : v;
-  }
-  if (exp == 31) return std::bit_cast<float>(sign | 0x7F800000 | mant << 13);
-  return std::bit_cast<float>(sign | (exp + 112) << 23 | mant << 13);
-}
-
-std::uint16_t float_to_half(float f) {  // round to nearest even
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
-  const auto sign = static_cast<std::uint16_t>(bits >> 16 & 0x8000);
-  const std::uint32_t mag = bits & 0x7FFFFFFF;
-  if (mag > 0x7F800000) return kNan16;
-  if (mag >= 0x477FF000) return sign | 0x7C00;  // >= 65520 rounds to infinity
-  if (mag < 0x38800000) {                       // below 2^-14: subnormal half (or zero)
-    // |f| * 2^24 < 1024 is exact; rint rounds half to even in the default mode.
-    const auto q = static_cast<std::uint16_t>(std::rint(std::ldexp(std::fabs(f), 24)));
-    return sign | q;  // q == 1024 is the smallest normal, which is its own encoding
-  }
-  std::uint32_t u = mag - (112u << 23);  // rebias the exponent from 127 to 15
-  u += 0xFFF + (u >> 13 & 1);
-  return sign | static_cast<std::uint16_t>(u >> 13);
-}
-
-float bf16_to_float(std::uint16_t b) {
-  return std::bit_cast<float>(std::uint32_t{b} << 16);
-}
-
-std::uint16_t float_to_bf16(float f) {  // round to nearest even
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
-  if ((bits & 0x7FFFFFFF) > 0x7F800000) return kNan16;
-  return static_cast<std::uint16_t>((bits + 0x7FFF + (bits >> 16 & 1)) >> 16);
-}
 
 float flush(float f) {
   return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.0f, f) : f;
