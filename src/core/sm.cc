@@ -31,6 +31,24 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
       dsmem_accesses_(add_counter("dsmem_accesses", "instructions",
                                   "distributed shared memory loads, stores and atomics")),
       cluster_syncs_(add_counter("cluster_syncs", "instructions", "cluster.sync arrivals")),
+      register_loads_(add_counter("register_loads", "instructions",
+                                  "loads into the mm register file (asynchronous)")),
+      mm_instructions_(add_counter("mm.instructions", "instructions", "mm instructions issued")),
+      mm_math_issues_(add_counter("mm.math_issues", "issues",
+                                  "mm math issues: one per predicated-on B column (seed2 ¶102)")),
+      mm_b_lines_(add_counter("mm.b_line_fetches", "lines",
+                              "B lines (or shared wavefronts) the mm memory issues read")),
+      mm_b_bytes_(add_counter("mm.b_bytes", "bytes", "B bytes the mm memory issues read")),
+      mm_a_register_reads_(add_counter("mm.a_register_reads", "registers",
+                                       "A registers read: once per active thread and mm (¶7)")),
+      mm_macs_(add_counter("mm.macs", "MACs", "multiply-accumulates of mm instructions")),
+      mm_active_threads_(add_counter("mm.active_threads", "threads",
+                                     "threads with work, summed over mm instructions (lane "
+                                     "utilization = this / (32 x mm.instructions))")),
+      tensor_busy_(add_counter("tensor.busy_cycles", "cycles",
+                               "tensor-unit cycles busy with mm math, summed over the units")),
+      mm_token_stall_(add_counter("mm.token_stall_cycles", "cycles",
+                                  "mm math issues blocked on an A register's token (¶101)")),
       stall_issue_(add_counter("stall_issue_cycles", "cycles", "warps ready, waiting to issue")),
       stall_dependency_(add_counter("stall_dependency_cycles", "cycles",
                                     "waiting on an ALU, SFU or shared-memory result")),
@@ -42,6 +60,7 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
     sps_.push_back(std::make_unique<SubPartition>(*this));
   tracing_ = trace_track() != sim::kNoTrack;
   slot_busy_.assign(cfg.capacity.warps, false);
+  tensor_free_.assign(std::max<std::uint32_t>(cfg.tensor.cores, 1), 0);
 }
 
 Sm::~Sm() {
@@ -123,6 +142,10 @@ sim::Task<> Sm::run_warp(WarpSlot& w) {
 }
 
 void Sm::warp_exited(WarpSlot& w) {
+  if (w.reg_loads > 0) {  // its register loads still write the warp's state: exit after them
+    w.exit_deferred = true;
+    return;
+  }
   Cta& c = w.cta;
   if (w.slot < slot_busy_.size()) slot_busy_[w.slot] = false;
   if (tracing_) trace_warp(w, c.work.kernel->name, w.started);
@@ -197,12 +220,26 @@ void Sm::execute(kernel::Warp& warp, const Op& op) {
       return;
     }
   }
-  if (cfg_.functional) {
+  if (op.kind == OpKind::kLoadRegsGlobal || op.kind == OpKind::kLoadRegsShared) {
+    if (auto st = accept_register_load(w); !st) {
+      raise(w, st.error().message);
+      return;
+    }
+  } else if (op.kind == OpKind::kMm) {
+    if (auto st = accept_mm(w); !st) {
+      raise(w, st.error().message);
+      return;
+    }
+  } else if (cfg_.functional) {
     if (auto st = apply_data(w); !st) {
       raise(w, st.error().message);
       return;
     }
   }
+  enqueue(w);
+}
+
+void Sm::enqueue(WarpSlot& w) {
   stall(w, StallReason::kIssue);
   SubPartition& sp = *sps_[w.sp];
   sp.ready.push_back(&w);
@@ -250,9 +287,13 @@ void Sm::issue(SubPartition& sp) {
   sp.ready.erase(sp.ready.begin() + static_cast<std::ptrdiff_t>(i));
   sp.last_age = w.age;
   sp.has_last = true;
-  instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kSfu ? w.op.count : 1);
+  const bool mm_math = w.op.kind == OpKind::kMm && w.mm.math;
+  const std::uint64_t math_issues = std::max<std::uint32_t>(w.mm.columns, 1);
+  instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kSfu ? w.op.count
+                    : mm_math                                              ? math_issues
+                                                                           : 1);
   const SmTiming& t = cfg_.timing;
-  std::uint64_t slots = 1;
+  std::uint64_t slots = mm_math ? math_issues : 1;
   if (w.op.kind == OpKind::kAlu) slots = std::max<std::uint32_t>(w.op.count, 1);
   if (w.op.kind == OpKind::kSfu)
     slots = std::uint64_t{std::max<std::uint32_t>(w.op.count, 1)} * t.sfu_issue_cycles;
@@ -320,6 +361,17 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       return;
     case OpKind::kClusterSync:
       cluster_sync(w, cycle);
+      return;
+    case OpKind::kLoadRegsGlobal:
+    case OpKind::kLoadRegsShared:
+      register_load_op(w, cycle);
+      return;
+    case OpKind::kMm:
+      if (w.mm.math) {
+        mm_math(w, cycle);
+      } else {
+        mm_memory(w, cycle);
+      }
       return;
     case OpKind::kClock:
       *op.value = cycle;

@@ -60,6 +60,7 @@ struct CtaWork {
 struct SmConfig {
   std::uint32_t id = 0;
   SmTiming timing{};
+  TensorTiming tensor{};
   sched::SmCapacity capacity{};
   mem::BankGeometry banks{};
   bool functional = true;  // false: timing-only
@@ -80,6 +81,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   Status launch(const CtaWork& work, std::function<void()> exited);
 
   void execute(kernel::Warp& warp, const kernel::Op& op) override;
+  kernel::RegisterFile& registers(kernel::Warp& warp) override;
   // Another SM's cluster barrier released this SM's warp: it issues again at `cycle`.
   void release(kernel::Warp& warp, std::uint64_t cycle);
 
@@ -109,6 +111,16 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   static void release_cluster(ClusterContext& k);
   void part_done(WarpSlot& w);  // one part of a multi-part access completed
   void trace_warp(const WarpSlot& w, std::string_view what, sim::Tick begin);
+  // The tensor unit (sm_tensor.cc): mm and the register loads that feed it.
+  Status accept_register_load(WarpSlot& w);
+  Status accept_mm(WarpSlot& w);
+  void register_load_op(WarpSlot& w, std::uint64_t cycle);
+  void register_load_landed(WarpSlot& w, std::uint32_t reg, std::uint32_t count);
+  void mm_memory(WarpSlot& w, std::uint64_t cycle);
+  void mm_operands_ready(WarpSlot& w);
+  void mm_math(WarpSlot& w, std::uint64_t cycle);
+  std::uint32_t mm_rate(kernel::MmType t) const;
+  void enqueue(WarpSlot& w);  // ready to issue: into its sub-partition's queue
   void issue(SubPartition& sp);
   void dispatch(WarpSlot& w, std::uint64_t cycle);
   void mbarrier_op(WarpSlot& w, std::uint64_t cycle);
@@ -131,6 +143,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   std::optional<Error> fault_;
   bool tracing_ = false;  // a track per warp slot when the tracer takes this SM
   std::vector<bool> slot_busy_;
+  std::vector<std::uint64_t> tensor_free_;  // per tensor unit: first free cycle
 
   sim::Counter& instructions_;
   sim::Counter& ctas_run_;
@@ -139,6 +152,16 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   sim::Counter& global_accesses_;
   sim::Counter& dsmem_accesses_;
   sim::Counter& cluster_syncs_;
+  sim::Counter& register_loads_;
+  sim::Counter& mm_instructions_;
+  sim::Counter& mm_math_issues_;
+  sim::Counter& mm_b_lines_;
+  sim::Counter& mm_b_bytes_;
+  sim::Counter& mm_a_register_reads_;
+  sim::Counter& mm_macs_;
+  sim::Counter& mm_active_threads_;
+  sim::Counter& tensor_busy_;
+  sim::Counter& mm_token_stall_;
   sim::Counter& stall_issue_;
   sim::Counter& stall_dependency_;
   sim::Counter& stall_memory_;

@@ -54,6 +54,21 @@ struct Sm::WarpSlot : sim::Event {
   std::uint32_t pending = 0;  // parts of a multi-part access still in flight
   std::uint32_t slot = 0;     // hardware warp slot (its trace track)
   sim::Tick started = 0;
+  // The mm register file (made on first use) and its tokens: per register, the register loads
+  // in flight that write it.
+  std::unique_ptr<kernel::RegisterFile> regs;
+  std::vector<std::uint32_t> reg_pending;
+  std::uint32_t reg_loads = 0;  // register loads in flight
+  bool exit_deferred = false;   // returned with register loads in flight: exits when they land
+  struct MmState {
+    std::uint32_t columns = 0;  // predicated-on B columns: the math issues
+    std::uint32_t a_regs = 0;
+    std::uint64_t macs = 0;
+    std::uint32_t active_threads = 0;
+    bool math = false;        // B and A ready: the next issue is the math form
+    bool token_wait = false;  // blocked on an A register's token
+    sim::Tick token_since = 0;
+  } mm;
 
  protected:
   void process() override {

@@ -18,4 +18,17 @@ struct SmTiming {
   std::uint32_t cluster_barrier_latency = 190;  // last arrival at cluster.sync → waiters issue
 };
 
+// The tensor unit that runs `mm` (seed2; docs/tensor-unit.md): dense multiply-accumulates
+// per cycle per SM by operand family (config sm.tensor.*), split evenly over `cores` units;
+// sub-partition s uses unit s % cores.
+struct TensorTiming {
+  std::uint32_t cores = 4;
+  std::uint32_t int8_fma_per_cycle = 4096;
+  std::uint32_t f16_fma_per_cycle = 2048;  // f16 and bf16
+  std::uint32_t tf32_fma_per_cycle = 1024;
+  std::uint32_t f32_fma_per_cycle = 128;
+  std::uint32_t registers_per_thread = 512;  // the mm register file
+  std::uint32_t line_bytes = 128;            // B fetch granule (L1 line, shared wavefront)
+};
+
 }  // namespace xpusim::core

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernel/lanes.h"
+#include "kernel/mm_instruction.h"
 
 namespace xpusim::kernel {
 
@@ -33,6 +34,12 @@ enum class OpKind : std::uint8_t {
   kStoreDsmem,
   kAtomicAddDsmem,  // atom.shared::cluster.add: `data` in = operands, out = old values
   kClusterSync,     // barrier.cluster.arrive + wait: every thread of every CTA of the cluster
+  // Loads into the mm register file (seed2 ¶111): per-lane `bytes` (4, 8 or 16) into registers
+  // reg.. of each lane. Asynchronous: the warp goes on after issue; the registers' token stays
+  // pending until the data lands, and an mm reading them waits for it (¶101).
+  kLoadRegsGlobal,
+  kLoadRegsShared,  // addresses are CTA shared-window offsets
+  kMm,              // the mm instruction `*mm` (mm_instruction.h): B fetch, then math issues
 };
 
 inline constexpr bool is_dsmem(OpKind k) {
@@ -63,6 +70,8 @@ struct Op {
   std::uint32_t parity = 0;
   bool* result = nullptr;          // try_wait's answer
   std::uint64_t* value = nullptr;  // clock's answer
+  std::uint32_t reg = 0;           // register loads: the first register written per lane
+  const MmInstruction* mm = nullptr;
 };
 
 }  // namespace xpusim::kernel

@@ -21,6 +21,7 @@
 #include "kernel/kernel_args.h"
 #include "kernel/lanes.h"
 #include "kernel/launch.h"
+#include "kernel/mm_instruction.h"
 #include "kernel/op.h"
 
 namespace xpusim::kernel {
@@ -33,6 +34,8 @@ class WarpExecutor {
  public:
   virtual ~WarpExecutor() = default;
   virtual void execute(Warp& warp, const Op& op) = 0;
+  // The warp's mm register file (kWarpSize threads), made on first use.
+  virtual RegisterFile& registers(Warp& warp) = 0;
 };
 
 class Warp {
@@ -202,6 +205,34 @@ class Warp {
   }
   // cluster.sync(): every thread of every CTA of the cluster (barrier.cluster.arrive+wait).
   OpAwaiter cluster_sync() { return {*this, Op{.kind = OpKind::kClusterSync}}; }
+
+  // The mm register file of this warp's threads (seed2 ¶95): plain reads and writes cost
+  // nothing (charge them with alu()); registers a load_registers_* fills hold the data from
+  // issue on, but an mm reading them waits for the load's write-back (its token).
+  RegisterFile& registers() { return executor_->registers(*this); }
+  // ld.global / ld.shared of `count` (1, 2 or 4) consecutive 32-bit registers per lane into
+  // reg.. : asynchronous, the warp goes on after the issue slot.
+  OpAwaiter load_registers_global(std::uint32_t reg, std::uint32_t count, const Lanes<Addr>& addr,
+                                  LaneMask mask = kAllLanes) {
+    return {*this, Op{.kind = OpKind::kLoadRegsGlobal,
+                      .mask = mask,
+                      .bytes = 4 * count,
+                      .addr = &addr,
+                      .reg = reg}};
+  }
+  OpAwaiter load_registers_shared(std::uint32_t reg, std::uint32_t count, const Lanes<Addr>& offset,
+                                  LaneMask mask = kAllLanes) {
+    return {*this, Op{.kind = OpKind::kLoadRegsShared,
+                      .mask = mask,
+                      .bytes = 4 * count,
+                      .addr = &offset,
+                      .reg = reg}};
+  }
+  // The mm instruction (seed2): the second thread set is this warp's 32 threads. Returns when
+  // its math issues have completed (C is final).
+  OpAwaiter mm(const MmInstruction& instr) {
+    return {*this, Op{.kind = OpKind::kMm, .mm = &instr}};
+  }
   // clock64(): the SM cycle at which this instruction issues.
   ClockAwaiter clock() { return {*this, Op{.kind = OpKind::kClock}}; }
 

@@ -20,6 +20,13 @@ core::SmTiming sm_timing_of(const config::ChipSpec& spec) {
           .cluster_barrier_latency = l.cluster_barrier_cycles};
 }
 
+core::TensorTiming tensor_timing_of(const config::ChipSpec& spec) {
+  core::TensorTiming t;
+  t.cores = spec.sm.tensor.cores;
+  t.f16_fma_per_cycle = spec.sm.tensor.bf16_fma_per_cycle;
+  return t;
+}
+
 Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
            std::string_view name, std::unique_ptr<sched::Policy> policy,
            std::shared_ptr<const core::WarpScheduler> scheduler)
@@ -36,6 +43,7 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
   for (std::uint32_t i = 0; i < topology_.num_sms(); ++i) {
     const core::SmConfig cfg{.id = i,
                              .timing = timing_,
+                             .tensor = tensor_timing_of(spec),
                              .capacity = topology_.capacity(),
                              .banks = banks,
                              .functional = options.functional,

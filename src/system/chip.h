@@ -58,6 +58,8 @@ struct KernelRun {
 
 // The SM latency classes of a chip config (sm_latency.*, sm.sub_partitions).
 core::SmTiming sm_timing_of(const config::ChipSpec& spec);
+// The tensor unit's rates and register file (sm.tensor.*).
+core::TensorTiming tensor_timing_of(const config::ChipSpec& spec);
 
 class Chip : public sched::CtaExecutor {
  public:

@@ -206,6 +206,7 @@ TEST(Sm, TheWarpSchedulerIsChosenByName) {
     t.alu_latency = 0;
     Rig r(SmConfig{.id = 0,
                    .timing = t,
+                   .tensor = {},
                    .capacity = {},
                    .banks = {},
                    .functional = true,

@@ -14,6 +14,8 @@ sim::Task<> nothing(Warp&) {
 class NoExecutor : public WarpExecutor {
  public:
   void execute(Warp&, const Op&) override {}
+  RegisterFile& registers(Warp&) override { return regs; }
+  RegisterFile regs{kWarpSize, 8};
 };
 
 TEST(KernelArgs, ASignatureMismatchNamesTheArgumentAndBothKinds) {

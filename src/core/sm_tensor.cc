@@ -1,0 +1,296 @@
+// The SM's tensor unit: timing of the `mm` instruction and of the register loads that feed it
+// (seed2; docs/tensor-unit.md).
+//  - load_registers_*: one issue slot; the warp goes on. Each written register's token stays
+//    pending until the data lands (global: through the memory hierarchy; shared: the data
+//    stage and the shared latency).
+//  - mm, issue 1 (memory form, ¶20, ¶98): one issue slot; B is fetched once for the warp
+//    (broadcast, ¶16) as whole lines through L1/L2/HBM, or as shared-memory wavefronts.
+//  - Then the A registers' tokens are checked (¶101): while a load that writes them is in
+//    flight the warp's issue is blocked (counted as token stall cycles).
+//  - mm, issues 2..: one math issue per B column (¶102), each an issue slot of the
+//    sub-partition; the sub-partition's tensor unit is busy ceil(MACs / rate) cycles (at least
+//    one per column). The warp goes on when the math has completed.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/mm.h"
+#include "core/sm.h"
+#include "core/sm_state.h"
+
+namespace xpusim::core {
+
+using kernel::Op;
+using kernel::OpKind;
+
+namespace {
+
+std::uint32_t per_register(kernel::MmType t) {
+  return 4 / kernel::mm_type_bytes(t);
+}
+
+}  // namespace
+
+kernel::RegisterFile& Sm::registers(kernel::Warp& warp) {
+  WarpSlot& w = *static_cast<WarpSlot*>(warp.executor_slot);
+  if (!w.regs) {
+    w.regs =
+        std::make_unique<kernel::RegisterFile>(kernel::kWarpSize, cfg_.tensor.registers_per_thread);
+    w.reg_pending.assign(cfg_.tensor.registers_per_thread, 0);
+  }
+  return *w.regs;
+}
+
+std::uint32_t Sm::mm_rate(kernel::MmType t) const {
+  const TensorTiming& x = cfg_.tensor;
+  switch (t) {
+    case kernel::MmType::kS8:
+    case kernel::MmType::kU8:
+      return x.int8_fma_per_cycle;
+    case kernel::MmType::kF16:
+    case kernel::MmType::kBF16:
+      return x.f16_fma_per_cycle;
+    case kernel::MmType::kTF32:
+      return x.tf32_fma_per_cycle;
+    case kernel::MmType::kF32:
+      return x.f32_fma_per_cycle;
+  }
+  return x.f32_fma_per_cycle;
+}
+
+// Checked when the warp issues it, in every mode (the timing needs the same facts); in
+// functional mode the registers are written here too.
+Status Sm::accept_register_load(WarpSlot& w) {
+  const Op& op = w.op;
+  kernel::RegisterFile& regs = registers(w.warp);
+  const std::uint32_t count = op.bytes / 4;
+  if (op.bytes != 4 && op.bytes != 8 && op.bytes != 16) {
+    return Error{fmt::format("register load of {} registers per lane: must be 1, 2 or 4", count)};
+  }
+  if (std::uint64_t{op.reg} + count > regs.regs_per_thread()) {
+    return Error{fmt::format("register load into r{}..r{} passes the {}-register file", op.reg,
+                             op.reg + count - 1, regs.regs_per_thread())};
+  }
+  const bool shared = op.kind == OpKind::kLoadRegsShared;
+  for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+    if (((op.mask >> l) & 1) == 0) continue;
+    const kernel::Addr a = (*op.addr)[l];
+    if (a % op.bytes != 0) {
+      return Error{fmt::format("register load lane {} address {:#x} is not {}-byte aligned", l, a,
+                               op.bytes)};
+    }
+    if (shared &&
+        (a > 0xFFFF'FFFFu || !w.cta.smem.check_range(static_cast<std::uint32_t>(a), op.bytes))) {
+      return Error{
+          fmt::format("register load lane {}: shared offset {:#x} is outside the CTA's "
+                      "{} B window",
+                      l, a, w.cta.smem.size())};
+    }
+    if (!cfg_.functional) continue;
+    std::uint32_t words[4] = {};
+    const std::span<std::byte> bytes(reinterpret_cast<std::byte*>(words), op.bytes);
+    const Status st =
+        shared ? w.cta.smem.read(static_cast<std::uint32_t>(a), bytes) : memory_.read(a, bytes);
+    if (!st) return Error{fmt::format("register load lane {}: {}", l, st.error().message)};
+    for (std::uint32_t i = 0; i < count; ++i)
+      regs.at(l, op.reg + i) = words[i];
+  }
+  return Ok{};
+}
+
+Status Sm::accept_mm(WarpSlot& w) {
+  const kernel::MmInstruction& mm = *w.op.mm;
+  kernel::RegisterFile& regs = registers(w.warp);
+  if (auto st = validate_mm(mm, regs); !st) return st;
+  std::uint32_t columns = 0;
+  for (std::uint32_t j = 0; j < mm.n; ++j)
+    columns += mm.column_predicate.empty() || mm.column_predicate[j] ? 1 : 0;
+  const std::uint32_t rows = regs.threads() / (mm.ka * mm.kb);
+  WarpSlot::MmState& s = w.mm;
+  s = {};
+  s.columns = columns;
+  s.a_regs = (mm.k + per_register(mm.a_type) - 1) / per_register(mm.a_type);
+  s.macs = std::uint64_t{rows} * columns * mm.k * mm.kb;
+  s.active_threads = columns == 0 ? 0 : std::min(regs.threads(), rows * mm.ka * mm.kb);
+  // B addresses: element aligned; shared ones inside the window.
+  const std::uint32_t eb = kernel::mm_type_bytes(mm.b_type);
+  const std::uint64_t run = mm.t1 ? std::uint64_t{mm.n} * eb : std::uint64_t{mm.k} * mm.kb * eb;
+  for (std::size_t i = 0; i < mm.b_addresses.size(); ++i) {
+    const std::uint64_t a = mm.b_addresses[i];
+    if (a % eb != 0) {
+      return Error{fmt::format("mm: B address {:#x} ({} {}) is not {}-byte aligned", a,
+                               mm.t1 ? "row" : "column", i, eb)};
+    }
+    if (mm.b_shared &&
+        (a + run > 0xFFFF'FFFFu ||
+         !w.cta.smem.check_range(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(run)))) {
+      return Error{
+          fmt::format("mm: B {} {} at shared offset {:#x} (+{} B) is outside the CTA's "
+                      "{} B window",
+                      mm.t1 ? "row" : "column", i, a, run, w.cta.smem.size())};
+    }
+  }
+  if (cfg_.functional) {
+    const MmReader read = [&](std::uint64_t a, std::span<std::byte> out) -> Status {
+      if (mm.b_shared) return w.cta.smem.read(static_cast<std::uint32_t>(a), out);
+      return memory_.read(a, out);
+    };
+    auto done = execute_mm(mm, regs, read);
+    if (!done) return done.errors();
+    s.macs = done->counts.macs;
+    s.active_threads = done->counts.active_threads;
+    if (!done->range_errors.empty()) return done->range_errors.front();
+    return Ok{};
+  }
+  // Timing-only: no data, the same range rule (¶100) on the widest thread share.
+  const std::uint32_t share = (mm.n + mm.ka - 1) / mm.ka;
+  if (std::uint64_t{mm.c_base} + share > regs.regs_per_thread()) {
+    return Error{fmt::format("mm: product registers r{}..r{} pass the {}-register file", mm.c_base,
+                             std::uint64_t{mm.c_base} + share - 1, regs.regs_per_thread())};
+  }
+  return Ok{};
+}
+
+void Sm::register_load_op(WarpSlot& w, std::uint64_t cycle) {
+  const Op& op = w.op;
+  const std::uint32_t reg = op.reg;
+  const std::uint32_t count = op.bytes / 4;
+  register_loads_.inc();
+  for (std::uint32_t r = reg; r < reg + count; ++r)
+    ++w.reg_pending[r];
+  ++w.reg_loads;
+  const auto landed = [this, &w, reg, count] { register_load_landed(w, reg, count); };
+  if (op.kind == OpKind::kLoadRegsGlobal) {
+    global_accesses_.inc();
+    Op access = op;
+    access.kind = OpKind::kLoadGlobal;
+    port_.access(cfg_.id, access, op.mask, landed);
+  } else {
+    std::vector<mem::LaneAccess> lanes;
+    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+      if ((op.mask >> l) & 1) {
+        lanes.push_back(
+            {.lane = l, .address = static_cast<std::uint32_t>((*op.addr)[l]), .bytes = op.bytes});
+      }
+    }
+    std::uint32_t wavefronts = 0;
+    if (!lanes.empty()) {
+      auto cost = mem::bank_conflict_cost(lanes, cfg_.banks);
+      XPUSIM_CHECK(cost.ok(), "shared accesses were checked when accepted");
+      wavefronts = cost->wavefronts;
+      shared_wavefronts_.inc(wavefronts);
+      bank_conflicts_.inc(cost->conflict_wavefronts());
+    }
+    const std::uint64_t start = std::max(cycle + cfg_.timing.lsu_issue_cycles, shared_free_);
+    shared_free_ = start + wavefronts;
+    events().post(clock_.edge(start + wavefronts + cfg_.timing.shared_latency - 1), landed);
+  }
+  // Asynchronous: the warp issues its next instruction after this one's slot.
+  stall(w, StallReason::kDependency);
+  wake(w, cycle + cfg_.timing.lsu_issue_cycles);
+}
+
+void Sm::register_load_landed(WarpSlot& w, std::uint32_t reg, std::uint32_t count) {
+  for (std::uint32_t r = reg; r < reg + count; ++r)
+    --w.reg_pending[r];
+  --w.reg_loads;
+  if (w.mm.token_wait) mm_operands_ready(w);
+  if (w.reg_loads == 0 && w.exit_deferred) {
+    w.exit_deferred = false;
+    warp_exited(w);
+  }
+}
+
+void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
+  const kernel::MmInstruction& mm = *w.op.mm;
+  mm_instructions_.inc();
+  mm_macs_.inc(w.mm.macs);
+  mm_active_threads_.inc(w.mm.active_threads);
+  mm_a_register_reads_.inc(std::uint64_t{w.mm.active_threads} * w.mm.a_regs);
+  std::vector<std::uint64_t> lines =
+      mm_fetch_lines(mm, cfg_.tensor.line_bytes, mm.retention || !mm.t1);
+  if (!mm.broadcast) {  // each thread of the warp fetches B for itself
+    std::vector<std::uint64_t> all;
+    all.reserve(lines.size() * kernel::kWarpSize);
+    for (std::uint32_t t = 0; t < kernel::kWarpSize; ++t)
+      all.insert(all.end(), lines.begin(), lines.end());
+    lines = std::move(all);
+  }
+  mm_b_lines_.inc(lines.size());
+  mm_b_bytes_.inc(lines.size() * cfg_.tensor.line_bytes);
+  stall(w, StallReason::kMemory);
+  if (lines.empty()) {  // every column predicated off: nothing to fetch
+    events().post(clock_.edge(cycle + 1), [this, &w] { mm_operands_ready(w); });
+    return;
+  }
+  if (mm.b_shared) {
+    // One wavefront (a line) per cycle through the shared data stage.
+    const auto n = static_cast<std::uint32_t>(lines.size());
+    const std::uint64_t start = std::max(cycle + cfg_.timing.lsu_issue_cycles, shared_free_);
+    shared_free_ = start + n;
+    shared_wavefronts_.inc(n);
+    events().post(clock_.edge(start + n + cfg_.timing.shared_latency - 1),
+                  [this, &w] { mm_operands_ready(w); });
+    return;
+  }
+  // Whole lines, 8 lanes x 16 B each, four lines to a warp-wide access.
+  global_accesses_.inc();
+  const std::uint32_t per_access = kernel::kWarpSize * 16 / cfg_.tensor.line_bytes;
+  const auto accesses = static_cast<std::uint32_t>((lines.size() + per_access - 1) / per_access);
+  w.pending = accesses;
+  for (std::uint32_t i = 0; i < accesses; ++i) {
+    kernel::Lanes<kernel::Addr> addr{};
+    kernel::LaneMask mask = 0;
+    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+      const std::size_t line = std::size_t{i} * per_access + l * 16 / cfg_.tensor.line_bytes;
+      if (line >= lines.size()) break;
+      addr[l] = lines[line] + (l * 16) % cfg_.tensor.line_bytes;
+      mask |= kernel::LaneMask{1} << l;
+    }
+    Op access{.kind = OpKind::kLoadGlobal, .mask = mask, .bytes = 16, .addr = &addr};
+    port_.access(cfg_.id, access, mask, [this, &w] {
+      if (--w.pending == 0) mm_operands_ready(w);
+    });
+  }
+}
+
+// B has arrived; the math issues wait for the A registers' tokens (¶101).
+void Sm::mm_operands_ready(WarpSlot& w) {
+  const kernel::MmInstruction& mm = *w.op.mm;
+  bool pending = false;
+  for (std::uint32_t r = mm.a_base; r < mm.a_base + w.mm.a_regs && !pending; ++r)
+    pending = w.reg_pending[r] != 0;
+  if (pending) {
+    if (!w.mm.token_wait) {
+      w.mm.token_wait = true;
+      w.mm.token_since = now();
+      stall(w, StallReason::kDependency);
+    }
+    return;
+  }
+  if (w.mm.token_wait) {
+    mm_token_stall_.inc(clock_.cycle_at(now()) - clock_.cycle_at(w.mm.token_since));
+    w.mm.token_wait = false;
+  }
+  w.mm.math = true;
+  enqueue(w);
+}
+
+void Sm::mm_math(WarpSlot& w, std::uint64_t cycle) {
+  const kernel::MmInstruction& mm = *w.op.mm;
+  const TensorTiming& x = cfg_.tensor;
+  const std::uint32_t cores = std::max<std::uint32_t>(x.cores, 1);
+  const std::uint64_t rate = std::max<std::uint64_t>(mm_rate(mm.a_type) / cores, 1);
+  const std::uint64_t columns = std::max<std::uint32_t>(w.mm.columns, 1);
+  const std::uint64_t busy = std::max(columns, (w.mm.macs + rate - 1) / rate);
+  std::uint64_t& unit_free = tensor_free_[w.sp % cores];
+  const std::uint64_t start = std::max(cycle, unit_free);
+  unit_free = start + busy;
+  tensor_busy_.inc(busy);
+  mm_math_issues_.inc(columns);
+  w.mm.math = false;
+  stall(w, StallReason::kDependency);
+  wake(w, start + busy);
+}
+
+}  // namespace xpusim::core

@@ -1,0 +1,62 @@
+// The `mm` broadcast tensor-multiply instruction (seed2) as a warp issues it: its operand
+// fields, and the per-thread register file its A and C operands live in. What it computes is
+// core/mm.h; how the SM times it is core/sm_tensor.cc.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace xpusim::kernel {
+
+// Element types of seed2 ¶72 that `mm` multiplies. s8/u8 are the sa/ua/sb/ub suffixes (¶107).
+enum class MmType : std::uint8_t { kS8, kU8, kF16, kBF16, kTF32, kF32 };
+
+// "s8", "u8", "f16", "bf16", "tf32", "f32".
+const char* mm_type_name(MmType t);
+std::uint32_t mm_type_bytes(MmType t);  // in memory (and packed into 32-bit registers)
+
+// kaN column split (¶115): contiguous halves/quarters, or round-robin columns.
+enum class KaSplit : std::uint8_t { kContiguous, kInterleaved };
+
+// 32-bit registers of T threads, `regs` each (seed2 ¶95: C row in r0…, A segment in r256…).
+class RegisterFile {
+ public:
+  RegisterFile(std::uint32_t threads, std::uint32_t regs_per_thread);
+  std::uint32_t threads() const { return threads_; }
+  std::uint32_t regs_per_thread() const { return regs_; }
+  std::uint32_t& at(std::uint32_t thread, std::uint32_t reg);
+  std::uint32_t at(std::uint32_t thread, std::uint32_t reg) const;
+  std::span<std::uint32_t> thread(std::uint32_t t);
+  std::span<const std::uint32_t> thread(std::uint32_t t) const;
+
+ private:
+  std::uint32_t threads_;
+  std::uint32_t regs_;
+  std::vector<std::uint32_t> words_;  // thread-major
+};
+
+struct MmInstruction {
+  MmType a_type = MmType::kBF16;  // A (registers): s8/u8, f16, bf16, tf32, f32
+  MmType b_type = MmType::kBF16;  // B (memory): same family as A (s8/u8 mix freely)
+  std::uint32_t c_base = 0;       // first product register (C row part), ¶95 "r0"
+  std::uint32_t a_base = 256;     // first factor register (A row segment), ¶95 "r256"
+  std::uint32_t k = 8;            // A elements per thread in this instruction (one K-slice)
+  std::uint32_t n = 1;            // B columns (lanes of the first thread set)
+  std::uint32_t ka = 1;           // threads sharing a C row by columns
+  KaSplit ka_split = KaSplit::kContiguous;
+  std::uint32_t kb = 1;         // threads sharing each dot product by K
+  std::uint32_t kb_leader = 0;  // which q accumulates (¶118: either may)
+  bool t1 = false;              // B stored row-major (transpose on fetch)
+  // Column starts (t0) or row starts (t1), byte addresses in whatever space `read` serves.
+  std::vector<std::uint64_t> b_addresses{};
+  // Bit j: column j takes part. Empty = all n columns.
+  std::vector<bool> column_predicate{};
+  // Where B lives when a warp issues it: global memory, or the CTA's shared window (offsets).
+  bool b_shared = false;
+  // Timing variants for the experiments of docs/tensor-unit.md (what C is never changes):
+  bool broadcast = true;  // false: every thread fetches B itself (no broadcast, ¶16)
+  bool retention = true;  // false: t1 lines are dropped and re-read per column (¶122)
+};
+
+}  // namespace xpusim::kernel
