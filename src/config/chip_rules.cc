@@ -130,6 +130,33 @@ constexpr std::array kChipRules{
                      return fmt::format("{} is not divisible by sm.tensor.cores = {}",
                                         c.sm.tensor.bf16_fma_per_cycle, c.sm.tensor.cores);
                    }},
+    CrossFieldRule{"sm.tensor.int8_fma_per_cycle",
+                   {"sm.tensor.cores", "", ""},
+                   "`sm.tensor.int8_fma_per_cycle` divisible by `sm.tensor.cores`",
+                   "every tensor core has the same throughput",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.tensor.int8_fma_per_cycle % c.sm.tensor.cores == 0) return {};
+                     return fmt::format("{} is not divisible by sm.tensor.cores = {}",
+                                        c.sm.tensor.int8_fma_per_cycle, c.sm.tensor.cores);
+                   }},
+    CrossFieldRule{"sm.tensor.tf32_fma_per_cycle",
+                   {"sm.tensor.cores", "", ""},
+                   "`sm.tensor.tf32_fma_per_cycle` divisible by `sm.tensor.cores`",
+                   "every tensor core has the same throughput",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.tensor.tf32_fma_per_cycle % c.sm.tensor.cores == 0) return {};
+                     return fmt::format("{} is not divisible by sm.tensor.cores = {}",
+                                        c.sm.tensor.tf32_fma_per_cycle, c.sm.tensor.cores);
+                   }},
+    CrossFieldRule{"sm.tensor.f32_fma_per_cycle",
+                   {"sm.tensor.cores", "", ""},
+                   "`sm.tensor.f32_fma_per_cycle` divisible by `sm.tensor.cores`",
+                   "FP32 mm work is split equally over the tensor-core slots",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.sm.tensor.f32_fma_per_cycle % c.sm.tensor.cores == 0) return {};
+                     return fmt::format("{} is not divisible by sm.tensor.cores = {}",
+                                        c.sm.tensor.f32_fma_per_cycle, c.sm.tensor.cores);
+                   }},
     CrossFieldRule{"l2.line_bytes",
                    {"l2.sector_bytes", "", ""},
                    "`l2.line_bytes` a multiple of `l2.sector_bytes`",

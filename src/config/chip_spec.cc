@@ -47,6 +47,10 @@ std::uint64_t ChipSpec::peak_bf16_dense_flops() const {
   return std::uint64_t{num_sms()} * sm.tensor.bf16_fma_per_cycle * 2 * clocks.sm_hz;
 }
 
+std::uint64_t ChipSpec::peak_int8_dense_ops() const {
+  return std::uint64_t{num_sms()} * sm.tensor.int8_fma_per_cycle * 2 * clocks.sm_hz;
+}
+
 Result<ChipSpec> load_chip_string(std::string_view yaml, std::string_view source_name) {
   Diagnostics diag{std::string(source_name)};
   const std::vector<FieldDecl> fields = chip_fields();

@@ -27,6 +27,13 @@ struct TopologySpec {
 struct TensorSpec {
   std::uint32_t cores = 0;               // per SM, an equal share per sub-partition
   std::uint32_t bf16_fma_per_cycle = 0;  // per SM, dense
+  std::uint32_t int8_fma_per_cycle = 0;  // per SM, dense INT8 multiply-accumulates
+  std::uint32_t tf32_fma_per_cycle = 0;  // per SM, dense
+  // FP32 mm: not a tensor-core format on H100; the model runs it on the FP32 pipes (our choice).
+  std::uint32_t f32_fma_per_cycle = 0;  // per SM
+  // Per-thread register file holding the mm instruction's A/C operands (the model's, not the
+  // architectural 255-register limit; seed2's examples address r256 and up).
+  std::uint32_t registers_per_thread = 0;
 };
 
 struct SmSpec {
@@ -137,6 +144,9 @@ struct ChipSpec {
   double peak_bf16_dense_tflops() const {
     return static_cast<double>(peak_bf16_dense_flops()) / 1e12;
   }
+  // sms x int8_fma_per_cycle x 2 ops/MAC x SM clock, in op/s.
+  std::uint64_t peak_int8_dense_ops() const;
+  double peak_int8_dense_tops() const { return static_cast<double>(peak_int8_dense_ops()) / 1e12; }
   std::uint64_t hbm_bandwidth_bytes_per_s() const { return hbm.bandwidth_bytes_per_s; }
   std::uint64_t l2_bytes_per_partition() const { return l2.size_bytes / l2.partitions; }
 };

@@ -24,6 +24,11 @@ core::TensorTiming tensor_timing_of(const config::ChipSpec& spec) {
   core::TensorTiming t;
   t.cores = spec.sm.tensor.cores;
   t.f16_fma_per_cycle = spec.sm.tensor.bf16_fma_per_cycle;
+  t.int8_fma_per_cycle = spec.sm.tensor.int8_fma_per_cycle;
+  t.tf32_fma_per_cycle = spec.sm.tensor.tf32_fma_per_cycle;
+  t.f32_fma_per_cycle = spec.sm.tensor.f32_fma_per_cycle;
+  t.registers_per_thread = spec.sm.tensor.registers_per_thread;
+  t.line_bytes = spec.l2.line_bytes;
   return t;
 }
 

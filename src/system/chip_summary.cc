@@ -69,6 +69,10 @@ std::string sm_table(const config::SmSpec& sm) {
        fmt::format("{} x {}", sm.shared_memory_banks, format_size(sm.shared_memory_bank_bytes))},
       {"tensor cores", fmt::format("{}", sm.tensor.cores)},
       {"BF16 FMA per cycle (dense)", fmt::format("{}", sm.tensor.bf16_fma_per_cycle)},
+      {"INT8 MAC per cycle (dense)", fmt::format("{}", sm.tensor.int8_fma_per_cycle)},
+      {"TF32 FMA per cycle (dense)", fmt::format("{}", sm.tensor.tf32_fma_per_cycle)},
+      {"FP32 mm FMA per cycle", fmt::format("{}", sm.tensor.f32_fma_per_cycle)},
+      {"mm registers per thread", fmt::format("{}", sm.tensor.registers_per_thread)},
   };
   return format_table(rows, {Align::kLeft, Align::kRight}, "  ");
 }
@@ -105,6 +109,7 @@ std::string format_chip_summary(const config::ChipSpec& chip) {
   out += format_table(
       {
           {"dense BF16", fmt::format("{:.1f} TFLOPS", chip.peak_bf16_dense_tflops())},
+          {"dense INT8", fmt::format("{:.1f} TOPS", chip.peak_int8_dense_tops())},
           {"HBM bandwidth", format_bandwidth(chip.hbm_bandwidth_bytes_per_s())},
           {"max cluster size", plural(chip.topology.max_cluster_size, "CTA", "CTAs")},
       },

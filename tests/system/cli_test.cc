@@ -75,7 +75,7 @@ TEST_F(Cli, UnknownChipListsTheValidOnes) {
 TEST_F(Cli, BadChipFileGivesOneLinePerMistakeWithPosition) {
   const CliRun r = run(fmt::format("info '{}/bad_chip.yaml'", XPUSIM_TEST_DATA_DIR));
   expect_bad_input(r, "bad_chip.yaml:3:7: clocks.sm: unknown frequency unit");
-  EXPECT_NE(r.err.find("bad_chip.yaml:23:3: sm.warp_size: unknown key"), std::string::npos);
+  EXPECT_NE(r.err.find("bad_chip.yaml:27:3: sm.warp_size: unknown key"), std::string::npos);
   EXPECT_EQ(lines(r.err).size(), 4u) << r.err;
 }
 

@@ -103,14 +103,15 @@ TEST(ChipErrors, WrongTypeExpectedMappingSequenceString) {
   EXPECT_THAT(errors_of(base_with("  tensor:", "  tensor: 4\n  old_tensor:")),
               testing::Contains(
                   StartsWith("chip.yaml:17:11: sm.tensor: expected a mapping with keys cores, "
-                             "bf16_fma_per_cycle, got \"4\"")));
+                             "bf16_fma_per_cycle, int8_fma_per_cycle, tf32_fma_per_cycle, "
+                             "f32_fma_per_cycle, registers_per_thread, got \"4\"")));
   EXPECT_THAT(errors_of(base_with("  tpcs_per_gpc: [4, 4]", "  tpcs_per_gpc: 4")),
               ElementsAre("chip.yaml:7:17: topology.tpcs_per_gpc: expected a sequence of "
                           "integers, got \"4\""));
   EXPECT_THAT(errors_of(base_with("name: test-chip", "name: [a, b]")),
               ElementsAre("chip.yaml:1:7: name: expected a string, got a sequence"));
   EXPECT_THAT(errors_of(base_with("  size: 2MiB", "  size:")),
-              ElementsAre("chip.yaml:21:3: l2.size: expected a size such as \"50MiB\", got an "
+              ElementsAre("chip.yaml:25:3: l2.size: expected a size such as \"50MiB\", got an "
                           "empty value"));
 }
 
@@ -128,6 +129,15 @@ TEST(ChipErrors, OutOfRangeNegativeAndQuantity) {
               ElementsAre("chip.yaml:3:7: clocks.sm: 20 GHz is out of range [1 MHz, 10 GHz]"));
 }
 
+TEST(ChipErrors, OutOfRangeTensorKeys) {
+  EXPECT_THAT(errors_of(base_with("    registers_per_thread: 512", "    registers_per_thread: 4")),
+              ElementsAre("chip.yaml:23:27: sm.tensor.registers_per_thread: 4 is out of range "
+                          "[8, 65536]"));
+  EXPECT_THAT(errors_of(base_with("    int8_fma_per_cycle: 4096", "    int8_fma_per_cycle: 0")),
+              ElementsAre("chip.yaml:20:25: sm.tensor.int8_fma_per_cycle: 0 is out of range "
+                          "[1, 1048576]"));
+}
+
 TEST(ChipErrors, OutOfRangeListElementHasIndexInPath) {
   EXPECT_THAT(errors_of(base_with("  tpcs_per_gpc: [4, 4]", "  tpcs_per_gpc: [4, 0]")),
               ElementsAre("chip.yaml:7:21: topology.tpcs_per_gpc[1]: 0 is out of range [1, 64]"));
@@ -136,30 +146,30 @@ TEST(ChipErrors, OutOfRangeListElementHasIndexInPath) {
 TEST(ChipErrors, BadUnitString) {
   const auto errors = errors_of(base_with("  size: 2MiB", "  size: 2 MiBs"));
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_THAT(errors[0], StartsWith("chip.yaml:21:9: l2.size: unknown size unit \"MiBs\" in "
+  EXPECT_THAT(errors[0], StartsWith("chip.yaml:25:9: l2.size: unknown size unit \"MiBs\" in "
                                     "\"2 MiBs\"; valid units: B, KB, MB, GB, TB, KiB, MiB"));
 }
 
 TEST(ChipErrors, NonWholeQuantity) {
   EXPECT_THAT(errors_of(base_with("  capacity: 1GiB", "  capacity: 1.5B")),
-              ElementsAre("chip.yaml:26:13: hbm.capacity: \"1.5B\" is not a whole number of "
+              ElementsAre("chip.yaml:30:13: hbm.capacity: \"1.5B\" is not a whole number of "
                           "bytes"));
 }
 
 TEST(ChipErrors, NotAPowerOfTwo) {
   EXPECT_THAT(errors_of(base_with("  partitions: 2", "  partitions: 2\n  line_bytes: 96")),
-              ElementsAre("chip.yaml:23:15: l2.line_bytes: 96 is not a power of two"));
+              ElementsAre("chip.yaml:27:15: l2.line_bytes: 96 is not a power of two"));
 }
 
 TEST(ChipErrors, NotOneOfTheChoices) {
   EXPECT_THAT(errors_of(base_with("  generation: HBM3", "  generation: HMB3")),
-              ElementsAre("chip.yaml:24:15: hbm.generation: \"HMB3\" is not one of HBM2, HBM2e, "
+              ElementsAre("chip.yaml:28:15: hbm.generation: \"HMB3\" is not one of HBM2, HBM2e, "
                           "HBM3, HBM3e (did you mean 'HBM3'?)"));
 }
 
 TEST(ChipErrors, DuplicateKey) {
   EXPECT_THAT(errors_of(base_with("  stacks: 1", "  stacks: 1\n  stacks: 2")),
-              ElementsAre("chip.yaml:26:3: hbm.stacks: duplicate key; first given at line 25"));
+              ElementsAre("chip.yaml:30:3: hbm.stacks: duplicate key; first given at line 29"));
 }
 
 TEST(ChipErrors, CrossFieldRuleNamesTheOtherKeyAndItsValue) {
@@ -190,22 +200,31 @@ TEST(ChipErrors, CrossFieldRulesEachFire) {
       {"    bf16_fma_per_cycle: 2048", "    bf16_fma_per_cycle: 2047",
        "chip.yaml:19:5: sm.tensor.bf16_fma_per_cycle: 2047 is not divisible by "
        "sm.tensor.cores = 4"},
+      {"    int8_fma_per_cycle: 4096", "    int8_fma_per_cycle: 4094",
+       "chip.yaml:20:5: sm.tensor.int8_fma_per_cycle: 4094 is not divisible by "
+       "sm.tensor.cores = 4"},
+      {"    tf32_fma_per_cycle: 1024", "    tf32_fma_per_cycle: 1022",
+       "chip.yaml:21:5: sm.tensor.tf32_fma_per_cycle: 1022 is not divisible by "
+       "sm.tensor.cores = 4"},
+      {"    f32_fma_per_cycle: 128", "    f32_fma_per_cycle: 126",
+       "chip.yaml:22:5: sm.tensor.f32_fma_per_cycle: 126 is not divisible by "
+       "sm.tensor.cores = 4"},
       {"    cores: 4", "    cores: 2",
        "chip.yaml:18:5: sm.tensor.cores: 2 is not a multiple of sm.sub_partitions = 4"},
       {"  registers: 65536", "  registers: 65534",
        "chip.yaml:13:3: sm.registers: 65534 is not divisible by sm.sub_partitions = 4"},
       {"  partitions: 2", "  partitions: 2\n  sector_bytes: 256",
-       "chip.yaml:21:3: l2.line_bytes: 128 is not a multiple of l2.sector_bytes = 256"},
+       "chip.yaml:25:3: l2.line_bytes: 128 is not a multiple of l2.sector_bytes = 256"},
       // A defaulted key (l2.slices = 16) breaks the rule: reported once, not again at l2.size.
       {"  partitions: 2", "  partitions: 3",
-       "chip.yaml:21:3: l2.slices: 16 is not a multiple of l2.partitions = 3"},
+       "chip.yaml:25:3: l2.slices: 16 is not a multiple of l2.partitions = 3"},
       {"  partitions: 2", "  partitions: 2\n  slices: 6",
-       "chip.yaml:21:3: l2.size: 2 MiB is not divisible by l2.slices x l2.ways x l2.line_bytes "
+       "chip.yaml:25:3: l2.size: 2 MiB is not divisible by l2.slices x l2.ways x l2.line_bytes "
        "= 6 x 16 x 128"},
       {"  stacks: 1", "  stacks: 1\n  interleave_bytes: 16",
-       "chip.yaml:26:3: hbm.interleave_bytes: 16 is not a multiple of l2.sector_bytes = 32"},
+       "chip.yaml:30:3: hbm.interleave_bytes: 16 is not a multiple of l2.sector_bytes = 32"},
       {"  stacks: 1", "  stacks: 3",
-       "chip.yaml:26:3: hbm.capacity: 1 GiB is not divisible by hbm.stacks = 3"},
+       "chip.yaml:30:3: hbm.capacity: 1 GiB is not divisible by hbm.stacks = 3"},
       {"  tpcs_per_gpc: [4, 4]", "  tpcs_per_gpc: [4, 4]\n  max_cluster_size: 9",
        "chip.yaml:8:3: topology.max_cluster_size: 9 exceeds the SMs of the largest GPC, "
        "max(topology.tpcs_per_gpc) x topology.sms_per_tpc = 8 (a cluster runs within one GPC)"},
@@ -245,7 +264,7 @@ TEST(ChipErrors, AllErrorsAreReportedAtOnceInFileOrder) {
   EXPECT_THAT(lines,
               ElementsAre(StartsWith(f + ":3:7: clocks.sm: unknown frequency unit \"Ghz\""),
                           StartsWith(f + ":15:3: sm.shared_memory_bytes: 300 KiB exceeds"),
-                          StartsWith(f + ":23:3: l2.line_size: unknown key 'line_size' (did you "
+                          StartsWith(f + ":27:3: l2.line_size: unknown key 'line_size' (did you "
                                          "mean 'line_bytes'?)")));
 }
 

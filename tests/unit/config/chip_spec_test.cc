@@ -45,6 +45,13 @@ TEST(ChipSpec, H100Sxm5) {
   EXPECT_EQ(c.hbm.bandwidth_bytes_per_s, 3'350'000'000'000u);
   EXPECT_EQ(c.peak_bf16_dense_flops(), 989'429'760'000'000u);  // 132 x 2048 x 2 x 1.83e9
   EXPECT_NEAR(c.peak_bf16_dense_tflops(), 989.4, 989.4 * 0.005);
+  // Published dense INT8: 1979 TOPS (H100 whitepaper).
+  EXPECT_EQ(c.peak_int8_dense_ops(), 1'978'859'520'000'000u);  // 132 x 4096 x 2 x 1.83e9
+  EXPECT_NEAR(c.peak_int8_dense_tops(), 1979.0, 1979.0 * 0.005);
+  EXPECT_EQ(c.sm.tensor.int8_fma_per_cycle, 4096u);
+  EXPECT_EQ(c.sm.tensor.tf32_fma_per_cycle, 1024u);
+  EXPECT_EQ(c.sm.tensor.f32_fma_per_cycle, 128u);
+  EXPECT_EQ(c.sm.tensor.registers_per_thread, 512u);
 }
 
 TEST(ChipSpec, H100Pcie) {
@@ -56,6 +63,8 @@ TEST(ChipSpec, H100Pcie) {
   EXPECT_EQ(c.hbm.capacity_bytes, 80ull << 30);
   // Published dense BF16: 1513 TFLOPS with sparsity, 756 dense (H100 datasheet).
   EXPECT_NEAR(c.peak_bf16_dense_tflops(), 756.0, 756.0 * 0.005);
+  // Published INT8: 3026 TOPS with sparsity, 1513 dense (H100 datasheet).
+  EXPECT_NEAR(c.peak_int8_dense_tops(), 1513.0, 1513.0 * 0.005);
 }
 
 TEST(ChipSpec, Tiny) {
@@ -64,6 +73,8 @@ TEST(ChipSpec, Tiny) {
   EXPECT_EQ(c.num_tpcs(), 4u);
   EXPECT_EQ(c.num_sms(), 8u);
   EXPECT_EQ(c.peak_bf16_dense_flops(), 8ull * 2048 * 2 * 1'000'000'000);
+  EXPECT_EQ(c.peak_int8_dense_ops(), 8ull * 4096 * 2 * 1'000'000'000);
+  EXPECT_EQ(c.sm.tensor.registers_per_thread, 512u);
 }
 
 TEST(ChipSpec, SmIdsAreNumberedGpcMajor) {

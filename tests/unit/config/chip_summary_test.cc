@@ -32,6 +32,9 @@ TEST(ChipSummary, TinyHasTheKeyLines) {
   EXPECT_THAT(s, HasSubstr("L2: 2 MiB in 2 partitions (1 MiB each), 128 B lines, 32 B sectors\n"));
   EXPECT_THAT(s, HasSubstr("HBM: HBM3, 1 stack, 1 GiB, 200 GB/s\n"));
   EXPECT_THAT(s, HasSubstr("  dense BF16        32.8 TFLOPS\n"));
+  EXPECT_THAT(s, HasSubstr("  dense INT8          65.5 TOPS\n"));
+  EXPECT_THAT(s, HasSubstr("  INT8 MAC per cycle (dense)       4096\n"));
+  EXPECT_THAT(s, HasSubstr("  mm registers per thread           512\n"));
 }
 
 TEST(ChipSummary, H100ShowsPublishedPeaksAndSmRanges) {
@@ -43,6 +46,7 @@ TEST(ChipSummary, H100ShowsPublishedPeaksAndSmRanges) {
   EXPECT_THAT(s, HasSubstr("L2: 50 MiB in 2 partitions (25 MiB each)"));
   EXPECT_THAT(s, HasSubstr("HBM: HBM3, 5 stacks, 80 GiB, 3.35 TB/s\n"));
   EXPECT_THAT(s, HasSubstr("989.4 TFLOPS\n"));
+  EXPECT_THAT(s, HasSubstr("1978.9 TOPS\n"));  // [WP] 1979 TOPS dense INT8
 }
 
 TEST(ChipSummary, IsPlainAlignedTextWithoutTrailingSpaces) {
