@@ -122,12 +122,18 @@ void print_summary(const workloads::Scenario& s, system::Chip& chip, sim::Simula
   std::uint32_t used = 0;
   double stall[4] = {0, 0, 0, 0};
   constexpr const char* kStalls[] = {"issue", "dependency", "memory", "barrier"};
+  constexpr const char* kTensor[] = {"mm.instructions", "mm.math_issues", "mm.macs",
+                                     "mm.active_threads", "tensor.busy_cycles",
+                                     "mm.token_stall_cycles"};
+  double tensor[6] = {0, 0, 0, 0, 0, 0};
   for (std::uint32_t i = 0; i < chip.num_sms(); ++i) {
     const std::uint64_t n = chip.sm(i).warp_instructions();
     instructions += n;
     used += n > 0 ? 1 : 0;
     for (int k = 0; k < 4; ++k)
       stall[k] += st.at(fmt::format("sm{}.stall_{}_cycles", i, kStalls[k]));
+    for (int k = 0; k < 6; ++k)
+      tensor[k] += st.at(fmt::format("sm{}.{}", i, kTensor[k]));
   }
   const std::uint32_t subs = chip.timing().sub_partitions;
   std::printf(
@@ -142,6 +148,14 @@ void print_summary(const workloads::Scenario& s, system::Chip& chip, sim::Simula
       "warp stall cycles)\n",
       percent(stall[0], stall_total).c_str(), percent(stall[1], stall_total).c_str(),
       percent(stall[2], stall_total).c_str(), percent(stall[3], stall_total).c_str(), stall_total);
+  if (tensor[0] > 0) {
+    const double units = static_cast<double>(cycles) * used * chip.spec().sm.tensor.cores;
+    std::printf(
+        "  tensor unit         %.0f mm (%.0f math issues), %.0f MACs; busy %s of %.0f unit "
+        "cycles, lane utilization %s, token stalls %.0f cycles\n",
+        tensor[0], tensor[1], tensor[2], percent(tensor[4], units).c_str(), units,
+        percent(tensor[3], tensor[0] * 32).c_str(), tensor[5]);
+  }
   const double l1_hits = st.sum("mem.l1", "load_hits");
   const double l1_loads = l1_hits + st.sum("mem.l1", "load_misses");
   std::printf("  L1 hit rate         %s of %.0f loads\n", percent(l1_hits, l1_loads).c_str(),
