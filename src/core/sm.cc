@@ -360,7 +360,7 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       dsmem_op(w, cycle);
       return;
     case OpKind::kClusterSync:
-      cluster_sync(w, cycle);
+      cluster_sync(w);
       return;
     case OpKind::kLoadRegsGlobal:
     case OpKind::kLoadRegsShared:

@@ -107,7 +107,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   Status check_dsmem(WarpSlot& w) const;
   Status apply_dsmem(WarpSlot& w);
   void dsmem_op(WarpSlot& w, std::uint64_t cycle);
-  void cluster_sync(WarpSlot& w, std::uint64_t cycle);
+  void cluster_sync(WarpSlot& w);  // released from the last arrival's SM
   static void release_cluster(ClusterContext& k);
   void part_done(WarpSlot& w);  // one part of a multi-part access completed
   void trace_warp(const WarpSlot& w, std::string_view what, sim::Tick begin);

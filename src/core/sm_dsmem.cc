@@ -123,13 +123,12 @@ void Sm::part_done(WarpSlot& w) {
   if (--w.pending == 0) wake(w, cycle_now());
 }
 
-void Sm::cluster_sync(WarpSlot& w, std::uint64_t cycle) {
+void Sm::cluster_sync(WarpSlot& w) {
   ClusterContext& k = *w.cta.cluster;
   cluster_syncs_.inc();
   stall(w, StallReason::kBarrier);
   ++k.arrived;
   k.waiting.emplace_back(this, &w.warp);
-  (void)cycle;
   if (k.barrier_complete()) release_cluster(k);
 }
 
