@@ -177,6 +177,10 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
     if (regs.threads() % group != 0)
       fail(fmt::format("{} threads is not a multiple of ka {} x kb {} = {} threads per C row",
                        regs.threads(), mm.ka, mm.kb, group));
+    const std::uint64_t full = regs.threads() / group;
+    if (mm.rows > full)
+      fail(fmt::format("rows {} exceeds the {} C rows that {} threads hold at ka {} x kb {}",
+                       mm.rows, full, regs.threads(), mm.ka, mm.kb));
     if (mm.kb_leader >= mm.kb)
       fail(fmt::format("kb_leader {} is not one of the kb {} threads of a group (0..{})",
                        mm.kb_leader, mm.kb, mm.kb - 1));
@@ -225,7 +229,7 @@ Result<MmOutcome> execute_mm(const MmInstruction& mm, RegisterFile& regs, const 
   const std::uint32_t kk = mm.k * mm.kb;  // B elements per column (validated <= 2^24)
   const std::uint32_t eb = mm_type_bytes(mm.b_type);
   const std::uint32_t group = mm.ka * mm.kb;
-  const std::uint32_t rows = regs.threads() / group;
+  const std::uint32_t rows = mm.rows != 0 ? mm.rows : regs.threads() / group;  // validated
   const std::uint32_t regs_per_thread = regs.regs_per_thread();
 
   MmOutcome out;

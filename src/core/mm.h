@@ -5,6 +5,8 @@
 // Thread mapping (our choice where seed2 ¶114–121 leave it open, docs/tensor-unit.md):
 //   the second thread set is T threads 0..T-1 (a warp, a warp-group or a CTA);
 //   G = ka * kb threads serve one C row:  row = t / G, w = t % G, p = w / kb, q = w % kb;
+//   only rows 0..R-1 compute (R = mm.rows, or T / G when 0): threads t >= R * G stay idle,
+//   read no A and write nothing (e.g. ¶113's 16 rows on 64 threads with ka1);
 //   p picks the thread's share of the columns (kaN, ¶114–116),
 //   q picks its K sub-slice (kbN, ¶117–120): A regs of thread q hold A[row][q*k, (q+1)*k).
 // Columns: n columns, one per lane of the first thread set (¶102). Column j of the K-slice is
@@ -43,7 +45,7 @@ struct MmCounts {
   std::uint64_t a_register_reads = 0;      // each active thread reads its A registers once (¶7)
   std::uint64_t macs = 0;                  // multiply-accumulates done
   std::uint32_t active_threads = 0;        // threads that compute for >= 1 column (kb: all kb)
-  std::uint32_t rows = 0;                  // C rows covered: T / (ka * kb)
+  std::uint32_t rows = 0;                  // C rows covered: mm.rows, or T / (ka * kb) if 0
   std::uint32_t columns = 0;               // columns that took part (predicate true)
   std::uint32_t skipped_out_of_range = 0;  // C elements (leader thread, column) dropped, ¶100
 };
@@ -55,10 +57,10 @@ struct MmOutcome {
 };
 
 // Checks the instruction against the register file before anything is read or written:
-// zero k/n/ka/kb, T not a multiple of ka*kb, unsupported type pairs, A registers past the
-// file, b_addresses of the wrong length, predicate of the wrong length, kb_leader >= kb,
-// k*kb > 2^24, a predicated-on B range that wraps the 64-bit address space. Every problem found
-// is reported (one line each, "mm: " prefix).
+// zero k/n/ka/kb, T not a multiple of ka*kb, rows > T / (ka*kb), unsupported type pairs, A
+// registers past the file, b_addresses of the wrong length, predicate of the wrong length,
+// kb_leader >= kb, k*kb > 2^24, a predicated-on B range that wraps the 64-bit address space. Every
+// problem found is reported (one line each, "mm: " prefix).
 Status validate_mm(const MmInstruction& mm, const RegisterFile& regs);
 
 // Runs one mm: fetches B through `read` (all of it, before any register is written, so a

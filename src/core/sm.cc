@@ -287,13 +287,15 @@ void Sm::issue(SubPartition& sp) {
   sp.ready.erase(sp.ready.begin() + static_cast<std::ptrdiff_t>(i));
   sp.last_age = w.age;
   sp.has_last = true;
-  const bool mm_math = w.op.kind == OpKind::kMm && w.mm.math;
-  const std::uint64_t math_issues = std::max<std::uint32_t>(w.mm.columns, 1);
+  // An mm's math form takes one issue slot per B column (seed2 ¶102).
+  const std::uint64_t math_issues = w.op.kind == OpKind::kMm && w.mm.math
+                                        ? std::max<std::uint32_t>(w.mm.columns, 1)
+                                        : 0;
   instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kSfu ? w.op.count
-                    : mm_math                                              ? math_issues
+                    : math_issues > 0                                      ? math_issues
                                                                            : 1);
   const SmTiming& t = cfg_.timing;
-  std::uint64_t slots = mm_math ? math_issues : 1;
+  std::uint64_t slots = math_issues > 0 ? math_issues : 1;
   if (w.op.kind == OpKind::kAlu) slots = std::max<std::uint32_t>(w.op.count, 1);
   if (w.op.kind == OpKind::kSfu)
     slots = std::uint64_t{std::max<std::uint32_t>(w.op.count, 1)} * t.sfu_issue_cycles;

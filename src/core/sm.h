@@ -36,6 +36,7 @@
 #include "kernel/warp.h"
 #include "mem/bank_conflicts.h"
 #include "mem/global_memory.h"
+#include "mem/page_table.h"
 #include "mem/shared_memory.h"
 #include "sched/resources.h"
 #include "sim/clock.h"
@@ -66,6 +67,8 @@ struct SmConfig {
   bool functional = true;  // false: timing-only
   // Which ready warp a sub-partition issues (warp_scheduler.h); null: greedy-then-oldest.
   std::shared_ptr<const WarpScheduler> scheduler;
+  // Where mm finds B segments (seed2 §2.5); null: an mm naming a segment faults.
+  const mem::PageTable* page_table = nullptr;
 };
 
 enum class StallReason : std::uint8_t { kIssue, kDependency, kMemory, kBarrier, kNone };

@@ -105,7 +105,7 @@ Status Sm::accept_mm(WarpSlot& w) {
   std::uint32_t columns = 0;
   for (std::uint32_t j = 0; j < mm.n; ++j)
     columns += mm.column_predicate.empty() || mm.column_predicate[j] ? 1 : 0;
-  const std::uint32_t rows = regs.threads() / (mm.ka * mm.kb);
+  const std::uint32_t rows = mm.rows != 0 ? mm.rows : regs.threads() / (mm.ka * mm.kb);
   WarpSlot::MmState& s = w.mm;
   s = {};
   s.columns = columns;

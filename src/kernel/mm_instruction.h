@@ -47,7 +47,10 @@ struct MmInstruction {
   KaSplit ka_split = KaSplit::kContiguous;
   std::uint32_t kb = 1;         // threads sharing each dot product by K
   std::uint32_t kb_leader = 0;  // which q accumulates (¶118: either may)
-  bool t1 = false;              // B stored row-major (transpose on fetch)
+  // C rows this instruction computes; 0 = T / (ka*kb); threads of rows >= rows stay idle (their
+  // C untouched): e.g. 16 rows on a 32-thread warp with ka1 (¶113).
+  std::uint32_t rows = 0;
+  bool t1 = false;  // B stored row-major (transpose on fetch)
   // Column starts (t0) or row starts (t1), byte addresses in whatever space `read` serves.
   std::vector<std::uint64_t> b_addresses{};
   // Bit j: column j takes part. Empty = all n columns.

@@ -52,7 +52,8 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
                              .capacity = topology_.capacity(),
                              .banks = banks,
                              .functional = options.functional,
-                             .scheduler = scheduler};
+                             .scheduler = scheduler,
+                             .page_table = &page_table_};
     sms_.push_back(std::make_unique<core::Sm>(root_, fmt::format("sm{}", i), mem_->sm_clock(),
                                               memory_, *port_, cfg));
   }

@@ -28,6 +28,7 @@
 #include "core/sm.h"
 #include "kernel/registry.h"
 #include "mem/global_memory.h"
+#include "mem/page_table.h"
 #include "mem/memory_system.h"
 #include "sched/distributor.h"
 #include "sched/topology.h"
@@ -83,6 +84,9 @@ class Chip : public sched::CtaExecutor {
   bool all_done() const;
 
   mem::GlobalMemory& memory() { return memory_; }
+  // The page-table device (seed2 §2.4–2.5): segments the mm instruction addresses B through
+  // (MmInstruction::segment); the host defines segments and loads pages here.
+  mem::PageTable& page_table() { return page_table_; }
   // The first fault any SM raised (the run stopped there), if any.
   std::optional<Error> fault() const;
   // Warps parked for good (a barrier never completed, a fault), one line each, with the SM.
@@ -117,6 +121,7 @@ class Chip : public sched::CtaExecutor {
   sim::Component root_;
   sched::Topology topology_;
   mem::GlobalMemory memory_;
+  mem::PageTable page_table_;
   std::unique_ptr<mem::MemorySystem> mem_;
   std::unique_ptr<core::HierarchyPort> port_;
   std::vector<std::unique_ptr<core::Sm>> sms_;

@@ -208,6 +208,22 @@ TEST_F(RunCli, PolicyAndSmTimingOverridesChangeTheRun) {
   EXPECT_GT(cycles(b.out), cycles(a.out)) << a.out << b.out;
 }
 
+TEST_F(RunCli, AnMmWorkloadPrintsTheTensorUnitLine) {
+  write("gemm.yaml",
+        "chip: tiny\nworkload: gemm.mm\nparams: {m: 128, n: 64, k: 64, tile_n: 64}\n");
+  const CliRun r = run("run gemm.yaml");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  // 4 warps x 2 K steps of 32: 8 mm, 64 math issues each, 128 x 64 x 64 MACs.
+  EXPECT_NE(r.out.find("\n  tensor unit         8 mm (512 math issues), 524288 MACs; busy "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("lane utilization 100.0%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result              verified"), std::string::npos) << r.out;
+  write_copy("copy.yaml");
+  const CliRun c = run("run copy.yaml");
+  EXPECT_EQ(c.out.find("tensor unit"), std::string::npos) << c.out;  // no mm, no line
+}
+
 TEST_F(RunCli, ShippedScenariosAreValidInput) {
   // Each shipped scenario loads, resolves and sets up in its own mode (some workloads need
   // functional mode); --max-time keeps the run short. The runs go in parallel (one shell, one

@@ -646,6 +646,86 @@ TEST(MmMerge, Ka4UsesAll64ThreadsAndBothSplitsAgree) {
   }
 }
 
+// MmInstruction::rows (¶113): fewer C rows than the threads hold. 16 rows on 64 threads with
+// ka1 leave threads 16..63 idle (registers bit-identical, no A read); ka4 with rows 8 on 64
+// threads computes rows 0..7 on threads 0..31 and leaves 32..63 alone. rows past T/(ka*kb) is
+// refused before anything is read or written.
+TEST(MmRows, FewerRowsThanThreadsLeaveTheRestIdle) {
+  struct Case {
+    std::uint32_t ka, rows;
+  };
+  for (const Case& cs : {Case{1, 16}, Case{4, 8}, Case{2, 32}}) {
+    SCOPED_TRACE("ka " + std::to_string(cs.ka) + " rows " + std::to_string(cs.rows));
+    constexpr std::uint32_t kT = 64, kK = 8, kN = 8;
+    std::mt19937 rng(cs.ka * 100 + cs.rows);
+    RegisterFile regs(kT, 512);
+    for (std::uint32_t t = 0; t < kT; ++t)
+      for (std::uint32_t r = 0; r < 512; ++r)
+        regs.at(t, r) = rng();
+    // u8 A rows in r256..r257 (all threads; only the active ones may be read), C starts at 0.
+    for (std::uint32_t t = 0; t < kT; ++t)
+      for (std::uint32_t j = 0; j < kN; ++j)
+        regs.at(t, j) = 0;
+    Memory mem;
+    mem.bytes.resize(kK * kN);
+    for (auto& b : mem.bytes)
+      b = static_cast<std::byte>(rng() & 0xFF);
+    const RegisterFile before = regs;
+    MmInstruction mm;
+    mm.a_type = mm.b_type = MmType::kU8;
+    mm.k = kK;
+    mm.n = kN;
+    mm.ka = cs.ka;
+    mm.rows = cs.rows;
+    for (std::uint32_t j = 0; j < kN; ++j)
+      mm.b_addresses.push_back(kBBase + kK * j);
+    const MmOutcome out = ok(execute_mm(mm, regs, mem.reader()));
+    const MmCounts& c = out.counts;
+    EXPECT_TRUE(out.range_errors.empty());
+    EXPECT_EQ(c.rows, cs.rows);
+    EXPECT_EQ(c.active_threads, cs.rows * cs.ka);
+    EXPECT_EQ(c.macs, std::uint64_t{cs.rows} * kN * kK);
+    EXPECT_EQ(c.a_register_reads, std::uint64_t{cs.rows} * cs.ka * 2);
+    EXPECT_EQ(c.b_elements_fetched, std::uint64_t{kK} * kN);  // B once, whatever the rows
+    const std::uint32_t per_thread = kN / cs.ka;
+    for (std::uint32_t t = 0; t < kT; ++t) {
+      if (t >= cs.rows * cs.ka) {
+        EXPECT_EQ(changed_registers(regs, before, t), 0u) << "idle thread " << t;
+        continue;
+      }
+      const std::uint32_t p = t % cs.ka;
+      for (std::uint32_t l = 0; l < per_thread; ++l) {
+        const std::uint32_t j = p * per_thread + l;
+        std::uint32_t want = 0;
+        for (std::uint32_t e = 0; e < kK; ++e)
+          want += (before.at(t, 256 + e / 4) >> (8 * (e % 4)) & 0xFF) *
+                  std::to_integer<std::uint32_t>(mem.bytes[kK * j + e]);
+        EXPECT_EQ(regs.at(t, l), want) << "thread " << t << " column " << j;
+      }
+      for (std::uint32_t r = per_thread; r < 512; ++r)
+        ASSERT_EQ(regs.at(t, r), before.at(t, r)) << "thread " << t << " r" << r;
+    }
+  }
+  // rows past what the threads hold.
+  RegisterFile regs(64, 512);
+  MmInstruction mm;
+  mm.a_type = mm.b_type = MmType::kS8;
+  mm.k = 8;
+  mm.n = 4;
+  mm.ka = 4;
+  mm.rows = 17;
+  for (std::uint32_t j = 0; j < 4; ++j)
+    mm.b_addresses.push_back(kBBase + 8 * j);
+  Memory mem;
+  mem.bytes.resize(64);
+  const RegisterFile before = regs;
+  expect_error(execute_mm(mm, regs, mem.reader()),
+               {"mm: rows 17", "16 C rows", "64 threads", "ka 4"});
+  EXPECT_TRUE(mem.reads.empty());
+  std::string where;
+  EXPECT_TRUE(same_registers(regs, before, &where)) << where;
+}
+
 TEST(MmMerge, Ka2ContiguousAndInterleavedOnOddColumnCount) {
   for (KaSplit split : {KaSplit::kContiguous, KaSplit::kInterleaved}) {
     Shape s;

@@ -1,0 +1,124 @@
+// The mm experiments (src/workloads/mm_experiments.h) on the tiny chip: each runs by name, its C
+// matches the reference GEMM (functional mode; report() fails otherwise), and its figures have
+// the shapes docs/tensor-unit.md states — broadcast off reads 32x the B bytes, ka4 uses 100% of
+// the lanes against ka1's 25% and is faster, t1 retention fetches the 4x4 example's 4 row lines
+// instead of 16 selections and cuts the L2->L1 fills when the rows' lines exceed the L1.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "config/chip_spec.h"
+#include "sim/simulation.h"
+#include "system/chip.h"
+#include "workloads/workload.h"
+
+namespace xpusim::workloads {
+namespace {
+
+using Figures = std::map<std::string, double>;
+
+// Runs one workload on a fresh tiny chip; its measurements by name (printed).
+Figures run(std::string_view name, const ParamValues& overrides, bool functional = true) {
+  sim::Simulation sim{1};
+  const config::ChipSpec spec =
+      config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto chip = system::Chip::create(
+      sim, spec,
+      system::ChipOptions{.functional = functional, .timing = system::sm_timing_of(spec)});
+  EXPECT_TRUE(chip.ok());
+  kernel::KernelRegistry kernels;
+  WorkloadRegistry workloads;
+  EXPECT_TRUE(register_all(kernels, workloads).ok());
+  auto w = workloads.find(name);
+  EXPECT_TRUE(w.ok());
+  auto values = resolve_params(**w, overrides);
+  EXPECT_TRUE(values.ok()) << (values.ok() ? "" : values.error().message);
+  auto st = (*w)->setup(**chip, kernels, *values);
+  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().message);
+  sim.run();
+  auto report = (*w)->report(**chip);
+  EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().message);
+  Figures out;
+  if (!report.ok()) return out;
+  for (const Measurement& m : *report) {
+    std::cout << "  " << name << ": " << m.name << " = " << m.measured << " " << m.unit << "\n";
+    out[m.name] = m.measured;
+  }
+  return out;
+}
+
+double at(const Figures& f, const std::string& name) {
+  const auto it = f.find(name);
+  EXPECT_NE(it, f.end()) << name;
+  return it == f.end() ? -1 : it->second;
+}
+
+TEST(MmExperiments, BroadcastOffReads32TimesTheBBytes) {
+  // 2 warps x 32 rows, 64 bf16 columns of K = 64 (128 B, one line each).
+  for (bool functional : {true, false}) {
+    const Figures f = run("mm.broadcast", {{"warps", 2}, {"n", 64}, {"k", 64}}, functional);
+    EXPECT_EQ(at(f, "broadcast on: mm.b_bytes"), 2.0 * 64 * 128);  // once per warp
+    EXPECT_EQ(at(f, "broadcast off: mm.b_bytes"), 32.0 * 2 * 64 * 128);
+    EXPECT_EQ(at(f, "broadcast on: mm.b_line_fetches"), 2.0 * 64);
+    EXPECT_EQ(at(f, "broadcast off: mm.b_line_fetches"), 32.0 * 2 * 64);
+    EXPECT_EQ(at(f, "B bytes, off / on"), 32.0);
+    // Every L1 load here is an mm B line fetch.
+    EXPECT_EQ(at(f, "broadcast on: L1 load accesses"), 2.0 * 64);
+    EXPECT_EQ(at(f, "broadcast off: L1 load accesses"), 32.0 * 2 * 64);
+    // The L1 fetches B from L2 at least once, and never more often than the mm asks.
+    for (const char* v : {"broadcast on", "broadcast off"}) {
+      EXPECT_GE(at(f, std::string(v) + ": L2->L1 bytes"), 64.0 * 128) << v;
+      EXPECT_LE(at(f, std::string(v) + ": L1 misses (L2->L1 fills)"),
+                at(f, std::string(v) + ": L1 load accesses"))
+          << v;
+    }
+    EXPECT_GT(at(f, "broadcast off: cycles"), at(f, "broadcast on: cycles"));
+  }
+}
+
+TEST(MmExperiments, Ka4Uses100PercentOfTheLanesAgainst25) {
+  // Timing-only mode estimates the active threads from the instruction (rows x ka): the same.
+  for (bool functional : {true, false}) {
+    const Figures f = run("mm.ka_utilization", {{"n", 128}, {"k", 64}}, functional);
+    EXPECT_EQ(at(f, "ka1: lane utilization"), 25.0);
+    EXPECT_EQ(at(f, "ka4: lane utilization"), 100.0);
+    EXPECT_EQ(at(f, "ka1: mm.instructions"), 1.0);
+    EXPECT_EQ(at(f, "ka4: mm.instructions"), 2.0);
+    EXPECT_EQ(at(f, "ka1: mm.macs"), 16.0 * 128 * 64);
+    EXPECT_EQ(at(f, "ka4: mm.macs"), 16.0 * 128 * 64);
+    EXPECT_EQ(at(f, "ka1: C registers per thread"), 128.0);
+    EXPECT_EQ(at(f, "ka4: C registers per thread"), 32.0);
+    EXPECT_LT(at(f, "ka4: cycles"), at(f, "ka1: cycles"));
+    if (functional) {  // the clocks around the mm come back through memory
+      // ka1: one warp, 128 math issues, 16 x 128 x 64 MACs / 512 per cycle = 256 busy cycles;
+      // ka4: two warps on two sub-partitions, 128 busy cycles each, side by side.
+      EXPECT_LT(at(f, "ka4: mm cycles"), at(f, "ka1: mm cycles"));
+      EXPECT_EQ(at(f, "ka1: tensor.busy_cycles"), 256.0);
+      EXPECT_EQ(at(f, "ka4: tensor.busy_cycles"), 256.0);
+    }
+  }
+}
+
+TEST(MmExperiments, T1RetentionFetchesEachRowLineOnce) {
+  // Large case: 256 rows of 64 s8 columns, 256 B apart (lines 0, 2, 4, ...: 32 KiB of rows'
+  // lines against a 28 KiB L1).
+  const Figures f = run("mm.t1_retention", {{"rows", 256}, {"n", 64}, {"row_stride", 256}});
+  EXPECT_EQ(at(f, "4x4 retention: mm.b_line_fetches"), 4.0);
+  EXPECT_EQ(at(f, "4x4 no retention: mm.b_line_fetches"), 16.0);
+  EXPECT_EQ(at(f, "4x4: line fetches, no retention / retention"), 4.0);
+  EXPECT_EQ(at(f, "4x4 retention: L1 misses (L2->L1 fills)"), 4.0);
+  EXPECT_EQ(at(f, "256-row retention: mm.b_line_fetches"), 256.0);
+  EXPECT_EQ(at(f, "256-row no retention: mm.b_line_fetches"), 256.0 * 64);
+  EXPECT_EQ(at(f, "256-row retention: L1 misses (L2->L1 fills)"), 256.0);
+  EXPECT_EQ(at(f, "256-row retention: L1 capacity"), 28.0 * 1024);
+  // Without retention the re-reads miss (all of a memory issue's requests leave at once and
+  // the L1 does not merge misses to a line in flight): far more fills than the 256 lines.
+  EXPECT_GT(at(f, "large: L2->L1 fills, no retention / retention"), 16.0);
+  EXPECT_GT(at(f, "large: cycles, no retention / retention"), 1.0);
+}
+
+}  // namespace
+}  // namespace xpusim::workloads
