@@ -117,6 +117,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   // The tensor unit (sm_tensor.cc): mm and the register loads that feed it.
   Status accept_register_load(WarpSlot& w);
   Status accept_mm(WarpSlot& w);
+  Status accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs);
   void register_load_op(WarpSlot& w, std::uint64_t cycle);
   void register_load_landed(WarpSlot& w, std::uint32_t reg, std::uint32_t count);
   void mm_memory(WarpSlot& w, std::uint64_t cycle);

@@ -65,6 +65,8 @@ struct Sm::WarpSlot : sim::Event {
     std::uint32_t a_regs = 0;
     std::uint64_t macs = 0;
     std::uint32_t active_threads = 0;
+    // B in a page-table segment: the physical lines the memory issue reads.
+    std::vector<std::uint64_t> segment_lines;
     bool math = false;        // B and A ready: the next issue is the math form
     bool token_wait = false;  // blocked on an A register's token
     sim::Tick token_since = 0;

@@ -29,6 +29,16 @@ std::uint32_t per_register(kernel::MmType t) {
   return 4 / kernel::mm_type_bytes(t);
 }
 
+// Timing-only: no data, the same range rule (¶100) on the widest thread share.
+Status timing_only_range_check(const kernel::MmInstruction& mm, const kernel::RegisterFile& regs) {
+  const std::uint32_t share = (mm.n + mm.ka - 1) / mm.ka;
+  if (std::uint64_t{mm.c_base} + share > regs.regs_per_thread()) {
+    return Error{fmt::format("mm: product registers r{}..r{} pass the {}-register file", mm.c_base,
+                             std::uint64_t{mm.c_base} + share - 1, regs.regs_per_thread())};
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 kernel::RegisterFile& Sm::registers(kernel::Warp& warp) {
@@ -112,6 +122,7 @@ Status Sm::accept_mm(WarpSlot& w) {
   s.a_regs = (mm.k + per_register(mm.a_type) - 1) / per_register(mm.a_type);
   s.macs = std::uint64_t{rows} * columns * mm.k * mm.kb;
   s.active_threads = columns == 0 ? 0 : std::min(regs.threads(), rows * mm.ka * mm.kb);
+  if (mm.segment >= 0) return accept_segment_mm(w, regs);
   // B addresses: element aligned; shared ones inside the window.
   const std::uint32_t eb = kernel::mm_type_bytes(mm.b_type);
   const std::uint64_t run = mm.t1 ? std::uint64_t{mm.n} * eb : std::uint64_t{mm.k} * mm.kb * eb;
@@ -142,12 +153,57 @@ Status Sm::accept_mm(WarpSlot& w) {
     if (!done->range_errors.empty()) return done->range_errors.front();
     return Ok{};
   }
-  // Timing-only: no data, the same range rule (¶100) on the widest thread share.
-  const std::uint32_t share = (mm.n + mm.ka - 1) / mm.ka;
-  if (std::uint64_t{mm.c_base} + share > regs.regs_per_thread()) {
-    return Error{fmt::format("mm: product registers r{}..r{} pass the {}-register file", mm.c_base,
-                             std::uint64_t{mm.c_base} + share - 1, regs.regs_per_thread())};
+  return timing_only_range_check(mm, regs);
+}
+
+// B through the page-table device (seed2 §2.4–2.5): the instruction is run on logical byte
+// addresses (element offset x element bytes) and every element is translated; the memory
+// issue then reads the physical lines the elements land in.
+Status Sm::accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs) {
+  const kernel::MmInstruction& mm = *w.op.mm;
+  if (cfg_.page_table == nullptr)
+    return Error{"mm: B names a segment but the SM has no page table"};
+  const mem::PageTable& pt = *cfg_.page_table;
+  const auto seg = static_cast<std::uint32_t>(mm.segment);
+  if (mm.b_shared || seg >= pt.segments()) {
+    return Error{fmt::format("mm: B segment {} {}", mm.segment,
+                             mm.b_shared
+                                 ? "cannot be in shared memory (segments are in global "
+                                   "memory)"
+                                 : fmt::format("is not defined ({} segments)", pt.segments()))};
   }
+  const std::uint32_t eb = kernel::mm_type_bytes(mm.b_type);
+  if (pt.shape(seg).element_bytes != eb) {
+    return Error{fmt::format("mm: segment '{}' holds {}-byte elements, B is {} ({} B)",
+                             pt.name(seg), pt.shape(seg).element_bytes,
+                             kernel::mm_type_name(mm.b_type), eb)};
+  }
+  kernel::MmInstruction logical = mm;
+  for (std::uint64_t& a : logical.b_addresses)
+    a *= eb;
+  // Every element's logical address in fetch order (elements as the "lines"), translated.
+  WarpSlot::MmState& s = w.mm;
+  const bool distinct = mm.retention || !mm.t1;
+  for (const std::uint64_t a : mm_fetch_lines(logical, eb, mm.retention)) {
+    auto phys = pt.translate_linear(seg, a / eb);
+    if (!phys) return Error{fmt::format("mm: B element {}: {}", a / eb, phys.error().message)};
+    const std::uint64_t line = *phys / cfg_.tensor.line_bytes * cfg_.tensor.line_bytes;
+    if (distinct &&
+        std::find(s.segment_lines.begin(), s.segment_lines.end(), line) != s.segment_lines.end()) {
+      continue;
+    }
+    if (!distinct && !s.segment_lines.empty() && s.segment_lines.back() == line) continue;
+    s.segment_lines.push_back(line);
+  }
+  if (!cfg_.functional) return timing_only_range_check(mm, regs);
+  const MmReader read = [&](std::uint64_t a, std::span<std::byte> out) -> Status {
+    return pt.read(seg, a / eb, out, memory_);
+  };
+  auto done = execute_mm(logical, regs, read);
+  if (!done) return done.errors();
+  s.macs = done->counts.macs;
+  s.active_threads = done->counts.active_threads;
+  if (!done->range_errors.empty()) return done->range_errors.front();
   return Ok{};
 }
 
@@ -208,7 +264,8 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
   mm_active_threads_.inc(w.mm.active_threads);
   mm_a_register_reads_.inc(std::uint64_t{w.mm.active_threads} * w.mm.a_regs);
   std::vector<std::uint64_t> lines =
-      mm_fetch_lines(mm, cfg_.tensor.line_bytes, mm.retention || !mm.t1);
+      mm.segment >= 0 ? std::move(w.mm.segment_lines)
+                      : mm_fetch_lines(mm, cfg_.tensor.line_bytes, mm.retention || !mm.t1);
   if (!mm.broadcast) {  // each thread of the warp fetches B for itself
     std::vector<std::uint64_t> all;
     all.reserve(lines.size() * kernel::kWarpSize);

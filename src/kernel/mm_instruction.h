@@ -57,6 +57,10 @@ struct MmInstruction {
   std::vector<bool> column_predicate{};
   // Where B lives when a warp issues it: global memory, or the CTA's shared window (offsets).
   bool b_shared = false;
+  // >= 0: B is in this page-table segment (seed2 §2.5, the `seg` of seg:rf:imm) and
+  // b_addresses are logical ELEMENT offsets in it (rf + imm, ¶60, ¶72); the SM translates
+  // every element through the chip's page table (a page not loaded is a fault, ¶64).
+  std::int32_t segment = -1;
   // Timing variants for the experiments of docs/tensor-unit.md (what C is never changes):
   bool broadcast = true;  // false: every thread fetches B itself (no broadcast, ¶16)
   bool retention = true;  // false: t1 lines are dropped and re-read per column (¶122)

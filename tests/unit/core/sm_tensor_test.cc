@@ -110,6 +110,28 @@ sim::Task<> exit_with_load_in_flight(Warp& w) {
   co_await w.load_registers_global(256, 4, kernel::lanes<Addr>([](auto l) { return kA + 16 * l; }));
 }
 
+// gemm_warp with B in page-table segment 0: b_addresses are element offsets (seg:rf:imm).
+sim::Task<> segment_gemm(Warp& w) {
+  const auto lanes = kernel::lanes<Addr>([](std::uint32_t l) { return kA + kK * l; });
+  co_await w.load_registers_global(256, 2, lanes);
+  MmInstruction mm{.a_type = MmType::kS8,
+                   .b_type = MmType::kS8,
+                   .c_base = 0,
+                   .a_base = 256,
+                   .k = kK,
+                   .n = kN,
+                   .segment = 0};
+  for (std::uint32_t j = 0; j < kN; ++j)
+    mm.b_addresses.push_back(std::uint64_t{kK} * j);
+  co_await w.mm(mm);
+  for (std::uint32_t j = 0; j < kN; ++j) {
+    const auto c =
+        kernel::lanes<std::uint32_t>([&](std::uint32_t l) { return w.registers().at(l, j); });
+    co_await w.store_global<std::uint32_t>(
+        kernel::lanes<Addr>([&](std::uint32_t l) { return kC + 4 * (kN * l + j); }), c);
+  }
+}
+
 kernel::KernelRegistry registry() {
   kernel::KernelRegistry r;
   using kernel::ArgKind;
@@ -124,6 +146,7 @@ kernel::KernelRegistry registry() {
                  "test kernel registers");
   };
   add("gemm_warp", gemm_warp);
+  add("segment_gemm", segment_gemm);
   add("token_wait", token_wait);
   add("peak", peak, {{"count", ArgKind::kU32}, {"int8", ArgKind::kU32}});
   add("fetch_variant", fetch_variant,
@@ -141,7 +164,7 @@ struct Rig {
         root(sim, "chip0"),
         port(sim.events(), clock, kLatency),
         sm(root, "sm0", clock, memory, port,
-           SmConfig{.id = 0, .functional = functional, .scheduler = nullptr}) {}
+           SmConfig{.id = 0, .functional = functional, .scheduler = nullptr, .page_table = &pt}) {}
   std::uint64_t run(const std::string& name, std::uint32_t threads, kernel::KernelArgs a = {}) {
     args = std::move(a);
     const kernel::KernelDef* k = *reg.find(name);
@@ -164,10 +187,62 @@ struct Rig {
   sim::Clock clock;
   sim::Component root;
   mem::GlobalMemory memory;
+  mem::PageTable pt;
   FixedLatencyMemory port;
   Sm sm;
   kernel::KernelArgs args;
 };
+
+// B (kK x kN s8, column-major) as page-table segment 'B': dims {kK, kN}, pages of 4 columns
+// scattered in memory (seed2 §2.4–2.5); the mm translates every element.
+TEST(SmTensor, BThroughThePageTableTranslatesAndANotLoadedPageFaults) {
+  for (const bool evict : {false, true}) {
+    Rig r;
+    auto seg =
+        r.pt.define_segment("B", {.dims = {kK, kN}, .page_dims = {kK, 4}, .element_bytes = 1});
+    ASSERT_TRUE(seg.ok());
+    const std::uint64_t base[4] = {0x90000, 0x50000, 0x70000, 0x60100};
+    std::int8_t a[32][kK], b[kN][kK];
+    std::mt19937 gen(3);
+    for (auto& row : a)
+      for (auto& x : row)
+        x = static_cast<std::int8_t>(gen() % 256);
+    for (auto& col : b)
+      for (auto& x : col)
+        x = static_cast<std::int8_t>(gen() % 256);
+    ASSERT_TRUE(r.memory.write(kA, std::as_bytes(std::span(&a[0][0], 32 * kK))).ok());
+    for (std::uint32_t p = 0; p < 4; ++p) {
+      ASSERT_TRUE(r.pt.load_page(*seg, p, base[p]).ok());
+      ASSERT_TRUE(r.memory.write(base[p], std::as_bytes(std::span(&b[4 * p][0], 4 * kK))).ok());
+    }
+    if (evict) {
+      ASSERT_TRUE(r.pt.evict_page(*seg, 2).ok());
+    }
+    r.run("segment_gemm", 32);
+    if (evict) {
+      ASSERT_TRUE(r.sm.fault().has_value());
+      EXPECT_NE(r.sm.fault()->message.find("segment_gemm: block (0,0,0) warp 0: mm: B element "
+                                           "64: page 2 of segment 'B'"),
+                std::string::npos)
+          << r.sm.fault()->message;
+      EXPECT_NE(r.sm.fault()->message.find("is not loaded"), std::string::npos);
+      continue;
+    }
+    ASSERT_FALSE(r.sm.fault().has_value()) << r.sm.fault()->message;
+    for (std::uint32_t i = 0; i < 32; ++i) {
+      for (std::uint32_t j = 0; j < kN; ++j) {
+        std::int32_t want = 0;
+        for (std::uint32_t e = 0; e < kK; ++e)
+          want += std::int32_t{a[i][e]} * std::int32_t{b[j][e]};
+        std::int32_t got = 0;
+        ASSERT_TRUE(
+            r.memory.read(kC + 4 * (kN * i + j), std::as_writable_bytes(std::span(&got, 1))).ok());
+        EXPECT_EQ(got, want) << i << "," << j;
+      }
+    }
+    EXPECT_EQ(r.stat("mm.b_line_fetches"), 4u);  // one line per page (32 B each)
+  }
+}
 
 TEST(SmTensor, AWarpMmEqualsTheNaiveGemm) {
   Rig r;
