@@ -288,9 +288,8 @@ void Sm::issue(SubPartition& sp) {
   sp.last_age = w.age;
   sp.has_last = true;
   // An mm's math form takes one issue slot per B column (seed2 ¶102).
-  const std::uint64_t math_issues = w.op.kind == OpKind::kMm && w.mm.math
-                                        ? std::max<std::uint32_t>(w.mm.columns, 1)
-                                        : 0;
+  const std::uint64_t math_issues =
+      w.op.kind == OpKind::kMm && w.mm.math ? std::max<std::uint32_t>(w.mm.columns, 1) : 0;
   instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kSfu ? w.op.count
                     : math_issues > 0                                      ? math_issues
                                                                            : 1);
@@ -319,26 +318,8 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       return;
     case OpKind::kLoadShared:
     case OpKind::kStoreShared: {
-      std::vector<mem::LaneAccess> lanes;
-      for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
-        if ((op.mask >> l) & 1) {
-          lanes.push_back(
-              {.lane = l, .address = static_cast<std::uint32_t>((*op.addr)[l]), .bytes = op.bytes});
-        }
-      }
-      std::uint32_t wavefronts = 0;
-      if (!lanes.empty()) {
-        auto cost = mem::bank_conflict_cost(lanes, cfg_.banks);
-        XPUSIM_CHECK(cost.ok(), "shared accesses were checked when accepted");
-        wavefronts = cost->wavefronts;
-        shared_wavefronts_.inc(wavefronts);
-        bank_conflicts_.inc(cost->conflict_wavefronts());
-      }
-      // The data stage serves one wavefront per cycle, shared by the sub-partitions.
-      const std::uint64_t start = std::max(cycle + t.lsu_issue_cycles, shared_free_);
-      shared_free_ = start + wavefronts;
       stall(w, StallReason::kDependency);
-      wake(w, start + wavefronts + t.shared_latency - 1);
+      wake(w, shared_stage(cycle, shared_wavefronts(op)));
       return;
     }
     case OpKind::kLoadGlobal:
@@ -387,6 +368,29 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       mbarrier_op(w, cycle);
       return;
   }
+}
+
+std::uint32_t Sm::shared_wavefronts(const Op& op) {
+  std::vector<mem::LaneAccess> lanes;
+  for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+    if ((op.mask >> l) & 1) {
+      lanes.push_back(
+          {.lane = l, .address = static_cast<std::uint32_t>((*op.addr)[l]), .bytes = op.bytes});
+    }
+  }
+  if (lanes.empty()) return 0;
+  auto cost = mem::bank_conflict_cost(lanes, cfg_.banks);
+  XPUSIM_CHECK(cost.ok(), "shared accesses were checked when accepted");
+  shared_wavefronts_.inc(cost->wavefronts);
+  bank_conflicts_.inc(cost->conflict_wavefronts());
+  return cost->wavefronts;
+}
+
+std::uint64_t Sm::shared_stage(std::uint64_t cycle, std::uint32_t wavefronts) {
+  // The data stage serves one wavefront per cycle, shared by the sub-partitions.
+  const std::uint64_t start = std::max(cycle + cfg_.timing.lsu_issue_cycles, shared_free_);
+  shared_free_ = start + wavefronts;
+  return start + wavefronts + cfg_.timing.shared_latency - 1;
 }
 
 void Sm::bar_sync(WarpSlot& w, std::uint64_t cycle) {

@@ -127,6 +127,10 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   void enqueue(WarpSlot& w);  // ready to issue: into its sub-partition's queue
   void issue(SubPartition& sp);
   void dispatch(WarpSlot& w, std::uint64_t cycle);
+  // A warp-wide shared access's wavefronts (bank conflicts counted), and the shared data
+  // stage: when data that takes `wavefronts` cycles of it, issued at `cycle`, is back.
+  std::uint32_t shared_wavefronts(const kernel::Op& op);
+  std::uint64_t shared_stage(std::uint64_t cycle, std::uint32_t wavefronts);
   void mbarrier_op(WarpSlot& w, std::uint64_t cycle);
   void bar_sync(WarpSlot& w, std::uint64_t cycle);
   void wake(WarpSlot& w, std::uint64_t cycle);

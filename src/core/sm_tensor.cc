@@ -222,24 +222,7 @@ void Sm::register_load_op(WarpSlot& w, std::uint64_t cycle) {
     access.kind = OpKind::kLoadGlobal;
     port_.access(cfg_.id, access, op.mask, landed);
   } else {
-    std::vector<mem::LaneAccess> lanes;
-    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
-      if ((op.mask >> l) & 1) {
-        lanes.push_back(
-            {.lane = l, .address = static_cast<std::uint32_t>((*op.addr)[l]), .bytes = op.bytes});
-      }
-    }
-    std::uint32_t wavefronts = 0;
-    if (!lanes.empty()) {
-      auto cost = mem::bank_conflict_cost(lanes, cfg_.banks);
-      XPUSIM_CHECK(cost.ok(), "shared accesses were checked when accepted");
-      wavefronts = cost->wavefronts;
-      shared_wavefronts_.inc(wavefronts);
-      bank_conflicts_.inc(cost->conflict_wavefronts());
-    }
-    const std::uint64_t start = std::max(cycle + cfg_.timing.lsu_issue_cycles, shared_free_);
-    shared_free_ = start + wavefronts;
-    events().post(clock_.edge(start + wavefronts + cfg_.timing.shared_latency - 1), landed);
+    events().post(clock_.edge(shared_stage(cycle, shared_wavefronts(op))), landed);
   }
   // Asynchronous: the warp issues its next instruction after this one's slot.
   stall(w, StallReason::kDependency);
@@ -283,11 +266,8 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
   if (mm.b_shared) {
     // One wavefront (a line) per cycle through the shared data stage.
     const auto n = static_cast<std::uint32_t>(lines.size());
-    const std::uint64_t start = std::max(cycle + cfg_.timing.lsu_issue_cycles, shared_free_);
-    shared_free_ = start + n;
     shared_wavefronts_.inc(n);
-    events().post(clock_.edge(start + n + cfg_.timing.shared_latency - 1),
-                  [this, &w] { mm_operands_ready(w); });
+    events().post(clock_.edge(shared_stage(cycle, n)), [this, &w] { mm_operands_ready(w); });
     return;
   }
   // Whole lines, 8 lanes x 16 B each, four lines to a warp-wide access.
