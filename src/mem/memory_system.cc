@@ -53,6 +53,7 @@ MemorySystem::MemorySystem(Component& parent, const MemoryParams& params, std::s
       stores_(add_counter("stores", "count", "global store requests (one line each)")),
       load_latency_(add_average("load_latency", "SM cycles", "issue to data back, per load")) {
   XPUSIM_CHECK(!params.gpc_of_sm.empty() && params.gpcs > 0, "a memory system needs SMs");
+  tracing_ = trace_track() != sim::kNoTrack;
   l1_group_ = std::make_unique<Component>(*this, "l1");
   for (std::uint32_t sm = 0; sm < params.gpc_of_sm.size(); ++sm) {
     l1_.push_back(std::make_unique<L1Cache>(*l1_group_, fmt::format("sm{}", sm), params.l1,
@@ -112,8 +113,15 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   std::uint32_t sectors = 0;  // a load: those missing in L1; a store: those written
   std::uint64_t line = 0;
   sim::Tick start = 0;
+  std::uint64_t flow = 0;  // tracing: the SM -> slice arrow; flow + 1 the one back
 
   void slice_reply(sim::Cycles pipeline) override {
+    if (ms_.tracing_) {
+      sim::Tracer& t = ms_.sim().tracer();
+      const sim::TrackId track = ms_.slice_track(slice);
+      t.complete(track, store ? "st ack" : "ld data", ms_.now(), ms_.now(), "mem");
+      t.flow_begin(track, "mem", flow + 1, ms_.now());
+    }
     if (store) {
       step = Step::kStoreAcked;
       ms_.events().schedule(*this, ms_.xbar_->send_response(slice, kControlMessageBytes, pipeline));
@@ -132,6 +140,14 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   void process() override {
     switch (step) {
       case Step::kAtSlice:
+        if (ms_.tracing_) {
+          sim::Tracer& t = ms_.sim().tracer();
+          const sim::TrackId from = ms_.l1_track(sm), to = ms_.slice_track(slice);
+          t.complete(from, store ? "st" : "ld", start, start, "mem");
+          t.flow_begin(from, "mem", flow, start);
+          t.complete(to, store ? "st" : "ld", ms_.now(), ms_.now(), "mem");
+          t.flow_end(to, "mem", flow, ms_.now());
+        }
         if (store) {
           ms_.l2_->slice(slice).write(line, sectors, *this);
         } else {
@@ -140,6 +156,7 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
         return;
       case Step::kLoadFill:
         if (cache_in_l1) ms_.l1_[sm]->fill(line, sectors);
+        trace_back();
         [[fallthrough]];
       case Step::kLoadDone:
         ms_.load_latency_.sample(
@@ -147,12 +164,22 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
         complete();
         return;
       case Step::kStoreAcked:
+        trace_back();
         complete();
         return;
     }
   }
 
  private:
+  // Back at the SM from L2: the SM-side slice and the arrow's end.
+  void trace_back() {
+    if (!ms_.tracing_) return;
+    sim::Tracer& t = ms_.sim().tracer();
+    const sim::TrackId track = ms_.l1_track(sm);
+    t.complete(track, store ? "st ack" : "ld data", ms_.now(), ms_.now(), "mem");
+    t.flow_end(track, "mem", flow + 1, ms_.now());
+  }
+
   // Back to the pool first: the callback may issue a request that reuses this object.
   void complete() {
     Done fn = std::move(done);
@@ -171,6 +198,24 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
 };
 
 MemorySystem::~MemorySystem() = default;
+
+namespace {
+constexpr sim::TrackId kUnmade = sim::kNoTrack - 1;  // a track not asked for yet
+}  // namespace
+
+sim::TrackId MemorySystem::l1_track(std::uint32_t sm) {
+  if (l1_tracks_.empty()) l1_tracks_.assign(l1_.size(), kUnmade);
+  sim::TrackId& t = l1_tracks_[sm];
+  if (t == kUnmade) t = sim().tracer().track(fmt::format("{}.l1.sm{}", path(), sm));
+  return t;
+}
+
+sim::TrackId MemorySystem::slice_track(std::uint32_t slice) {
+  if (slice_tracks_.empty()) slice_tracks_.assign(params_.l2.slices, kUnmade);
+  sim::TrackId& t = slice_tracks_[slice];
+  if (t == kUnmade) t = sim().tracer().track(fmt::format("{}.l2.slice{}", path(), slice));
+  return t;
+}
 
 MemorySystem::Request& MemorySystem::new_request() {
   if (request_free_.empty()) {
@@ -216,6 +261,7 @@ void MemorySystem::start_load(Request& q, const MemRequest& r, bool cache_in_l1)
   q.sectors = missing;
   q.slice = map_.slice_of_line(line);
   q.step = Request::Step::kAtSlice;
+  if (tracing_) q.flow = next_flow_ += 2;
   events().schedule(q, xbar_->send_request(sm, q.slice, kControlMessageBytes));
 }
 
@@ -240,9 +286,11 @@ void MemorySystem::start_store(Request& q, const MemRequest& r) {
   q.store = true;
   q.sm = r.sm;
   q.line = line;
+  q.start = now();
   q.sectors = sectors;
   q.slice = map_.slice_of_line(line);
   q.step = Request::Step::kAtSlice;
+  if (tracing_) q.flow = next_flow_ += 2;
   events().schedule(
       q, xbar_->send_request(r.sm, q.slice, kControlMessageBytes + sector_bytes(sectors)));
 }

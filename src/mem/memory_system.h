@@ -23,6 +23,7 @@
 #include "mem/mem_request.h"
 #include "sim/clock.h"
 #include "sim/component.h"
+#include "sim/trace.h"
 
 namespace xpusim::config {
 struct ChipSpec;
@@ -115,6 +116,15 @@ class MemorySystem : public sim::Component {
   std::unique_ptr<DsmemNetwork> dsmem_;
   std::vector<std::unique_ptr<Request>> request_pool_;
   std::vector<Request*> request_free_;
+  // Tracing (only when the tracer takes this component): a request that leaves its L1 is
+  // four zero-length slices — sent and back on the SM's L1 track, arrived and replied on its
+  // L2 slice's track — joined by a flow arrow each way (requests overlap, so slices spanning
+  // them would not nest on one track).
+  bool tracing_ = false;
+  std::uint64_t next_flow_ = 0;
+  std::vector<sim::TrackId> l1_tracks_, slice_tracks_;  // made on first use
+  sim::TrackId l1_track(std::uint32_t sm);
+  sim::TrackId slice_track(std::uint32_t slice);
   sim::Counter& loads_;
   sim::Counter& stores_;
   sim::Average& load_latency_;

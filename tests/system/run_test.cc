@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "cli_harness.h"
@@ -184,6 +185,20 @@ TEST_F(RunCli, TraceHasAWarpTrackPerSlotOfEachSm) {
   EXPECT_TRUE(tracks.contains("chip0.sm0.w00")) << trace.dump().substr(0, 2000);
   EXPECT_TRUE(tracks.contains("chip0.sm0.w01"));
   EXPECT_GT(slices, 0u);
+  // Memory requests: a slice on the SM's L1 track and on the L2 slice's track, joined by a
+  // flow arrow each way (begin "s" and end "f" paired by id).
+  EXPECT_TRUE(tracks.contains("chip0.mem.l1.sm0"));
+  EXPECT_TRUE(std::any_of(tracks.begin(), tracks.end(), [](const std::string& t) {
+    return t.starts_with("chip0.mem.l2.slice");
+  }));
+  std::map<std::uint64_t, int> flows;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("cat", "") != "flow") continue;
+    flows[e["id"].get<std::uint64_t>()] += e.value("ph", "") == "s" ? 1 : 10;
+  }
+  ASSERT_FALSE(flows.empty());
+  for (const auto& [id, sum] : flows)
+    EXPECT_EQ(sum, 11) << "flow " << id << " needs one begin and one end";
 }
 
 TEST_F(RunCli, PolicyAndSmTimingOverridesChangeTheRun) {
@@ -209,8 +224,7 @@ TEST_F(RunCli, PolicyAndSmTimingOverridesChangeTheRun) {
 }
 
 TEST_F(RunCli, AnMmWorkloadPrintsTheTensorUnitLine) {
-  write("gemm.yaml",
-        "chip: tiny\nworkload: gemm.mm\nparams: {m: 128, n: 64, k: 64, tile_n: 64}\n");
+  write("gemm.yaml", "chip: tiny\nworkload: gemm.mm\nparams: {m: 128, n: 64, k: 64, tile_n: 64}\n");
   const CliRun r = run("run gemm.yaml");
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   // 4 warps x 2 K steps of 32: 8 mm, 64 math issues each, 128 x 64 x 64 MACs.
