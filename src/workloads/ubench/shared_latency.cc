@@ -7,6 +7,7 @@
 
 #include "workloads/ubench/common.h"
 #include "workloads/ubench/families.h"
+#include "workloads/ubench/shared_chase.h"
 
 namespace xpusim::workloads::ubench {
 namespace {
@@ -25,14 +26,7 @@ sim::Task<> shared_chase(kernel::Warp& w) {
   const U32 n = a.get_u32(0), stride = a.get_u32(1);
   const U64 warm = a.get_u64(2), hops = a.get_u64(3);
   const Addr out = a.get_ptr(4);
-  for (U32 base = 0; base < n; base += kernel::kWarpSize) {  // element k holds k + 1's offset
-    kernel::LaneMask m = 0;
-    for (U32 l = 0; l < kernel::kWarpSize && base + l < n; ++l)
-      m |= kernel::LaneMask{1} << l;
-    co_await w.store_shared<U32>(
-        kernel::lanes<Addr>([&](U32 l) { return (base + l) * stride; }),
-        kernel::lanes<U32>([&](U32 l) { return (base + l + 1) % n * stride; }), m);
-  }
+  co_await write_chain(w, n, stride);
   U32 p = 0;
   for (U64 i = 0; i < warm; ++i)
     p = (co_await w.load_shared<U32>(Lanes<Addr>{p}, 1))[0];
@@ -45,95 +39,37 @@ sim::Task<> shared_chase(kernel::Warp& w) {
                                0b11);
 }
 
-class SharedLatency final : public Workload {
+class SharedLatency final : public SharedChase {
  public:
   std::string_view name() const override { return "ubench.shared_latency"; }
   std::string_view description() const override {
     return "shared-memory load latency: one lane chases 4 B offsets through its CTA's shared "
            "memory";
   }
-  std::vector<ParamDecl> params() const override {
-    return {{.name = "footprint",
-             .description = "shared bytes the chain spans (the CTA's dynamic shared memory)",
-             .default_value = 8192,
-             .min = 64,
-             .max = 128 << 10},
-            {.name = "stride",
-             .description = "bytes between consecutive elements (4 B offsets)",
-             .default_value = 4,
-             .min = 4,
-             .max = 4096},
-            {.name = "hops",
-             .description = "timed loads",
-             .default_value = 2048,
-             .min = 1,
-             .max = 1 << 20},
-            {.name = "warmup",
-             .description = "1: one untimed pass over the chain first",
-             .default_value = 1,
-             .min = 0,
-             .max = 1}};
+
+ protected:
+  Shape shape() const override {
+    return {.kernel = kKernel,
+            .ctas = 1,
+            .footprint_note = "shared bytes the chain spans (the CTA's dynamic shared memory)",
+            .footprint = 8192,
+            .hops = 2048};
   }
 
-  Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
-    if (auto st = require_functional(chip, name(), kChase); !st) return st;
-    footprint_ = param(values, "footprint");
-    stride_ = param(values, "stride");
-    hops_ = param(values, "hops");
-    warmup_ = param(values, "warmup");
-    if (stride_ % 4 != 0 || footprint_ % stride_ != 0 || footprint_ / stride_ < 2) {
-      return Error{
-          fmt::format("{}: stride {} must be a multiple of 4 dividing footprint {} into "
-                      "at least 2 elements",
-                      name(), stride_, footprint_)};
-    }
-    n_ = footprint_ / stride_;
-    auto k = kernels.find(kKernel);
-    if (!k) return k.errors();
-    const kernel::LaunchParams p{.grid = {1, 1, 1},
-                                 .cluster = {1, 1, 1},
-                                 .block = {32, 1, 1},
-                                 .dynamic_shared_bytes = static_cast<U32>(footprint_),
-                                 .registers_per_thread = 32};
-    auto id = chip.launch(**k, p,
-                          kernel::KernelArgs()
-                              .u32(static_cast<U32>(n_))
-                              .u32(static_cast<U32>(stride_))
-                              .u64(warmup_ * n_)
-                              .u64(hops_)
-                              .ptr(kResults));
-    if (!id) return id.errors();
-    launch_ = *id;
-    return Ok{};
-  }
-
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
-    if (auto st = check_completed(chip, launch_, name()); !st) return st.errors();
-    auto out = read_words(chip, kResults, 2);
-    if (!out) return out.errors();
-    const U64 want = (warmup_ * n_ + hops_) % n_ * stride_;
-    if ((*out)[1] != want) {
-      return Error{fmt::format("{}: the chase ended at offset {:#x}, expected {:#x}", name(),
-                               (*out)[1], want)};
-    }
+  Result<Measurement> measure(system::Chip& chip, double cycles_per_hop) const override {
     // The SM's path for a conflict-free access (core/sm.cc dispatch): the LSU issue slot, one
     // wavefront on the shared data stage, then the shared latency.
     const core::SmTiming& t = chip.timing();
     const double configured = t.lsu_issue_cycles + 1 + t.shared_latency - 1;
-    return std::vector<Measurement>{
-        {.name = "shared load latency",
-         .measured = static_cast<double>((*out)[0]) / static_cast<double>(hops_),
-         .configured = configured,
-         .unit = "cycles",
-         .note = fmt::format("{} hops of {} B over {} B; configured = LSU issue {} + 1 "
-                             "wavefront + shared_latency {} - 1",
-                             hops_, stride_, footprint_, t.lsu_issue_cycles, t.shared_latency)}};
+    return Measurement{
+        .name = "shared load latency",
+        .measured = cycles_per_hop,
+        .configured = configured,
+        .unit = "cycles",
+        .note = fmt::format("{} hops of {} B over {} B; configured = LSU issue {} + 1 "
+                            "wavefront + shared_latency {} - 1",
+                            hops_, stride_, footprint_, t.lsu_issue_cycles, t.shared_latency)};
   }
-
- private:
-  U64 footprint_ = 0, stride_ = 0, hops_ = 0, warmup_ = 0, n_ = 0;
-  std::uint32_t launch_ = 0;
 };
 
 }  // namespace
@@ -142,11 +78,7 @@ Status register_shared_latency(kernel::KernelRegistry& kernels, WorkloadRegistry
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "one lane follows a chain of 4 B offsets in shared "
                                             "memory, timing the hops with clock64",
-                             .args = {{"elements", kernel::ArgKind::kU32},
-                                      {"stride", kernel::ArgKind::kU32},
-                                      {"warmup_hops", kernel::ArgKind::kU64},
-                                      {"hops", kernel::ArgKind::kU64},
-                                      {"out", kernel::ArgKind::kPtr}},
+                             .args = chase_args(),
                              .body = shared_chase,
                              .static_shared_bytes = 0});
       !st) {
