@@ -122,9 +122,9 @@ void print_summary(const workloads::Scenario& s, system::Chip& chip, sim::Simula
   std::uint32_t used = 0;
   double stall[4] = {0, 0, 0, 0};
   constexpr const char* kStalls[] = {"issue", "dependency", "memory", "barrier"};
-  constexpr const char* kTensor[] = {"mm.instructions", "mm.math_issues", "mm.macs",
-                                     "mm.active_threads", "tensor.busy_cycles",
-                                     "mm.token_stall_cycles"};
+  constexpr const char* kTensor[] = {
+      "mm.instructions",   "mm.math_issues",     "mm.macs",
+      "mm.active_threads", "tensor.busy_cycles", "mm.token_stall_cycles"};
   double tensor[6] = {0, 0, 0, 0, 0, 0};
   for (std::uint32_t i = 0; i < chip.num_sms(); ++i) {
     const std::uint64_t n = chip.sm(i).warp_instructions();

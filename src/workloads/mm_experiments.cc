@@ -418,6 +418,24 @@ ParamDecl type_param() {
           .max = 1};
 }
 
+ParamDecl k_param() {
+  return {.name = "k",
+          .description = "K: A elements per thread (A registers from r256)",
+          .default_value = 64,
+          .min = 1,
+          .max = 256};
+}
+
+// The type, K and N of the parameters; B column-major (t0), each column padded to whole lines.
+Variant column_major(const ParamValues& values) {
+  Variant v;
+  v.type = static_cast<U32>(ubench::param(values, "int8"));
+  v.k = static_cast<U32>(ubench::param(values, "k"));
+  v.n = static_cast<U32>(ubench::param(values, "n"));
+  v.stride = round_up(U64{v.k} * kernel::mm_type_bytes(type_of(v.type)), kLine);
+  return v;
+}
+
 // ---- mm.broadcast ----------------------------------------------------------------------------
 class Broadcast final : public MmExperiment {
  public:
@@ -437,23 +455,15 @@ class Broadcast final : public MmExperiment {
              .default_value = 256,
              .min = 1,
              .max = 256},
-            {.name = "k",
-             .description = "K: A elements per thread (A registers from r256)",
-             .default_value = 64,
-             .min = 1,
-             .max = 256},
+            k_param(),
             type_param()};
   }
 
  protected:
   Result<std::vector<Variant>> variants(const ParamValues& values) const override {
-    Variant v;
-    v.type = static_cast<U32>(ubench::param(values, "int8"));
-    v.k = static_cast<U32>(ubench::param(values, "k"));
-    v.n = static_cast<U32>(ubench::param(values, "n"));
+    Variant v = column_major(values);
     v.warps = v.mm_warps = static_cast<U32>(ubench::param(values, "warps"));
     v.m = 32 * v.warps;
-    v.stride = round_up(U64{v.k} * kernel::mm_type_bytes(type_of(v.type)), kLine);
     Variant on = v, off = v;
     on.label = "broadcast on";
     off.label = "broadcast off";
@@ -501,23 +511,15 @@ class KaUtilization final : public MmExperiment {
              .default_value = 256,
              .min = 4,
              .max = 256},
-            {.name = "k",
-             .description = "K: A elements per thread",
-             .default_value = 64,
-             .min = 1,
-             .max = 256},
+            k_param(),
             type_param()};
   }
 
  protected:
   Result<std::vector<Variant>> variants(const ParamValues& values) const override {
-    Variant v;
-    v.type = static_cast<U32>(ubench::param(values, "int8"));
-    v.k = static_cast<U32>(ubench::param(values, "k"));
-    v.n = static_cast<U32>(ubench::param(values, "n"));
+    Variant v = column_major(values);
     v.warps = 2;
     v.m = 16;
-    v.stride = round_up(U64{v.k} * kernel::mm_type_bytes(type_of(v.type)), kLine);
     Variant ka1 = v, ka4 = v;
     ka1.label = "ka1";
     ka1.mm_warps = 1;
