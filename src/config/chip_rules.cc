@@ -121,6 +121,15 @@ constexpr std::array kChipRules{
                      return fmt::format("{} is not a multiple of sm.sub_partitions = {}",
                                         c.sm.tensor.cores, c.sm.sub_partitions);
                    }},
+    CrossFieldRule{"tma.sms_per_unit",
+                   {"topology.sms_per_tpc", "", ""},
+                   "`topology.sms_per_tpc` divisible by `tma.sms_per_unit`",
+                   "a shared TMA unit serves SMs of one TPC",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.topology.sms_per_tpc % c.tma.sms_per_unit == 0) return {};
+                     return fmt::format("{} does not divide topology.sms_per_tpc = {}",
+                                        c.tma.sms_per_unit, c.topology.sms_per_tpc);
+                   }},
     CrossFieldRule{"sm.tensor.bf16_fma_per_cycle",
                    {"sm.tensor.cores", "", ""},
                    "`sm.tensor.bf16_fma_per_cycle` divisible by `sm.tensor.cores`",

@@ -77,6 +77,17 @@ struct DsmemSpec {
   std::uint32_t bytes_per_cycle = 0;  // per SM port
 };
 
+// The TMA units (seed0 §2; docs/tma-unit.md).
+struct TmaSpec {
+  std::uint32_t sms_per_unit = 1;  // SMs sharing one unit through an arbiter (seed0 ¶50)
+  std::uint32_t queue_depth = 16;  // requests waiting per SM
+  std::uint32_t descriptor_cache_entries = 16;
+  std::uint32_t descriptor_lookahead = 1;  // 0/1: fetch the next request's descriptor ahead
+  std::uint32_t setup_cycles = 8;
+  std::uint32_t requests_per_cycle = 1;  // <= 128 B global requests per SM cycle
+  std::uint32_t max_outstanding = 256;   // global requests in flight per unit
+};
+
 // The SM <-> L2-slice crossbar.
 struct CrossbarSpec {
   std::uint32_t latency_cycles = 0;  // L2 cycles, one way
@@ -124,6 +135,7 @@ struct ChipSpec {
   SmLatencySpec sm_latency;
   L1Spec l1;
   DsmemSpec dsmem;
+  TmaSpec tma;
   CrossbarSpec crossbar;
   L2Spec l2;
   HbmSpec hbm;

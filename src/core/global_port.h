@@ -24,6 +24,10 @@ class GlobalPort {
   enum class Remote : std::uint8_t { kLoad, kStore, kAtomic };
   virtual void remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind,
                              std::uint32_t bytes, std::function<void()> done) = 0;
+  // A one-way message of `bytes` to another SM of the GPC (a remote mbarrier arrive):
+  // `arrived` when it gets there.
+  virtual void remote_push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
+                           std::function<void()> arrived) = 0;
 };
 
 class FixedLatencyMemory : public GlobalPort {
@@ -37,6 +41,10 @@ class FixedLatencyMemory : public GlobalPort {
   void remote_shared(std::uint32_t, std::uint32_t, Remote, std::uint32_t,
                      std::function<void()> done) override {
     events_.post(clock_.edge(clock_.cycle_at(events_.now()) + cycles_), std::move(done));
+  }
+  void remote_push(std::uint32_t, std::uint32_t, std::uint32_t,
+                   std::function<void()> arrived) override {
+    events_.post(clock_.edge(clock_.cycle_at(events_.now()) + cycles_), std::move(arrived));
   }
 
  private:

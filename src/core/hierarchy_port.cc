@@ -63,4 +63,9 @@ void HierarchyPort::remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Re
   }
 }
 
+void HierarchyPort::remote_push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
+                                std::function<void()> arrived) {
+  mem_.dsmem().push(from_sm, to_sm, bytes, std::move(arrived), [] {});
+}
+
 }  // namespace xpusim::core

@@ -21,6 +21,8 @@ class HierarchyPort final : public GlobalPort, private mem::RequestClient {
               std::function<void()> done) override;
   void remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind, std::uint32_t bytes,
                      std::function<void()> done) override;
+  void remote_push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
+                   std::function<void()> arrived) override;
 
   std::uint64_t lines_requested() const { return lines_; }
 

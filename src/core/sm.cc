@@ -49,6 +49,8 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
                                "tensor-unit cycles busy with mm math, summed over the units")),
       mm_token_stall_(add_counter("mm.token_stall_cycles", "cycles",
                                   "mm math issues blocked on an A register's token (¶101)")),
+      tma_instructions_(add_counter("tma_instructions", "instructions",
+                                    "TMA instructions issued (copies, commits, waits)")),
       stall_issue_(add_counter("stall_issue_cycles", "cycles", "warps ready, waiting to issue")),
       stall_dependency_(add_counter("stall_dependency_cycles", "cycles",
                                     "waiting on an ALU, SFU or shared-memory result")),
@@ -61,6 +63,7 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
   tracing_ = trace_track() != sim::kNoTrack;
   slot_busy_.assign(cfg.capacity.warps, false);
   tensor_free_.assign(std::max<std::uint32_t>(cfg.tensor.cores, 1), 0);
+  if (cfg.tma != nullptr) cfg.tma->attach(cfg.id, *this);
 }
 
 Sm::~Sm() {
@@ -162,7 +165,16 @@ void Sm::warp_exited(WarpSlot& w) {
     b = {};
   }
   if (c.alive > 0) return;
-  // The last warp is still on its frame here: retire the CTA from an event.
+  // TMA operations it issued still name its shared memory and barriers: it retires after them.
+  if (c.tma_inflight > 0) {
+    c.retire_pending = true;
+    return;
+  }
+  retire_cta(c);
+}
+
+void Sm::retire_cta(Cta& c) {
+  // The last warp may still be on its frame here: retire the CTA from an event.
   events().post(now(), [this, cta = &c] {
     used_.remove(cta->footprint);
     ctas_run_.inc();
@@ -364,6 +376,12 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
     case OpKind::kBarrierSync:
       bar_sync(w, cycle);
       return;
+    case OpKind::kTma:
+      tma_op(w, cycle);
+      return;
+    case OpKind::kMbarArriveRemote:
+      mbarrier_arrive_remote(w, cycle);
+      return;
     default:
       mbarrier_op(w, cycle);
       return;
@@ -472,20 +490,23 @@ void Sm::mbarrier_op(WarpSlot& w, std::uint64_t cycle) {
     raise(w, fmt::format("mbarrier at {:#x}: {}", op.mbar, completed.error().message));
     return;
   }
-  if (*completed) {
-    // The phase flipped: waiters on the completed parity go (PTX try_wait.parity semantics).
-    std::vector<WarpSlot*> still;
-    for (WarpSlot* x : m.waiters) {
-      if (parity_done(x->op.parity)) {
-        wake(*x, done);
-      } else {
-        still.push_back(x);
-      }
-    }
-    m.waiters = std::move(still);
-  }
+  if (*completed) phase_completed(m, done);
   stall(w, StallReason::kDependency);
   wake(w, done);
+}
+
+void Sm::phase_completed(MbarrierSlot& m, std::uint64_t cycle) {
+  // The phase flipped: waiters on the completed parity go (PTX try_wait.parity semantics).
+  std::vector<WarpSlot*> still;
+  for (WarpSlot* x : m.waiters) {
+    const Result<bool> r = m.bar.test_wait_parity(x->op.parity);
+    if (r.ok() && *r) {
+      wake(*x, cycle);
+    } else {
+      still.push_back(x);
+    }
+  }
+  m.waiters = std::move(still);
 }
 
 void Sm::wake(WarpSlot& w, std::uint64_t cycle) {
@@ -521,6 +542,10 @@ std::vector<std::string> Sm::hang_report() const {
           on = fmt::format("mbarrier at {:#x} waiting for parity {}: {}", w->op.mbar, w->op.parity,
                            it->second.bar.state().describe());
         }
+      }
+      if (!w->faulted && w->group_wait) {
+        on = fmt::format("cp.async.bulk.wait_group{} {} ({} committed groups not done)",
+                         w->op.tma->read ? ".read" : "", w->op.tma->pending, w->groups.size());
       }
       out.push_back(fmt::format("{}: {} block ({},{},{}) warp {}: {}", path(), c->work.kernel->name,
                                 b.x, b.y, b.z, w->warp.warp_id(), on));

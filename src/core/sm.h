@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,6 +43,7 @@
 #include "sim/clock.h"
 #include "sim/component.h"
 #include "sim/result.h"
+#include "tma/tma_unit.h"
 
 namespace xpusim::core {
 
@@ -69,11 +71,14 @@ struct SmConfig {
   std::shared_ptr<const WarpScheduler> scheduler;
   // Where mm finds B segments (seed2 §2.5); null: an mm naming a segment faults.
   const mem::PageTable* page_table = nullptr;
+  // The TMA unit serving this SM (one per SM, or shared; tma/tma_unit.h); null: TMA
+  // operations fault.
+  tma::TmaUnit* tma = nullptr;
 };
 
 enum class StallReason : std::uint8_t { kIssue, kDependency, kMemory, kBarrier, kNone };
 
-class Sm : public sim::Component, public kernel::WarpExecutor {
+class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaClient {
  public:
   Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
      mem::GlobalMemory& memory, GlobalPort& port, const SmConfig& cfg);
@@ -82,6 +87,9 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   // Starts the CTA's warps now; `exited` runs once all of them have returned. Errors (nothing
   // started): the CTA does not fit the SM's free resources now, or no kernel.
   Status launch(const CtaWork& work, std::function<void()> exited);
+
+  // The TMA unit serving this SM (made after the SMs when one serves several).
+  void set_tma(tma::TmaUnit& unit);
 
   void execute(kernel::Warp& warp, const kernel::Op& op) override;
   kernel::RegisterFile& registers(kernel::Warp& warp) override;
@@ -96,12 +104,15 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   // One line per warp that is parked (never resumed): what it waits on. Empty when all ran.
   std::vector<std::string> hang_report() const;
   std::uint64_t warp_instructions() const { return instructions_.value(); }
+  // TMA requests dropped at setup (seed0 ¶88) and late TMA errors, one line each.
+  const std::vector<std::string>& tma_errors() const { return tma_errors_; }
 
  private:
   struct Cta;
   struct WarpSlot;
   struct SubPartition;
   struct MbarrierSlot;
+  struct TmaRecord;
 
   sim::Task<> run_warp(WarpSlot& w);
   void warp_exited(WarpSlot& w);
@@ -132,6 +143,24 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   std::uint32_t shared_wavefronts(const kernel::Op& op);
   std::uint64_t shared_stage(std::uint64_t cycle, std::uint32_t wavefronts);
   void mbarrier_op(WarpSlot& w, std::uint64_t cycle);
+  // A barrier's phase completed at `cycle`: its parked waiters on that parity go.
+  void phase_completed(MbarrierSlot& m, std::uint64_t cycle);
+  void retire_cta(Cta& c);
+  // TMA (sm_tma.cc): the warp side (issue, bulk groups, remote arrive) and the unit's client.
+  void tma_op(WarpSlot& w, std::uint64_t cycle);
+  bool tma_submit(WarpSlot& w);
+  bool groups_done(const WarpSlot& w) const;
+  void mbarrier_arrive_remote(WarpSlot& w, std::uint64_t cycle);
+  Cta* cta_of(const ClusterContext* k, std::uint32_t rank);
+  void tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t mbar,
+                  std::uint32_t bytes, const kernel::Dim3& block);
+  Result<tma::TmaPlan> plan(const tma::TmaJob& job, const tma::CachedDescriptor* d) override;
+  void dropped(const tma::TmaJob& job, const Error& error) override;
+  void landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes) override;
+  void source_read(const tma::TmaJob& job) override;
+  void finished(const tma::TmaJob& job) override;
+  void queue_space() override;
+  void group_progress(TmaRecord& r, bool read);
   void bar_sync(WarpSlot& w, std::uint64_t cycle);
   void wake(WarpSlot& w, std::uint64_t cycle);
   void stall(WarpSlot& w, StallReason r);
@@ -151,7 +180,11 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   std::optional<Error> fault_;
   bool tracing_ = false;  // a track per warp slot when the tracer takes this SM
   std::vector<bool> slot_busy_;
-  std::vector<std::uint64_t> tensor_free_;  // per tensor unit: first free cycle
+  std::vector<std::uint64_t> tensor_free_;               // per tensor unit: first free cycle
+  std::vector<std::unique_ptr<TmaRecord>> tma_records_;  // by job tag
+  std::vector<std::uint32_t> tma_free_;
+  std::deque<WarpSlot*> tma_blocked_;  // refused by a full queue, in issue order
+  std::vector<std::string> tma_errors_;
 
   sim::Counter& instructions_;
   sim::Counter& ctas_run_;
@@ -170,6 +203,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor {
   sim::Counter& mm_active_threads_;
   sim::Counter& tensor_busy_;
   sim::Counter& mm_token_stall_;
+  sim::Counter& tma_instructions_;
   sim::Counter& stall_issue_;
   sim::Counter& stall_dependency_;
   sim::Counter& stall_memory_;

@@ -2,6 +2,7 @@
 // the files that implement Sm (sm.cc, sm_dsmem.cc). Not part of the SM's interface.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
@@ -34,6 +35,8 @@ struct Sm::Cta {
   std::map<std::uint32_t, Bar> bars;            // bar.sync id → arrivals of the current round
   std::unique_ptr<ClusterContext> own_cluster;  // a plain CTA's cluster of one
   ClusterContext* cluster = nullptr;
+  std::uint32_t tma_inflight = 0;  // TMA operations it issued that have not finished
+  bool retire_pending = false;     // every warp exited; retires when tma_inflight is 0
 };
 
 // A warp's SM-side state. It is its own wake-up event (no allocation per operation).
@@ -71,12 +74,33 @@ struct Sm::WarpSlot : sim::Event {
     bool token_wait = false;  // blocked on an A register's token
     sim::Tick token_since = 0;
   } mm;
+  // Bulk async-groups (cp.async.bulk.commit_group / wait_group): committed groups from id
+  // `group_base` on, each with its operations' shared reads and completions outstanding; the
+  // open group collects operations until the next commit.
+  struct Group {
+    std::uint32_t unread = 0;
+    std::uint32_t unfinished = 0;
+  };
+  std::deque<Group> groups;
+  std::uint64_t group_base = 0;
+  Group open_group;
+  bool group_wait = false;  // parked in wait_group
 
  protected:
   void process() override {
     sm.stall(*this, StallReason::kNone);
     warp.resume();
   }
+};
+
+// A TMA operation this SM issued, from submission to finish (the job's tag is its index).
+struct Sm::TmaRecord {
+  WarpSlot* warp = nullptr;
+  Cta* cta = nullptr;
+  kernel::TmaOp op{};
+  std::vector<std::uint32_t> ranks;  // destination CTAs (loads, shared-to-cluster copies)
+  std::uint64_t group = 0;           // bulk-group operations: the group id
+  bool in_use = false;
 };
 
 // An issue event per sub-partition; scheduled only while a warp of it waits to issue.

@@ -8,6 +8,7 @@
 
 #include "kernel/lanes.h"
 #include "kernel/mm_instruction.h"
+#include "kernel/tma_op.h"
 
 namespace xpusim::kernel {
 
@@ -40,6 +41,10 @@ enum class OpKind : std::uint8_t {
   kLoadRegsGlobal,
   kLoadRegsShared,  // addresses are CTA shared-window offsets
   kMm,              // the mm instruction `*mm` (mm_instruction.h): B fetch, then math issues
+  // mbarrier.arrive.release.cluster.shared::cluster [cluster_address(rank, mbar)]: an arrive
+  // on another CTA's barrier (`rank`), as a consumer releasing a multicast stage does.
+  kMbarArriveRemote,
+  kTma,  // a TMA operation `*tma` (tma_op.h), handed to the SM's TMA unit
 };
 
 inline constexpr bool is_dsmem(OpKind k) {
@@ -72,6 +77,8 @@ struct Op {
   std::uint64_t* value = nullptr;  // clock's answer
   std::uint32_t reg = 0;           // register loads: the first register written per lane
   const MmInstruction* mm = nullptr;
+  std::uint32_t rank = 0;  // kMbarArriveRemote: the target CTA's cluster rank
+  const TmaOp* tma = nullptr;
 };
 
 }  // namespace xpusim::kernel

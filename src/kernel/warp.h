@@ -13,6 +13,7 @@
 // read, stores write at issue); the warp resumes when the timing model says it completed.
 #pragma once
 
+#include <array>
 #include <coroutine>
 #include <cstdint>
 #include <cstring>
@@ -273,6 +274,131 @@ class Warp {
     return {*this, Op{.kind = OpKind::kMbarWait, .mbar = mbar, .parity = parity & 1}};
   }
 
+  // mbarrier.arrive on the barrier at `mbar` of the cluster's CTA `rank` (shared::cluster).
+  OpAwaiter mbarrier_arrive_cluster(std::uint32_t rank, std::uint32_t mbar,
+                                    std::uint32_t count = 1) {
+    return {*this,
+            Op{.kind = OpKind::kMbarArriveRemote, .count = count, .mbar = mbar, .rank = rank}};
+  }
+
+  // --- TMA (tma_op.h; docs/tma-unit.md) ----------------------------------------------------
+  // Asynchronous: the warp goes on after the issue slot (it waits only while the TMA unit's
+  // request queue is full). Loads complete_tx their bytes on `mbar` in every destination CTA;
+  // stores and reductions complete through commit_group / wait_group. Executed by one thread
+  // (the kernel elects it), as CUTLASS producers do.
+  class TmaAwaiter : public OpAwaiter {
+   public:
+    TmaAwaiter(Warp& w, const TmaOp& t) : OpAwaiter(w, Op{.kind = OpKind::kTma}), tma_(t) {
+      op_.tma = &tma_;
+    }
+    TmaAwaiter(const TmaAwaiter&) = delete;
+
+   private:
+    TmaOp tma_;
+  };
+  // Tensor coordinates, dim 0 first: `{x, y}` at a call site. Not an initializer_list: GCC 12
+  // rejects braced-list temporaries inside co_await ("array used as initializer").
+  struct Coords {
+    Coords(std::int32_t c0) : rank(1) { v[0] = c0; }  // NOLINT: implicit by design
+    Coords(std::int32_t c0, std::int32_t c1) : rank(2) { v[0] = c0, v[1] = c1; }
+    Coords(std::int32_t c0, std::int32_t c1, std::int32_t c2) : rank(3) {
+      v[0] = c0, v[1] = c1, v[2] = c2;
+    }
+    Coords(std::int32_t c0, std::int32_t c1, std::int32_t c2, std::int32_t c3) : rank(4) {
+      v[0] = c0, v[1] = c1, v[2] = c2, v[3] = c3;
+    }
+    Coords(std::int32_t c0, std::int32_t c1, std::int32_t c2, std::int32_t c3, std::int32_t c4)
+        : rank(5) {
+      v[0] = c0, v[1] = c1, v[2] = c2, v[3] = c3, v[4] = c4;
+    }
+    std::array<std::int32_t, 5> v{};
+    std::uint32_t rank = 0;
+  };
+  // im2col filter offsets {W, (H, (D))}.
+  struct Offsets {
+    Offsets(std::uint16_t w) : count(1) { v[0] = w; }  // NOLINT: implicit by design
+    Offsets(std::uint16_t w, std::uint16_t h) : count(2) { v[0] = w, v[1] = h; }
+    Offsets(std::uint16_t w, std::uint16_t h, std::uint16_t d) : count(3) {
+      v[0] = w, v[1] = h, v[2] = d;
+    }
+    std::array<std::uint16_t, 3> v{};
+    std::uint32_t count = 0;
+  };
+
+  // Tile load of the box at `coords` of the tensor map at global `map` into shared `smem`;
+  // `cta_mask` != 0 multicasts to those ranks of the cluster (same smem and mbar offsets).
+  TmaAwaiter tma_load_tile(Addr map, Coords coords, std::uint32_t smem, std::uint32_t mbar,
+                           std::uint16_t cta_mask = 0) {
+    TmaOp t = tensor_op(TmaKind::kLoadTile, map, coords);
+    t.smem = smem;
+    t.mbar = mbar;
+    t.cta_mask = cta_mask;
+    return {*this, t};
+  }
+  // im2col load: coords {C, W, (H, (D,)) N}, offsets {W, (H, (D))} (rank - 2 of them).
+  TmaAwaiter tma_load_im2col(Addr map, Coords coords, Offsets offsets, std::uint32_t smem,
+                             std::uint32_t mbar, std::uint16_t cta_mask = 0) {
+    TmaOp t = tensor_op(TmaKind::kLoadIm2col, map, coords);
+    t.offsets = offsets.v;
+    t.offset_count = offsets.count;
+    t.smem = smem;
+    t.mbar = mbar;
+    t.cta_mask = cta_mask;
+    return {*this, t};
+  }
+  TmaAwaiter tma_store(Addr map, Coords coords, std::uint32_t smem) {
+    TmaOp t = tensor_op(TmaKind::kStoreTile, map, coords);
+    t.smem = smem;
+    return {*this, t};
+  }
+  TmaAwaiter tma_reduce(Addr map, TmaReduce op, Coords coords, std::uint32_t smem) {
+    TmaOp t = tensor_op(TmaKind::kReduceTile, map, coords);
+    t.smem = smem;
+    t.reduce = op;
+    return {*this, t};
+  }
+  TmaAwaiter tma_prefetch(Addr map, Coords coords) {
+    return {*this, tensor_op(TmaKind::kPrefetchTile, map, coords)};
+  }
+  TmaAwaiter tma_prefetch_descriptor(Addr map) {
+    return {*this, TmaOp{.kind = TmaKind::kPrefetchDescriptor, .descriptor = map}};
+  }
+  // Bulk (descriptor-less) copies, sizes and addresses multiples of 16.
+  TmaAwaiter tma_bulk_load(Addr global, std::uint32_t bytes, std::uint32_t smem, std::uint32_t mbar,
+                           std::uint16_t cta_mask = 0) {
+    return {*this, TmaOp{.kind = TmaKind::kBulkLoad,
+                         .smem = smem,
+                         .mbar = mbar,
+                         .cta_mask = cta_mask,
+                         .global = global,
+                         .bytes = bytes}};
+  }
+  TmaAwaiter tma_bulk_store(std::uint32_t smem, Addr global, std::uint32_t bytes) {
+    return {*this,
+            TmaOp{.kind = TmaKind::kBulkStore, .smem = smem, .global = global, .bytes = bytes}};
+  }
+  // This CTA's shared [smem, +bytes) to offset `dst` of the cluster's CTA `rank`, crediting
+  // that CTA's barrier at `mbar`.
+  TmaAwaiter tma_bulk_copy_to_cluster(std::uint32_t smem, std::uint32_t rank, std::uint32_t dst,
+                                      std::uint32_t mbar, std::uint32_t bytes) {
+    return {*this, TmaOp{.kind = TmaKind::kBulkSharedToCluster,
+                         .smem = smem,
+                         .mbar = mbar,
+                         .global = dst,
+                         .bytes = bytes,
+                         .dst_rank = rank}};
+  }
+  TmaAwaiter tma_bulk_prefetch(Addr global, std::uint32_t bytes) {
+    return {*this, TmaOp{.kind = TmaKind::kBulkPrefetch, .global = global, .bytes = bytes}};
+  }
+  // The stores and reductions issued since the last commit become one bulk group.
+  TmaAwaiter tma_commit_group() { return {*this, TmaOp{.kind = TmaKind::kCommitGroup}}; }
+  // Waits until at most `pending` of this warp's committed groups are in flight; `read`: only
+  // until their shared-memory sources have been read (the buffer may be reused).
+  TmaAwaiter tma_wait_group(std::uint32_t pending, bool read = false) {
+    return {*this, TmaOp{.kind = TmaKind::kWaitGroup, .pending = pending, .read = read}};
+  }
+
   // Executor side: resume the warp's coroutine (from an event, at the completion tick).
   void resume() {
     const std::coroutine_handle<> h = handle_;
@@ -290,6 +416,12 @@ class Warp {
     static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 ||
                   sizeof(T) == 16);
     return Op{.kind = kind, .mask = mask, .bytes = sizeof(T)};
+  }
+  static TmaOp tensor_op(TmaKind kind, Addr map, const Coords& coords) {
+    TmaOp t{.kind = kind, .descriptor = map};
+    t.coords = coords.v;
+    t.rank = coords.rank;
+    return t;
   }
   void suspend(std::coroutine_handle<> h, const Op& op) {
     handle_ = h;

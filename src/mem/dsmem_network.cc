@@ -33,6 +33,20 @@ void DsmemNetwork::store(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32
   round_trip(from_sm, to_sm, bytes, kControlMessageBytes, std::move(done));
 }
 
+void DsmemNetwork::push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
+                        Done arrived, Done acked) {
+  ++stores_;
+  bytes_ += bytes;
+  XPUSIM_CHECK(from_sm < ports_.size() && to_sm < ports_.size(),
+               "DSMEM push names an SM that does not exist");
+  XPUSIM_CHECK(gpc_of_sm_[from_sm] == gpc_of_sm_[to_sm], "DSMEM push between GPCs");
+  events().post(ports_[from_sm]->reserve(bytes),
+                [this, to_sm, arrived = std::move(arrived), acked = std::move(acked)]() mutable {
+                  arrived();
+                  events().post(ports_[to_sm]->reserve(kControlMessageBytes), std::move(acked));
+                });
+}
+
 void DsmemNetwork::round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t out,
                               std::uint32_t back, Done done) {
   XPUSIM_CHECK(a < ports_.size() && b < ports_.size(),

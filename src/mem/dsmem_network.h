@@ -35,6 +35,10 @@ class DsmemNetwork : public sim::Component {
   void atomic(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done done) {
     load(from_sm, to_sm, bytes, std::move(done));
   }
+  // A one-way data message (a TMA multicast line, a shared-to-cluster copy): `arrived` when
+  // its last byte reaches `to_sm`, `acked` when the acknowledgement is back at `from_sm`.
+  void push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done arrived,
+            Done acked);
   const DsmemParams& params() const { return params_; }
 
  private:

@@ -32,6 +32,15 @@ core::TensorTiming tensor_timing_of(const config::ChipSpec& spec) {
   return t;
 }
 
+tma::TmaParams tma_params_of(const config::ChipSpec& spec) {
+  return {.queue_depth = spec.tma.queue_depth,
+          .descriptor_cache_entries = spec.tma.descriptor_cache_entries,
+          .descriptor_lookahead = spec.tma.descriptor_lookahead != 0,
+          .setup_cycles = spec.tma.setup_cycles,
+          .requests_per_cycle = spec.tma.requests_per_cycle,
+          .max_outstanding = spec.tma.max_outstanding};
+}
+
 Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
            std::string_view name, std::unique_ptr<sched::Policy> policy,
            std::shared_ptr<const core::WarpScheduler> scheduler)
@@ -56,6 +65,17 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
                              .page_table = &page_table_};
     sms_.push_back(std::make_unique<core::Sm>(root_, fmt::format("sm{}", i), mem_->sm_clock(),
                                               memory_, *port_, cfg));
+  }
+  const tma::TmaParams tp = tma_params_of(spec);
+  const std::uint32_t per_unit = std::max<std::uint32_t>(spec.tma.sms_per_unit, 1);
+  for (std::uint32_t first = 0; first < sms_.size(); first += per_unit) {
+    std::vector<std::uint32_t> served;
+    for (std::uint32_t i = first; i < std::min<std::size_t>(first + per_unit, sms_.size()); ++i)
+      served.push_back(i);
+    tma_units_.push_back(
+        std::make_unique<tma::TmaUnit>(*sms_[first], "tma", tp, *mem_, memory_, served));
+    for (std::uint32_t i : served)
+      sms_[i]->set_tma(*tma_units_.back());
   }
   cwd_ = std::make_unique<sched::WorkDistributor>(root_, topology_, std::move(policy),
                                                   mem_->sm_clock(), options.distributor);
@@ -192,6 +212,20 @@ std::vector<std::string> Chip::hang_report() const {
   for (const auto& s : sms_) {
     for (std::string& line : s->hang_report())
       out.push_back(std::move(line));
+  }
+  // A dropped TMA request never completes its barrier (seed0 ¶88): name it.
+  if (!out.empty()) {
+    for (std::string& e : tma_errors())
+      out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<std::string> Chip::tma_errors() const {
+  std::vector<std::string> out;
+  for (const auto& s : sms_) {
+    for (const std::string& e : s->tma_errors())
+      out.push_back(fmt::format("{}: {}", s->path(), e));
   }
   return out;
 }

@@ -61,6 +61,8 @@ struct KernelRun {
 core::SmTiming sm_timing_of(const config::ChipSpec& spec);
 // The tensor unit's rates and register file (sm.tensor.*).
 core::TensorTiming tensor_timing_of(const config::ChipSpec& spec);
+// The TMA units' pipeline (tma.*).
+tma::TmaParams tma_params_of(const config::ChipSpec& spec);
 
 class Chip : public sched::CtaExecutor {
  public:
@@ -101,6 +103,9 @@ class Chip : public sched::CtaExecutor {
   const core::Sm& sm(std::uint32_t i) const { return *sms_[i]; }
   mem::MemorySystem& memory_system() { return *mem_; }
   const sched::WorkDistributor& distributor() const { return *cwd_; }
+  // TMA requests dropped at setup and late TMA errors on any SM (a kernel that waits for such
+  // a request hangs; the hang report lists them too).
+  std::vector<std::string> tma_errors() const;
   const sim::Clock& clock() const { return mem_->sm_clock(); }
   // The L1 capacity an SM has while running this launch: what the shared-memory carve-out its
   // CTAs need leaves of sm.l1_shared_bytes (set when an idle SM takes the launch's first CTA).
@@ -125,6 +130,8 @@ class Chip : public sched::CtaExecutor {
   std::unique_ptr<mem::MemorySystem> mem_;
   std::unique_ptr<core::HierarchyPort> port_;
   std::vector<std::unique_ptr<core::Sm>> sms_;
+  // After the SMs (each is a child of the first SM it serves): destroyed first.
+  std::vector<std::unique_ptr<tma::TmaUnit>> tma_units_;
   std::unique_ptr<sched::WorkDistributor> cwd_;
   std::vector<std::unique_ptr<KernelRun>> runs_;
   std::vector<std::function<void(const KernelRun&)>> done_;

@@ -70,9 +70,10 @@ TEST(ChipErrors, UnknownKeySuggestsClosestAndListsValidKeys) {
 TEST(ChipErrors, UnknownTopLevelKeyHasNoSuggestionWhenNothingIsClose) {
   const auto errors = errors_of(base_with("name: test-chip", "name: test-chip\nwidgets: 3"));
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0],
-            "chip.yaml:2:1: widgets: unknown key 'widgets'; valid keys here: name, description, "
-            "clocks, topology, sm, sm_latency, l1, dsmem, crossbar, l2, hbm, command_processor");
+  EXPECT_EQ(
+      errors[0],
+      "chip.yaml:2:1: widgets: unknown key 'widgets'; valid keys here: name, description, "
+      "clocks, topology, sm, sm_latency, l1, dsmem, tma, crossbar, l2, hbm, command_processor");
 }
 
 TEST(ChipErrors, MissingRequiredKeyIsReportedAtTheParentMapping) {

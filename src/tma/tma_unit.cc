@@ -1,0 +1,494 @@
+#include "tma/tma_unit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "tma/tensor_map_io.h"
+
+namespace xpusim::tma {
+
+namespace {
+// Request tags: a descriptor fetch carries its address with the top bit set; an operation's
+// request carries its pool index and the request's bytes.
+constexpr std::uint64_t kDescriptorTag = std::uint64_t{1} << 63;
+constexpr std::uint64_t request_tag(std::uint32_t index, std::uint32_t bytes) {
+  return std::uint64_t{bytes} << 32 | index;
+}
+}  // namespace
+
+class TmaUnit::Stage : public sim::Event {
+ public:
+  Stage(TmaUnit& u, void (TmaUnit::*fn)()) : unit_(u), fn_(fn) {}
+
+ protected:
+  void process() override { (unit_.*fn_)(); }
+
+ private:
+  TmaUnit& unit_;
+  void (TmaUnit::*fn_)();
+};
+
+struct TmaUnit::Port {
+  std::uint32_t sm = 0;
+  TmaClient* client = nullptr;
+  struct Queued {
+    TmaJob job;
+    sim::Tick submitted = 0;
+  };
+  std::deque<Queued> queue;
+  bool refused = false;  // the client waits for queue_space()
+};
+
+struct TmaUnit::Descriptor {
+  std::uint64_t address = 0;
+  bool arrived = false;
+  std::uint32_t parts = 0;  // line reads still in flight
+  std::optional<CachedDescriptor> value;
+  std::optional<Error> error;
+  std::uint64_t lru = 0;
+};
+
+struct TmaUnit::Active {
+  std::uint32_t index = 0;
+  TmaJob job;
+  sim::Tick submitted = 0;
+  TmaPlan plan;
+  RequestList::Iterator next, end;
+  std::uint32_t total = 0;  // requests (or shared-to-cluster pieces)
+  std::uint32_t issued = 0;
+  std::uint32_t responded = 0;
+  std::uint32_t acks = 0;  // SM-to-SM pushes not yet acknowledged
+  std::uint64_t to_cluster_left = 0;
+  std::vector<std::uint64_t> credited;  // complete_tx bytes per destination
+  std::vector<std::uint32_t> landed;    // responses landed per destination
+  std::uint32_t port = 0;
+  bool retired = false;
+};
+
+TmaUnit::TmaUnit(sim::Component& parent, std::string_view name, const TmaParams& params,
+                 mem::MemorySystem& memory, const mem::GlobalMemory& global,
+                 std::vector<std::uint32_t> sms)
+    : sim::Component(parent, name),
+      params_(params),
+      memory_(memory),
+      global_(global),
+      clock_(memory.sm_clock()),
+      front_stage_(std::make_unique<Stage>(*this, &TmaUnit::front)),
+      setup_stage_(std::make_unique<Stage>(*this, &TmaUnit::setup_done)),
+      gen_stage_(std::make_unique<Stage>(*this, &TmaUnit::generate)),
+      operations_(add_counter("requests", "operations", "TMA operations accepted")),
+      global_requests_(add_counter("global_requests", "requests",
+                                   "<= 128 B global requests generated (seed0 ¶89)")),
+      bytes_read_(add_counter("bytes_read", "bytes", "bytes read from L2/HBM")),
+      bytes_written_(add_counter("bytes_written", "bytes", "bytes written to L2/HBM")),
+      dsmem_bytes_(add_counter("dsmem_bytes", "bytes",
+                               "bytes sent to other SMs (multicast, shared-to-cluster copies)")),
+      descriptor_hits_(add_counter("descriptor_hits", "lookups",
+                                   "tensor operations whose descriptor was cached")),
+      descriptor_misses_(add_counter("descriptor_misses", "lookups",
+                                     "tensor operations that waited for their descriptor")),
+      lookahead_fetches_(add_counter("descriptor_lookahead_fetches", "fetches",
+                                     "descriptors fetched ahead for the next queued request")),
+      descriptor_wait_(add_counter("descriptor_wait_cycles", "cycles",
+                                   "cycles the front end waited for a descriptor fetch")),
+      dropped_(add_counter("dropped", "operations", "requests dropped at setup (seed0 ¶88)")),
+      queue_full_(add_counter("queue_full", "refusals", "submissions refused: queue full")),
+      busy_cycles_(
+          add_counter("busy_cycles", "cycles", "cycles with an operation queued or in flight")),
+      queue_occupancy_(add_average("queue_occupancy", "requests",
+                                   "requests already queued when one is submitted")),
+      latency_(add_histogram("latency", "cycles",
+                             "per operation, submission to finish (last byte landed or "
+                             "acknowledged)",
+                             0, 8192, 64)) {
+  XPUSIM_CHECK(params.queue_depth > 0 && params.requests_per_cycle > 0 &&
+                   params.max_outstanding > 0 && params.descriptor_cache_entries > 0,
+               "TMA parameters were validated");
+  for (std::uint32_t sm : sms) {
+    ports_.push_back(std::make_unique<Port>());
+    ports_.back()->sm = sm;
+  }
+}
+
+TmaUnit::~TmaUnit() {
+  for (Stage* s : {front_stage_.get(), setup_stage_.get(), gen_stage_.get()}) {
+    if (s->scheduled()) events().deschedule(*s);
+  }
+}
+
+void TmaUnit::attach(std::uint32_t sm, TmaClient& client) {
+  for (auto& p : ports_) {
+    if (p->sm == sm) p->client = &client;
+  }
+}
+
+std::uint32_t TmaUnit::queued(std::uint32_t sm) const {
+  for (const auto& p : ports_) {
+    if (p->sm == sm) return static_cast<std::uint32_t>(p->queue.size());
+  }
+  return 0;
+}
+
+std::uint64_t TmaUnit::cycle_now() const {
+  const sim::Tick t = now();
+  const std::uint64_t c = clock_.cycle_at(t);
+  return clock_.edge(c) == t ? c : c + 1;
+}
+
+void TmaUnit::schedule(Stage& s, std::uint64_t cycle) {
+  if (!s.scheduled()) events().schedule(s, clock_.edge(std::max(cycle, cycle_now())));
+}
+
+void TmaUnit::activity(int delta) {
+  if (active_ == 0 && delta > 0) busy_since_ = cycle_now();
+  active_ = static_cast<std::uint32_t>(static_cast<int>(active_) + delta);
+  if (active_ == 0 && delta < 0) busy_cycles_.inc(cycle_now() - busy_since_);
+}
+
+bool TmaUnit::submit(const TmaJob& job) {
+  for (auto& p : ports_) {
+    if (p->sm != job.sm) continue;
+    XPUSIM_CHECK(p->client != nullptr, "an SM submits only after attaching");
+    if (p->queue.size() >= params_.queue_depth) {
+      p->refused = true;
+      queue_full_.inc();
+      return false;
+    }
+    queue_occupancy_.sample(static_cast<double>(p->queue.size()));
+    p->queue.push_back({.job = job, .submitted = now()});
+    operations_.inc();
+    activity(+1);
+    schedule(*front_stage_, cycle_now());
+    return true;
+  }
+  XPUSIM_CHECK(false, "TMA submission from an SM the unit does not serve");
+  return false;
+}
+
+TmaUnit::Port* TmaUnit::pick() {
+  // Round robin over the SMs served (seed0 ¶50: one unit shared through an arbiter).
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    Port& p = *ports_[(rr_ + i) % ports_.size()];
+    if (p.queue.empty()) continue;
+    rr_ = static_cast<std::uint32_t>((rr_ + i + 1) % ports_.size());
+    return &p;
+  }
+  return nullptr;
+}
+
+const TmaJob* TmaUnit::peek_next() const {
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    const Port& p = *ports_[(rr_ + i) % ports_.size()];
+    if (!p.queue.empty()) return &p.queue.front().job;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<TmaUnit::Descriptor> TmaUnit::lookup(std::uint64_t address) {
+  for (auto& d : descriptors_) {
+    if (d->address == address) return d;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<TmaUnit::Descriptor> TmaUnit::fetch(std::uint64_t address, std::uint32_t sm) {
+  if (descriptors_.size() >= params_.descriptor_cache_entries) {
+    // Evict the least recently used descriptor that is not being fetched.
+    auto victim = descriptors_.end();
+    for (auto it = descriptors_.begin(); it != descriptors_.end(); ++it) {
+      if ((*it)->arrived && (victim == descriptors_.end() || (*it)->lru < (*victim)->lru)) {
+        victim = it;
+      }
+    }
+    if (victim != descriptors_.end()) descriptors_.erase(victim);
+  }
+  auto entry = std::make_shared<Descriptor>();
+  descriptors_.push_back(entry);
+  Descriptor& d = *entry;
+  d.address = address;
+  d.lru = ++lru_clock_;
+  if (address % 64 != 0) {  // cuda.h: a CUtensorMap is 64-byte aligned
+    d.arrived = true;
+    d.error = Error{fmt::format("tensor map address {:#x} is not 64-byte aligned", address)};
+    return entry;
+  }
+  // 128 B: one line, or two halves of two lines.
+  const std::uint64_t line = tma::kLineBytes;
+  for (std::uint64_t a = address; a < address + 128; a = (a / line + 1) * line) {
+    const auto bytes =
+        static_cast<std::uint32_t>(std::min(address + 128, (a / line + 1) * line) - a);
+    ++d.parts;
+    memory_.load(mem::MemRequest{.addr = a, .bytes = bytes, .write = false, .sm = sm}, *this,
+                 kDescriptorTag | address, false);
+  }
+  return entry;
+}
+
+void TmaUnit::descriptor_arrived(std::uint64_t address) {
+  // The entry fetching it (an evicted one still fetching is the pinned current one).
+  std::shared_ptr<Descriptor> d = lookup(address);
+  if ((d == nullptr || d->parts == 0) && current_descriptor_ &&
+      current_descriptor_->address == address)
+    d = current_descriptor_;
+  XPUSIM_CHECK(d != nullptr && d->parts > 0, "a descriptor fetch returns to its entry");
+  if (--d->parts > 0) return;
+  d->arrived = true;
+  std::array<std::byte, 128> blob{};
+  if (auto st = global_.read(address, blob); !st) {
+    d->error = Error{fmt::format("tensor map at {:#x}: {}", address, st.error().message)};
+  } else if (auto map = from_blob(blob); !map) {
+    d->error = Error{fmt::format("tensor map at {:#x}: {}", address, map.errors().front().message)};
+  } else {
+    CachedDescriptor c{.map = *map, .tiled = std::nullopt};
+    if (map->mode == Mode::kTiled) {
+      if (auto prepared = PreparedTileMap::prepare(*map); prepared) c.tiled = *prepared;
+    }
+    d->value = std::move(c);
+  }
+  if (waiting_descriptor_ && current_ && current_->op.descriptor == address) {
+    waiting_descriptor_ = false;
+    descriptor_wait_.inc(cycle_now() - wait_since_);
+    schedule(*setup_stage_, cycle_now() + params_.setup_cycles);
+  }
+}
+
+void TmaUnit::front() {
+  // One operation in setup at a time, and at most two set up ahead of the generator.
+  if (current_ || plans_.size() >= 2) return;
+  Port* p = pick();
+  if (p == nullptr) return;
+  current_ = p->queue.front().job;
+  for (std::uint32_t i = 0; i < ports_.size(); ++i) {
+    if (ports_[i].get() == p) current_port_ = i;
+  }
+  current_submitted_ = p->queue.front().submitted;
+  p->queue.pop_front();
+  if (p->refused) {
+    p->refused = false;
+    p->client->queue_space();
+  }
+  current_descriptor_.reset();
+  if (current_->op.is_tensor()) {
+    std::shared_ptr<Descriptor> d = lookup(current_->op.descriptor);
+    if (d != nullptr && d->arrived) {
+      descriptor_hits_.inc();
+      d->lru = ++lru_clock_;
+    } else {
+      descriptor_misses_.inc();
+      if (d == nullptr) d = fetch(current_->op.descriptor, current_->sm);
+    }
+    current_descriptor_ = d;
+  }
+  // Look-ahead (seed0 ¶74, ¶87): the next queued request's descriptor is fetched now, while
+  // this one is set up.
+  if (params_.descriptor_lookahead) {
+    const TmaJob* next = peek_next();
+    if (next != nullptr && next->op.is_tensor() && lookup(next->op.descriptor) == nullptr) {
+      fetch(next->op.descriptor, next->sm);
+      lookahead_fetches_.inc();
+    }
+  }
+  if (current_descriptor_ && !current_descriptor_->arrived) {
+    waiting_descriptor_ = true;
+    wait_since_ = cycle_now();
+    return;
+  }
+  schedule(*setup_stage_, cycle_now() + params_.setup_cycles);
+}
+
+void TmaUnit::setup_done() {
+  const TmaJob job = *current_;
+  Port& port = *ports_[current_port_];
+  const CachedDescriptor* desc = nullptr;
+  std::optional<Error> error;
+  if (job.op.is_tensor()) {
+    const Descriptor& d = *current_descriptor_;
+    XPUSIM_CHECK(d.arrived, "setup starts once the descriptor is there");
+    if (d.error) error = d.error;
+    if (d.value) desc = &*d.value;
+  }
+  Result<TmaPlan> plan = error ? Result<TmaPlan>(*error) : port.client->plan(job, desc);
+  current_.reset();
+  if (!plan) {
+    dropped_.inc();
+    port.client->dropped(job, plan.errors().front());
+    activity(-1);
+  } else {
+    Active& a = new_active();
+    a.job = job;
+    a.port = current_port_;
+    a.submitted = current_submitted_;
+    a.plan = std::move(*plan);
+    a.next = a.plan.report.global_requests.begin();
+    a.end = a.plan.report.global_requests.end();
+    a.total = static_cast<std::uint32_t>(a.plan.report.global_requests.size());
+    if (a.plan.flow == TmaPlan::Flow::kToCluster) {
+      a.to_cluster_left = a.plan.report.bytes_per_destination;
+      a.total = static_cast<std::uint32_t>((a.to_cluster_left + kLineBytes - 1) / kLineBytes);
+    }
+    const std::size_t dests = a.plan.destination_sms.size();
+    a.credited.assign(dests, 0);
+    a.landed.assign(dests, 0);
+    plans_.push_back(&a);
+    schedule(*gen_stage_, cycle_now());
+  }
+  schedule(*front_stage_, cycle_now());
+}
+
+TmaUnit::Active& TmaUnit::new_active() {
+  if (free_.empty()) {
+    pool_.push_back(std::make_unique<Active>());
+    pool_.back()->index = static_cast<std::uint32_t>(pool_.size() - 1);
+    free_.push_back(pool_.back().get());
+  }
+  Active* a = free_.back();
+  free_.pop_back();
+  const std::uint32_t index = a->index;
+  *a = Active{};
+  a->index = index;
+  return *a;
+}
+
+void TmaUnit::generate() {
+  std::uint32_t budget = params_.requests_per_cycle;
+  while (budget > 0 && !plans_.empty()) {
+    Active& a = *plans_.front();
+    const TmaPlan::Flow flow = a.plan.flow;
+    if (a.total == 0) {  // nothing to move: everything out of bounds, size 0, descriptor prefetch
+      plans_.pop_front();
+      for (std::uint32_t d = 0; d < a.credited.size(); ++d)
+        land(a, d, 0);
+      retire(a);
+      continue;
+    }
+    if (outstanding_ >= params_.max_outstanding) return;  // a response reschedules
+    const std::uint32_t sm = a.job.sm;
+    if (flow == TmaPlan::Flow::kToCluster) {
+      const auto bytes =
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(a.to_cluster_left, kLineBytes));
+      a.to_cluster_left -= bytes;
+      const std::uint32_t to = a.plan.destination_sms.front();
+      if (to == sm) {
+        land(a, 0, bytes);
+        ++a.responded;
+      } else {
+        ++outstanding_;
+        ++a.acks;
+        dsmem_bytes_.inc(bytes);
+        memory_.dsmem().push(
+            sm, to, bytes,
+            [this, &a, bytes] {
+              land(a, 0, bytes);
+              ++a.responded;
+            },
+            [this, &a] {
+              --outstanding_;
+              --a.acks;
+              if (!plans_.empty()) schedule(*gen_stage_, cycle_now());
+              if (a.responded == a.total && a.acks == 0 && a.issued == a.total) retire(a);
+            });
+      }
+    } else {
+      const GlobalRequest r = *a.next;
+      ++a.next;
+      global_requests_.inc();
+      ++outstanding_;
+      const mem::MemRequest m{.addr = r.address, .bytes = r.bytes, .write = false, .sm = sm};
+      if (flow == TmaPlan::Flow::kStore) {
+        memory_.store(m, *this, request_tag(a.index, r.bytes));
+      } else {
+        memory_.load(m, *this, request_tag(a.index, r.bytes), false);
+      }
+    }
+    ++a.issued;
+    --budget;
+    if (a.issued == a.total) {
+      plans_.pop_front();
+      if (flow == TmaPlan::Flow::kStore) client_of(a).source_read(a.job);
+      if (a.responded == a.total && a.acks == 0) retire(a);
+      schedule(*front_stage_, cycle_now());
+    }
+  }
+  if (!plans_.empty() && outstanding_ < params_.max_outstanding) {
+    schedule(*gen_stage_, cycle_now() + 1);
+  }
+}
+
+void TmaUnit::request_done(std::uint64_t tag) {
+  if (tag & kDescriptorTag) {
+    descriptor_arrived(tag & ~kDescriptorTag);
+    return;
+  }
+  Active& a = *pool_[static_cast<std::uint32_t>(tag)];
+  const auto bytes = static_cast<std::uint32_t>(tag >> 32);
+  --outstanding_;
+  response(a, bytes);
+  if (!plans_.empty()) schedule(*gen_stage_, cycle_now());
+}
+
+void TmaUnit::response(Active& a, std::uint32_t bytes) {
+  switch (a.plan.flow) {
+    case TmaPlan::Flow::kLoad: {
+      bytes_read_.inc(bytes);
+      for (std::uint32_t d = 0; d < a.plan.destination_sms.size(); ++d) {
+        const std::uint32_t to = a.plan.destination_sms[d];
+        if (to == a.job.sm) {
+          land(a, d, bytes);
+          continue;
+        }
+        // Multicast (seed0 §3.7): the line read once crosses the SM-to-SM network to every
+        // other destination, which acknowledges it.
+        ++a.acks;
+        dsmem_bytes_.inc(bytes);
+        memory_.dsmem().push(
+            a.job.sm, to, bytes, [this, &a, d, bytes] { land(a, d, bytes); },
+            [this, &a] {
+              --a.acks;
+              if (a.responded == a.total && a.acks == 0 && a.issued == a.total) retire(a);
+            });
+      }
+      break;
+    }
+    case TmaPlan::Flow::kStore:
+      bytes_written_.inc(bytes);
+      break;
+    default:
+      bytes_read_.inc(bytes);
+      break;
+  }
+  ++a.responded;
+  if (a.responded == a.total && a.acks == 0 && a.issued == a.total) retire(a);
+}
+
+void TmaUnit::land(Active& a, std::uint32_t d, std::uint32_t bytes) {
+  // complete_tx counts the whole box, out-of-bounds fill included (copy_engine.h), while the
+  // responses carry only in-bounds bytes: every landing but the last credits its bytes (never
+  // enough to complete the phase early); the last credits what is left.
+  const std::uint64_t box = a.plan.report.bytes_per_destination;
+  const bool last = ++a.landed[d] >= a.total;
+  std::uint64_t credit = 0;
+  if (last) {
+    credit = box - a.credited[d];
+  } else if (a.credited[d] + 1 < box) {
+    credit = std::min<std::uint64_t>(bytes, box - a.credited[d] - 1);
+  }
+  a.credited[d] += credit;
+  if (credit > 0 || last) client_of(a).landed(a.job, d, static_cast<std::uint32_t>(credit));
+}
+
+TmaClient& TmaUnit::client_of(const Active& a) {
+  return *ports_[a.port]->client;
+}
+
+void TmaUnit::retire(Active& a) {
+  XPUSIM_CHECK(!a.retired, "a TMA operation retires once");
+  a.retired = true;
+  client_of(a).finished(a.job);
+  latency_.sample(static_cast<double>(clock_.cycle_at(now()) - clock_.cycle_at(a.submitted)));
+  free_.push_back(&a);
+  activity(-1);
+}
+
+}  // namespace xpusim::tma

@@ -1,0 +1,183 @@
+// TmaUnit: the timing pipeline of one TMA unit (seed0 §2–3; docs/tma-unit.md). It serves one
+// SM or several through a round-robin arbiter (seed0 ¶50) and times what the golden model
+// (copy_engine.h) computes:
+//
+//   request queue (per SM served, `queue_depth`)
+//     → descriptor cache, tagged by the descriptor's global address, LRU; on a miss the 128 B
+//       descriptor is read through L2; the next queued request's descriptor is fetched ahead
+//       while the current one is set up (look-ahead, seed0 ¶74, ¶87)
+//     → setup (`setup_cycles`): the client validates the request and applies its functional
+//       effect (TmaClient::plan); a bad request is dropped with its error (seed0 ¶88)
+//     → request generator: ≤ 128 B global requests, `requests_per_cycle`, at most
+//       `max_outstanding` in flight
+//     → responses: loads land in the issuing SM's shared memory, or cross the SM-to-SM network
+//       to every other CTA of a multicast (one global read, seed0 §3.7) and are acknowledged
+//       back; each landing credits complete_tx bytes on the destination's barrier
+//       (TmaClient::landed). Stores and reductions read shared memory and write L2
+//       (TmaClient::source_read when the last request left, finished when all are acknowledged).
+//
+// Setup of the next request overlaps generation of the current one (two plans may wait for
+// the generator). Nothing ticks while the unit is idle.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernel/tma_op.h"
+#include "mem/global_memory.h"
+#include "mem/memory_system.h"
+#include "sim/component.h"
+#include "sim/event_queue.h"
+#include "sim/result.h"
+#include "sim/stats.h"
+#include "tma/copy_engine.h"
+#include "tma/tensor_map.h"
+
+namespace xpusim::tma {
+
+struct TmaParams {
+  std::uint32_t queue_depth = 16;  // requests waiting, per SM served
+  std::uint32_t descriptor_cache_entries = 16;
+  bool descriptor_lookahead = true;
+  std::uint32_t setup_cycles = 8;        // per operation: validation and address setup
+  std::uint32_t requests_per_cycle = 1;  // ≤ 128 B global requests generated per SM cycle
+  std::uint32_t max_outstanding = 256;   // global requests in flight
+};
+
+class TmaUnit;
+
+// A fetched descriptor as the unit keeps it: the decoded map, and for tile mode the map
+// checked and planned once for every request through it (PreparedTileMap).
+struct CachedDescriptor {
+  TensorMap map{};
+  std::optional<PreparedTileMap> tiled{};
+};
+
+// One operation as queued: what the warp asked for, who asked (the client's tag), and the SM
+// whose crossbar port and shared memory the operation uses.
+struct TmaJob {
+  kernel::TmaOp op{};
+  std::uint32_t sm = 0;
+  std::uint64_t tag = 0;
+};
+
+// What setup decided: the golden model's report and where the bytes go.
+struct TmaPlan {
+  enum class Flow : std::uint8_t {
+    kLoad,       // global -> shared of each destination (tile, im2col, bulk)
+    kStore,      // shared -> global (tile store, reduction, bulk store)
+    kPrefetch,   // global -> L2 only
+    kToCluster,  // shared -> another CTA's shared (bulk), report.bytes_per_destination bytes
+    kNone,       // nothing moves (descriptor prefetch)
+  };
+  Flow flow = Flow::kNone;
+  CopyReport report{};
+  // Loads and kToCluster: the SM of each destination CTA, in destination order.
+  std::vector<std::uint32_t> destination_sms{};
+};
+
+// The SM side: implemented by the SM model (src/core), which owns shared memory and barriers.
+class TmaClient {
+ public:
+  // Setup: validates the operation against its descriptor (null for descriptor-less ones)
+  // and, in functional mode, applies its data effect. An error drops the request.
+  virtual Result<TmaPlan> plan(const TmaJob& job, const CachedDescriptor* descriptor) = 0;
+  virtual void dropped(const TmaJob& job, const Error& error) = 0;
+  // `bytes` landed in destination `d`'s shared memory: complete_tx them on its barrier.
+  virtual void landed(const TmaJob& job, std::uint32_t d, std::uint32_t bytes) = 0;
+  // A store's or reduction's last request has read its shared-memory source.
+  virtual void source_read(const TmaJob& job) = 0;
+  // The operation is over (writes acknowledged, prefetches done, loads landed everywhere).
+  virtual void finished(const TmaJob& job) = 0;
+  // The SM's request queue has room again (after submit() refused).
+  virtual void queue_space() = 0;
+
+ protected:
+  ~TmaClient() = default;
+};
+
+class TmaUnit : public sim::Component, private mem::RequestClient {
+ public:
+  // `sms`: the SMs served (their ids); each gets its own queue and registers its client.
+  TmaUnit(sim::Component& parent, std::string_view name, const TmaParams& params,
+          mem::MemorySystem& memory, const mem::GlobalMemory& global,
+          std::vector<std::uint32_t> sms);
+  ~TmaUnit() override;
+
+  void attach(std::uint32_t sm, TmaClient& client);
+  // Queues an operation; false (nothing queued) when the SM's queue is full: the client
+  // retries on queue_space().
+  bool submit(const TmaJob& job);
+  bool idle() const { return active_ == 0; }
+  const TmaParams& params() const { return params_; }
+  std::uint32_t queued(std::uint32_t sm) const;
+
+ private:
+  struct Port;    // one served SM: its queue and client
+  struct Active;  // an operation past setup
+  struct Descriptor;
+  class Stage;   // a pipeline event calling back into the unit
+  void front();  // the queue → descriptor → setup stage
+  void setup_done();
+  void generate();  // the request generator, one cycle's worth
+  void request_done(std::uint64_t tag) override;
+  void land(Active& a, std::uint32_t d, std::uint32_t bytes);
+  void response(Active& a, std::uint32_t bytes);
+  void retire(Active& a);
+  TmaClient& client_of(const Active& a);
+  std::shared_ptr<Descriptor> lookup(std::uint64_t address);
+  std::shared_ptr<Descriptor> fetch(std::uint64_t address, std::uint32_t sm);
+  void descriptor_arrived(std::uint64_t address);
+  Port* pick();
+  const TmaJob* peek_next() const;
+  void activity(int delta);
+  std::uint64_t cycle_now() const;
+  void schedule(Stage& s, std::uint64_t cycle);
+  Active& new_active();
+
+  TmaParams params_;
+  mem::MemorySystem& memory_;
+  const mem::GlobalMemory& global_;
+  const sim::Clock& clock_;
+  std::vector<std::unique_ptr<Port>> ports_;
+  std::uint32_t rr_ = 0;  // round-robin pointer over ports_
+  // Shared so that the operation in setup keeps its descriptor when a look-ahead fetch
+  // evicts it from the cache.
+  std::vector<std::shared_ptr<Descriptor>> descriptors_;
+  std::shared_ptr<Descriptor> current_descriptor_;
+  std::uint64_t lru_clock_ = 0;
+  // The front end: the operation in setup (or waiting for its descriptor).
+  std::optional<TmaJob> current_;
+  std::uint32_t current_port_ = 0;
+  sim::Tick current_submitted_ = 0;
+  bool waiting_descriptor_ = false;
+  std::uint64_t wait_since_ = 0;
+  std::unique_ptr<Stage> front_stage_, setup_stage_, gen_stage_;
+  std::deque<Active*> plans_;  // set up, waiting for (or in) the generator
+  std::uint32_t outstanding_ = 0;
+  std::vector<std::unique_ptr<Active>> pool_;
+  std::vector<Active*> free_;
+  std::uint32_t active_ = 0;  // operations queued or in flight
+  std::uint64_t busy_since_ = 0;
+
+  sim::Counter& operations_;
+  sim::Counter& global_requests_;
+  sim::Counter& bytes_read_;
+  sim::Counter& bytes_written_;
+  sim::Counter& dsmem_bytes_;
+  sim::Counter& descriptor_hits_;
+  sim::Counter& descriptor_misses_;
+  sim::Counter& lookahead_fetches_;
+  sim::Counter& descriptor_wait_;
+  sim::Counter& dropped_;
+  sim::Counter& queue_full_;
+  sim::Counter& busy_cycles_;
+  sim::Average& queue_occupancy_;
+  sim::Histogram& latency_;
+};
+
+}  // namespace xpusim::tma
