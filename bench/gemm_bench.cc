@@ -1,0 +1,85 @@
+// Simulation speed of the flagship GEMM (issue 7, experiment 6): the `gemm.tma` workload on the
+// H100 config in timing-only mode — bf16 M = N = K = <size>, 128 x 256 CTA tiles, 4 stages,
+// cluster 2 x 1 with multicast, SWIZZLE_128B — as the default scenario's headline runs it.
+// Counters (rates per second of the timed region's CPU time, one thread):
+//   cycles_per_s   simulated SM cycles
+//   events_per_s   engine events processed
+//   slowdown       wall seconds per simulated second (the issue's target: <= 2000 on one core)
+//   tflops         the simulated GEMM's throughput (a sanity check on what was simulated)
+// Building the chip and the workload's setup are outside the timed region. docs/performance.md
+// ("Flagship GEMM") records the figures.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+
+#include "config/chip_spec.h"
+#include "kernel/registry.h"
+#include "sim/simulation.h"
+#include "system/chip.h"
+#include "workloads/workload.h"
+
+namespace xpusim::system {
+namespace {
+
+const config::ChipSpec& h100() {
+  static const config::ChipSpec spec =
+      config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/h100-sxm5.yaml")
+          .value();
+  return spec;
+}
+
+void BM_GemmTmaTimingOnly(benchmark::State& state) {
+  kernel::KernelRegistry kernels;
+  workloads::WorkloadRegistry registry;
+  if (!workloads::register_all(kernels, registry).ok()) state.SkipWithError("registration");
+  workloads::Workload* w = registry.find("gemm.tma").value();
+  const auto size = static_cast<std::uint64_t>(state.range(0));
+  const auto values = workloads::resolve_params(*w, {{"m", size},
+                                                     {"n", size},
+                                                     {"k", size},
+                                                     {"tile_n", 256},
+                                                     {"stages", 4},
+                                                     {"cluster_m", 2},
+                                                     {"cluster_n", 1},
+                                                     {"multicast", 1},
+                                                     {"swizzle", 1}});
+  if (!values) {
+    state.SkipWithError(values.errors().front().message.c_str());
+    return;
+  }
+  double cycles = 0, events = 0, seconds = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto sim = std::make_unique<sim::Simulation>(1);
+    auto chip = Chip::create(*sim, h100(), ChipOptions{.functional = false}).value();
+    if (auto st = w->setup(*chip, kernels, *values); !st) state.SkipWithError("setup");
+    state.ResumeTiming();
+    sim->run();
+    state.PauseTiming();
+    if (chip->fault() || !chip->all_done()) state.SkipWithError("the GEMM did not complete");
+    cycles += static_cast<double>(chip->clock().cycle_at(sim->now()));
+    events += static_cast<double>(sim->events().processed());
+    seconds += static_cast<double>(sim->now()) * 1e-12;
+    chip.reset();
+    sim.reset();
+    state.ResumeTiming();
+  }
+  const auto rate = [](double v) { return benchmark::Counter(v, benchmark::Counter::kIsRate); };
+  state.counters["cycles_per_s"] = rate(cycles);
+  state.counters["events_per_s"] = rate(events);
+  // Wall seconds per simulated second: 1 / (simulated seconds per wall second).
+  state.counters["slowdown"] =
+      benchmark::Counter(seconds, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  const double flop = 2.0 * static_cast<double>(size) * static_cast<double>(size) *
+                      static_cast<double>(size) * static_cast<double>(state.iterations());
+  state.counters["tflops"] = flop / seconds / 1e12;
+}
+BENCHMARK(BM_GemmTmaTimingOnly)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GemmTmaTimingOnly)->Arg(8192)->Iterations(1)->Unit(benchmark::kSecond);
+
+}  // namespace
+}  // namespace xpusim::system
+
+BENCHMARK_MAIN();
