@@ -67,13 +67,26 @@ Result<BankConflictCost> bank_conflict_cost(std::span<const LaneAccess> accesses
   const std::uint32_t width = accesses.front().bytes;
   const auto lanes_per_phase =
       static_cast<std::uint32_t>(std::clamp<std::uint64_t>(row_bytes / width, 1, kWarpLanes));
-  const std::uint32_t phase_count = (kWarpLanes + lanes_per_phase - 1) / lanes_per_phase;
 
-  // (bank, word) pairs touched per phase; a word touched twice is one read (broadcast).
-  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> phases(phase_count);
+  // (phase, bank, word) keys of every bank word touched, sorted once: a word touched twice is
+  // one read (broadcast); the longest run of one bank in a phase is its serialized reads. A
+  // stack buffer covers every warp access of <= 16 B lanes on >= 4 B banks (this runs per
+  // shared access, so it must not allocate).
+  std::array<std::uint64_t, 256> small{};
+  std::vector<std::uint64_t> large;
+  std::size_t n = 0;
+  const auto push = [&](std::uint64_t key) {
+    if (n < small.size()) {
+      small[n++] = key;
+      return;
+    }
+    if (large.empty()) large.assign(small.begin(), small.end());
+    large.push_back(key);
+    ++n;
+  };
   std::vector<Error> errors;
   for (const LaneAccess& a : accesses) {
-    auto& touched = phases[a.lane / lanes_per_phase];
+    const std::uint64_t phase = a.lane / lanes_per_phase;
     const std::uint32_t first_word = a.address / bb;
     const std::uint32_t last_word = (a.address + (a.bytes - 1)) / bb;
     for (std::uint32_t w = first_word; w <= last_word; ++w) {
@@ -89,24 +102,34 @@ Result<BankConflictCost> bank_conflict_cost(std::span<const LaneAccess> accesses
         }
         word = physical / bb;
       }
-      touched.emplace_back(word % geometry.banks, word);
+      push(phase << 48 | std::uint64_t{word % geometry.banks} << 32 | word);
     }
   }
   if (!errors.empty()) return errors;
 
-  for (auto& touched : phases) {
-    if (touched.empty()) continue;
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    // Sorted by bank: the longest run of one bank is the number of serialized reads.
-    std::uint32_t worst = 0;
-    for (std::size_t i = 0; i < touched.size();) {
-      std::size_t j = i;
-      while (j < touched.size() && touched[j].first == touched[i].first)
-        ++j;
-      worst = std::max(worst, static_cast<std::uint32_t>(j - i));
-      i = j;
+  const std::span<std::uint64_t> keys =
+      large.empty() ? std::span<std::uint64_t>(small.data(), n) : std::span<std::uint64_t>(large);
+  std::sort(keys.begin(), keys.end());
+  const auto last = std::unique(keys.begin(), keys.end());
+  const auto group = [](std::uint64_t k) { return k >> 32; };  // (phase, bank)
+  std::uint64_t phase = ~std::uint64_t{0};
+  std::uint32_t worst = 0;
+  for (auto i = keys.begin(); i != last;) {
+    auto j = i;
+    while (j != last && group(*j) == group(*i))
+      ++j;
+    if ((*i >> 48) != phase) {
+      if (phase != ~std::uint64_t{0}) {
+        cost.wavefronts += worst;
+        ++cost.phases;
+      }
+      phase = *i >> 48;
+      worst = 0;
     }
+    worst = std::max(worst, static_cast<std::uint32_t>(j - i));
+    i = j;
+  }
+  if (phase != ~std::uint64_t{0}) {
     cost.wavefronts += worst;
     ++cost.phases;
   }
