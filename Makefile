@@ -7,7 +7,7 @@ XPUSIM := $(BUILD)/apps/xpusim/xpusim
 .PHONY: run test build setup configure bench asan fuzz clean format
 
 run: build
-	$(XPUSIM) info h100-sxm5
+	$(XPUSIM) run configs/scenarios/gemm-h100.yaml
 
 test: build
 	ctest --preset $(PRESET)

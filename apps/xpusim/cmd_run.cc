@@ -1,19 +1,26 @@
 // `run SCENARIO.yaml`: a scenario file (src/workloads/scenario.h, docs/run.md) on the whole
-// modelled chip (system::Chip): a registered workload or one kernel launch, then a summary —
-// simulated time, per launch its latency and run time, issue utilization and stall breakdown,
-// cache hit rates and bandwidths, the workload's measurements — and the result check in
-// functional mode. A fault or a hang is a simulation failure (exit 1) with the fault line or
-// the hang report; bad input of any kind is exit 2 before anything is simulated.
+// modelled chip (system::Chip): a registered workload or one kernel launch — or several runs,
+// each on a fresh chip — then per run a summary (run_summary.h): simulated time, per launch its
+// latency and run time, issue utilization and stall breakdown, cache hit rates and bandwidths,
+// the workload's measurements, the result check in functional mode, and the headline of a
+// tensor-unit run. A fault or a hang is a simulation failure (exit 1) with the fault line or
+// the hang report; bad input of any kind, in any run, is exit 2 before anything is simulated.
 #include <fmt/format.h>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <optional>
 
 #include "cli.h"
 #include "config/chip_spec.h"
 #include "config/units.h"
 #include "core/warp_scheduler.h"
+#include "run_summary.h"
 #include "sched/policy.h"
 #include "sim/suggest.h"
 #include "system/chip.h"
@@ -32,167 +39,133 @@ struct RunOpts {
   std::string scheduler;
 };
 
-// Sums of the chip's stats the summary reads.
-class StatSums {
- public:
-  StatSums(const sim::StatsRegistry& stats, std::string prefix)
-      : stats_(stats), prefix_(std::move(prefix)), paths_(stats.paths()) {}
-
-  // The stat at PREFIX.path, 0 when it does not exist.
-  double at(std::string_view path) const {
-    auto s = stats_.find(fmt::format("{}.{}", prefix_, path));
-    return s ? value(**s) : 0.0;
-  }
-  // The sum over PREFIX.group.*.name (one level of components, e.g. every SM's L1).
-  double sum(std::string_view group, std::string_view name) const {
-    const std::string head = fmt::format("{}.{}.", prefix_, group);
-    const std::string tail = fmt::format(".{}", name);
-    double total = 0;
-    for (const std::string& p : paths_) {
-      if (p.size() <= head.size() + tail.size() || !p.starts_with(head) || !p.ends_with(tail)) {
-        continue;
-      }
-      const std::string_view middle(p.data() + head.size(), p.size() - head.size() - tail.size());
-      if (middle.find('.') != std::string_view::npos) continue;
-      total += value(**stats_.find(p));
-    }
-    return total;
-  }
-
- private:
-  static double value(const sim::Stat& s) {
-    const auto j = s.to_json();
-    return j.contains("value") && j["value"].is_number() ? j["value"].get<double>() : 0.0;
-  }
-  const sim::StatsRegistry& stats_;
-  std::string prefix_;
-  std::vector<std::string> paths_;
-};
-
-std::string percent(double part, double whole) {
-  return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : std::string("n/a");
-}
-
-std::string dims(const kernel::Dim3& d) {
-  return fmt::format("{}x{}x{}", d.x, d.y, d.z);
-}
-
 unsigned long long ull(std::uint64_t v) {
   return static_cast<unsigned long long>(v);
 }
 
-void print_summary(const workloads::Scenario& s, system::Chip& chip, sim::Simulation& sim) {
-  const sim::Clock& clock = chip.clock();
-  const std::uint64_t cycles = clock.cycle_at(sim.now());
-  const double seconds = static_cast<double>(sim.now()) * 1e-12;
-  std::printf("run %s: %s %s on %s (%s, %s policy, %s warp scheduler)\n", s.source.c_str(),
-              s.is_workload() ? "workload" : "kernel",
-              s.is_workload() ? s.workload.c_str() : s.kernel.c_str(), chip.spec().name.c_str(),
-              std::string(workloads::to_string(s.mode)).c_str(), s.policy.c_str(),
-              s.sm_scheduler.c_str());
-  std::printf("  simulated           %llu cycles, %.3f us\n", ull(cycles), seconds * 1e6);
-  constexpr std::uint32_t kShownLaunches = 16;  // then one line for the rest
-  for (std::uint32_t id = 0; id < std::min(chip.launches(), kShownLaunches); ++id) {
-    const system::KernelRun& k = chip.run(id);
-    const sched::WorkDistributor::GridTimes& t = chip.distributor().grid_times(id);
-    std::string when;
-    if (t.first_start == sim::kMaxTick) {
-      when = "never started";
-    } else {
-      const std::uint64_t start = clock.cycle_at(t.first_start);
-      when = fmt::format("launch latency {} cycles, ", start - clock.cycle_at(t.submitted));
-      when += k.done ? fmt::format("ran {} cycles", clock.cycle_at(k.completed) - start)
-                     : std::string("did not complete");
-    }
-    const std::string line =
-        fmt::format("  {:<20}{} grid {} block {}: {}", fmt::format("launch {}", id), k.kernel->name,
-                    dims(k.params.grid), dims(k.params.block), when);
-    std::printf("%s\n", line.c_str());
-  }
-  if (chip.launches() > kShownLaunches) {
-    std::uint32_t done = 0;
-    for (std::uint32_t id = kShownLaunches; id < chip.launches(); ++id)
-      done += chip.run(id).done ? 1 : 0;
-    std::printf("  %-20s(%u more launches, %u of them completed)\n", "...",
-                chip.launches() - kShownLaunches, done);
-  }
+// One run set up and ready to simulate. Each has its own registries, because a workload keeps
+// its state between setup() and report().
+struct PreparedRun {
+  workloads::Scenario s;
+  kernel::KernelRegistry kernels;
+  workloads::WorkloadRegistry registry;
+  workloads::ResolvedScenario resolved;
+  std::unique_ptr<Session> session;
+  std::unique_ptr<system::Chip> chip;  // destroyed before the session's simulation
+  bool outputs_from_file = false;      // stats/trace named by the scenario, not the flags
+};
 
-  const StatSums st(sim.stats(), chip.root().path());
-  std::uint64_t instructions = 0;
-  std::uint32_t used = 0;
-  double stall[4] = {0, 0, 0, 0};
-  constexpr const char* kStalls[] = {"issue", "dependency", "memory", "barrier"};
-  constexpr const char* kTensor[] = {
-      "mm.instructions",   "mm.math_issues",     "mm.macs",
-      "mm.active_threads", "tensor.busy_cycles", "mm.token_stall_cycles"};
-  double tensor[6] = {0, 0, 0, 0, 0, 0};
-  for (std::uint32_t i = 0; i < chip.num_sms(); ++i) {
-    const std::uint64_t n = chip.sm(i).warp_instructions();
-    instructions += n;
-    used += n > 0 ? 1 : 0;
-    for (int k = 0; k < 4; ++k)
-      stall[k] += st.at(fmt::format("sm{}.stall_{}_cycles", i, kStalls[k]));
-    for (int k = 0; k < 6; ++k)
-      tensor[k] += st.at(fmt::format("sm{}.{}", i, kTensor[k]));
+// Appends the errors whose text is not there yet (a --param error is the same for every run).
+void add_errors(std::vector<Error>& to, const std::vector<Error>& from) {
+  for (const Error& e : from) {
+    if (std::none_of(to.begin(), to.end(),
+                     [&](const Error& x) { return x.message == e.message; })) {
+      to.push_back(e);
+    }
   }
-  const std::uint32_t subs = chip.timing().sub_partitions;
-  std::printf(
-      "  warp instructions   %llu; issue utilization %s (of %llu cycles x %u SMs used x %u "
-      "sub-partitions)\n",
-      ull(instructions),
-      percent(static_cast<double>(instructions), static_cast<double>(cycles) * used * subs).c_str(),
-      ull(cycles), used, subs);
-  const double stall_total = stall[0] + stall[1] + stall[2] + stall[3];
-  std::printf(
-      "  stalls              issue %s, dependency %s, memory %s, barrier %s (of %.0f "
-      "warp stall cycles)\n",
-      percent(stall[0], stall_total).c_str(), percent(stall[1], stall_total).c_str(),
-      percent(stall[2], stall_total).c_str(), percent(stall[3], stall_total).c_str(), stall_total);
-  if (tensor[0] > 0) {
-    const double units = static_cast<double>(cycles) * used * chip.spec().sm.tensor.cores;
-    std::printf(
-        "  tensor unit         %.0f mm (%.0f math issues), %.0f MACs; busy %s of %.0f unit "
-        "cycles, lane utilization %s, token stalls %.0f cycles\n",
-        tensor[0], tensor[1], tensor[2], percent(tensor[4], units).c_str(), units,
-        percent(tensor[3], tensor[0] * 32).c_str(), tensor[5]);
-  }
-  const double l1_hits = st.sum("mem.l1", "load_hits");
-  const double l1_loads = l1_hits + st.sum("mem.l1", "load_misses");
-  std::printf("  L1 hit rate         %s of %.0f loads\n", percent(l1_hits, l1_loads).c_str(),
-              l1_loads);
-  const double l2_hits = st.at("mem.l2.hits");
-  const double l2_reads = l2_hits + st.at("mem.l2.misses") + st.at("mem.l2.merged_misses");
-  std::printf("  L2 hit rate         %s of %.0f reads\n", percent(l2_hits, l2_reads).c_str(),
-              l2_reads);
-  const auto gbps = [&](double bytes) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; };
-  const double hbm_read = st.sum("mem.hbm", "read_bytes");
-  const double hbm_write = st.sum("mem.hbm", "write_bytes");
-  std::printf("  HBM                 read %.1f GB/s, write %.1f GB/s (%.0f and %.0f bytes)\n",
-              gbps(hbm_read), gbps(hbm_write), hbm_read, hbm_write);
-  const double xbar = st.at("mem.xbar.response_bytes");
-  std::printf("  L2 -> SM            %.1f GB/s (%.0f bytes of crossbar responses)\n", gbps(xbar),
-              xbar);
-  std::printf("  DSMEM               %.0f bytes\n", st.at("mem.dsmem.bytes"));
 }
 
-void print_measurements(const std::vector<workloads::Measurement>& ms) {
-  if (ms.empty()) return;
-  std::size_t name_w = 11, unit_w = 4;
-  for (const workloads::Measurement& m : ms) {
-    name_w = std::max(name_w, m.name.size());
-    unit_w = std::max(unit_w, m.unit.size());
+// XPUSIM_RUN_SLICE (docs/run.md): a fixed slice of simulated time, for testing that slicing
+// changes nothing. 0 when unset.
+Result<sim::Tick> slice_from_env() {
+  const char* env = std::getenv("XPUSIM_RUN_SLICE");
+  if (env == nullptr || *env == '\0') return sim::Tick{0};
+  auto t = config::parse_time_ps(env);
+  if (!t) return Error{fmt::format("XPUSIM_RUN_SLICE = {}: {}", env, t.error().message)};
+  if (*t == 0) return Error{fmt::format("XPUSIM_RUN_SLICE = {}: must be greater than zero", env)};
+  return *t;
+}
+
+// A GEMM workload's m x n x k (the mm MACs it will do), 0 for other workloads.
+double expected_macs(const workloads::ResolvedScenario& r) {
+  double macs = 1;
+  for (const char* p : {"m", "n", "k"}) {
+    const auto it = r.params.find(p);
+    if (r.workload == nullptr || it == r.params.end()) return 0;
+    macs *= static_cast<double>(it->second);
   }
-  std::printf("\n  %-*s %12s %12s  %-*s  %s\n", static_cast<int>(name_w), "measurement", "measured",
-              "configured", static_cast<int>(unit_w), "unit", "note");
-  for (const workloads::Measurement& m : ms) {
-    const std::string configured =
-        m.configured ? fmt::format("{:.1f}", *m.configured) : std::string("-");
-    std::string line = fmt::format("  {:<{}} {:>12.1f} {:>12}  {:<{}}  {}", m.name, name_w,
-                                   m.measured, configured, m.unit, unit_w, m.note);
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    std::printf("%s\n", line.c_str());
+  return macs;
+}
+
+// Simulates one prepared run and prints its summary; returns its failures.
+std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& run, const std::string& header,
+                            const SliceOptions& slicing, std::vector<std::string>& hang) {
+  std::vector<Error> errors;
+  const workloads::Scenario& s = run.s;
+  sim::Simulation& sim = run.session->sim();
+  system::Chip& chip = *run.chip;
+  try {
+    const sim::StopReason stop = run_in_slices(sim, chip, run.session->time_limit(), slicing);
+    const RunFigures figures = read_figures(chip, sim);
+    print_summary(header, chip, figures);
+    const std::uint64_t cycle = figures.cycles;
+    std::vector<workloads::Measurement> measurements;
+    bool completed = false;
+    if (auto fault = chip.fault()) {
+      errors.push_back({fmt::format("fault: {}", fault->message)});
+    } else if (!chip.all_done() && stop == sim::StopReason::kTickLimit) {
+      errors.push_back({fmt::format(
+          "--max-time = {}: the simulation stopped at cycle {} before every launch finished",
+          g.max_time, cycle)});
+    } else if (!chip.all_done()) {
+      hang = chip.hang_report();
+      errors.push_back({fmt::format(
+          "hang: nothing left to simulate at cycle {} but launches did not complete; {} warp{} "
+          "wait{} forever",
+          cycle, hang.size(), hang.size() == 1 ? "" : "s", hang.size() == 1 ? "s" : "")});
+    } else if (s.is_workload()) {
+      completed = true;
+      auto ms = run.resolved.workload->report(chip);
+      if (ms) {
+        measurements = std::move(ms).value();
+        print_measurements(measurements);
+        std::printf("  result              %s\n", s.mode == workloads::RunMode::kFunctional
+                                                      ? "verified"
+                                                      : "not checked (timing-only)");
+      } else {
+        for (const Error& e : ms.errors())
+          errors.push_back({fmt::format("{}: verification failed: {}", s.workload, e.message)});
+      }
+    } else if (s.mode == workloads::RunMode::kTimingOnly) {
+      completed = true;
+      std::printf("  result              not checked (timing-only)\n");
+    } else {
+      completed = true;
+      const auto v =
+          workloads::verify_generic_launch(chip, *run.resolved.kernel, run.resolved.args);
+      if (!v) {
+        std::printf("  result              not checked (kernel %s has no reference)\n",
+                    s.kernel.c_str());
+      } else if (*v) {
+        std::printf("  result              verified: %s\n", (*v)->c_str());
+      } else {
+        for (const Error& e : v->errors())
+          errors.push_back({fmt::format("{}: verification failed: {}", s.kernel, e.message)});
+      }
+    }
+    if (completed && figures.used_tensor_unit()) {
+      const auto type = run.resolved.params.find("type");
+      const bool int8 = s.is_workload() && type != run.resolved.params.end() && type->second == 1;
+      print_headline(chip, figures, measurements, int8);
+    }
+    if (run.outputs_from_file && (!s.stats_path.empty() || !s.trace_path.empty())) {
+      std::string outputs;
+      if (!s.stats_path.empty()) outputs = fmt::format("stats {}", s.stats_path);
+      if (!s.trace_path.empty()) {
+        const sim::Tracer& t = sim.tracer();
+        outputs += fmt::format("{}trace {} ({} events{})", outputs.empty() ? "" : ", ",
+                               s.trace_path, ull(t.events_written()),
+                               t.events_dropped() == 0
+                                   ? std::string()
+                                   : fmt::format("; {} more left out at the trace_max_events cap",
+                                                 ull(t.events_dropped())));
+      }
+      std::printf("  outputs             %s\n", outputs.c_str());
+    }
+  } catch (const std::exception& e) {
+    errors.push_back({fmt::format("simulation failed: {}", e.what())});
   }
+  return errors;
 }
 
 int run_scenario(const GlobalOptions& g, const RunOpts& o) {
@@ -201,12 +174,17 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   }
   auto loaded = workloads::load_scenario_file(o.scenario);
   if (!loaded) return fail(loaded.errors());
-  workloads::Scenario s = std::move(loaded).value();
+  const workloads::Scenario file = std::move(loaded).value();
+  const bool multi = !file.runs.empty();
+  std::vector<workloads::Scenario> runs = workloads::scenario_runs(file);
+
+  // The flags, over every run.
   std::vector<Error> errors;
+  std::optional<workloads::RunMode> mode;
   if (!o.mode.empty()) {
     auto m = workloads::parse_run_mode(o.mode);
     if (m) {
-      s.mode = *m;
+      mode = *m;
     } else {
       errors.push_back({fmt::format("--mode: {}", m.error().message)});
     }
@@ -218,110 +196,142 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     if (std::find(known.begin(), known.end(), o.policy) == known.end()) {
       errors.push_back({fmt::format("--policy: '{}' is not a policy{}; policies: {}", o.policy,
                                     sim::did_you_mean(o.policy, known), fmt::join(known, ", "))});
-    } else {
-      s.policy = o.policy;
     }
   }
   if (!o.scheduler.empty()) {
-    if (auto made = core::make_warp_scheduler(o.scheduler); made) {
-      s.sm_scheduler = o.scheduler;
-    } else {
+    if (auto made = core::make_warp_scheduler(o.scheduler); !made) {
       errors.push_back({fmt::format("--scheduler: {}", made.error().message)});
     }
   }
-  if (auto st = workloads::apply_param_overrides(s, "--param", o.params); !st) {
-    errors.insert(errors.end(), st.errors().begin(), st.errors().end());
+  const auto slice = slice_from_env();
+  if (!slice) add_errors(errors, slice.errors());
+  std::vector<bool> outputs_from_file(runs.size(), true);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    workloads::Scenario& r = runs[i];
+    if (mode) r.mode = *mode;
+    if (!o.policy.empty()) r.policy = o.policy;
+    if (!o.scheduler.empty()) r.sm_scheduler = o.scheduler;
+    if (auto st = workloads::apply_param_overrides(r, "--param", o.params); !st) {
+      add_errors(errors, st.errors());
+    }
+  }
+  // --stats and --trace name the last run's files (for a file without runs:, its only run).
+  workloads::Scenario& last = runs.back();
+  if (!g.stats_path.empty() || !g.trace_path.empty()) outputs_from_file.back() = false;
+  if (!g.stats_path.empty()) last.stats_path = g.stats_path;
+  if (!g.trace_path.empty()) {
+    last.trace_path = g.trace_path;
+    last.trace_max_events = g.trace_max_events;
+  }
+  // The file's outputs are distinct (the loader checks); a flag may name one of them.
+  for (const auto& [flag, value] :
+       {std::pair{"--stats", g.stats_path}, std::pair{"--trace", g.trace_path}}) {
+    if (value.empty()) continue;
+    for (const workloads::Scenario& r : runs) {
+      for (const auto& [key, path] :
+           {std::pair{"stats", r.stats_path}, std::pair{"trace", r.trace_path}}) {
+        if (path != value || (&r == &last && flag == fmt::format("--{}", key))) continue;
+        errors.push_back(
+            {r.name.empty()
+                 ? fmt::format("{} = {}: the scenario's {} file is that file too", flag, value, key)
+                 : fmt::format("{} = {}: run {} writes that file too (its {}); --stats and "
+                               "--trace name the last run's files",
+                               flag, value, r.name, key)});
+      }
+    }
   }
   if (!errors.empty()) return fail(errors);
 
-  auto path = workloads::resolve_scenario_chip(s, config_dir(g));
+  auto path = workloads::resolve_scenario_chip(file, config_dir(g));
   if (!path) return fail(path.errors());
   auto spec = config::load_chip_file(*path);
   if (!spec) return fail(spec.errors());
 
-  kernel::KernelRegistry kernels;
-  workloads::WorkloadRegistry registry;
-  if (auto st = workloads::register_all(kernels, registry); !st) {
-    return fail(st.errors(), kExitSimulationFailure);  // a bug, not the user's input
-  }
-  auto resolved = workloads::resolve_scenario(s, kernels, registry);
-  if (!resolved) return fail(resolved.errors());
-
-  auto session = Session::open(g);
-  if (!session) return fail(session.errors());
-  sim::Simulation& sim = (*session)->sim();
-  const system::ChipOptions options{
-      .functional = s.mode == workloads::RunMode::kFunctional,
-      .policy = s.policy,
-      .scheduler = s.sm_scheduler,
-      .timing = workloads::scenario_sm_timing(s, system::sm_timing_of(*spec)),
-      .distributor = {},
-      .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes};
-  auto chip = system::Chip::create(sim, *spec, options);
-  if (!chip) return fail(chip.errors());
-  if (auto st = workloads::setup_scenario(s, *resolved, **chip, kernels, g.seed); !st) {
-    return fail(st.errors());
-  }
-
-  std::vector<std::string> hang;  // the hang report, when launches never completed
-  try {
-    const sim::StopReason stop = sim.run((*session)->time_limit());
-    print_summary(s, **chip, sim);
-    const std::uint64_t cycle = (*chip)->clock().cycle_at(sim.now());
-    if (auto fault = (*chip)->fault()) {
-      errors.push_back({fmt::format("fault: {}", fault->message)});
-    } else if (!(*chip)->all_done() && stop == sim::StopReason::kTickLimit) {
-      errors.push_back({fmt::format(
-          "--max-time = {}: the simulation stopped at cycle {} before every launch finished",
-          g.max_time, cycle)});
-    } else if (!(*chip)->all_done()) {
-      hang = (*chip)->hang_report();
-      errors.push_back({fmt::format(
-          "hang: nothing left to simulate at cycle {} but launches did not complete; {} warp{} "
-          "wait{} forever",
-          cycle, hang.size(), hang.size() == 1 ? "" : "s", hang.size() == 1 ? "s" : "")});
-    } else if (s.is_workload()) {
-      auto ms = resolved->workload->report(**chip);
-      if (ms) {
-        print_measurements(*ms);
-        std::printf("  result              %s\n", s.mode == workloads::RunMode::kFunctional
-                                                      ? "verified"
-                                                      : "not checked (timing-only)");
-      } else {
-        for (const Error& e : ms.errors())
-          errors.push_back({fmt::format("{}: verification failed: {}", s.workload, e.message)});
-      }
-    } else if (s.mode == workloads::RunMode::kTimingOnly) {
-      std::printf("  result              not checked (timing-only)\n");
-    } else {
-      const auto v = workloads::verify_generic_launch(**chip, *resolved->kernel, resolved->args);
-      if (!v) {
-        std::printf("  result              not checked (kernel %s has no reference)\n",
-                    s.kernel.c_str());
-      } else if (*v) {
-        std::printf("  result              verified: %s\n", (*v)->c_str());
-      } else {
-        for (const Error& e : v->errors())
-          errors.push_back({fmt::format("{}: verification failed: {}", s.kernel, e.message)});
-      }
+  // Every run resolved, then every run set up on its own chip: bad input anywhere is found
+  // before anything is simulated.
+  std::vector<std::unique_ptr<PreparedRun>> prepared;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto p = std::make_unique<PreparedRun>();
+    p->s = runs[i];
+    p->outputs_from_file = outputs_from_file[i];
+    if (auto st = workloads::register_all(p->kernels, p->registry); !st) {
+      return fail(st.errors(), kExitSimulationFailure);  // a bug, not the user's input
     }
-  } catch (const std::exception& e) {
-    errors.push_back({fmt::format("simulation failed: {}", e.what())});
+    auto resolved = workloads::resolve_scenario(p->s, p->kernels, p->registry);
+    if (resolved) {
+      p->resolved = std::move(resolved).value();
+      prepared.push_back(std::move(p));
+    } else {
+      add_errors(errors, resolved.errors());
+    }
   }
-  std::fflush(stdout);
+  if (!errors.empty()) return fail(errors);
+  for (auto& p : prepared) {
+    const workloads::Scenario& s = p->s;
+    GlobalOptions gr = g;
+    gr.stats_path = s.stats_path;
+    gr.trace_path = s.trace_path;
+    gr.trace_max_events = s.trace_max_events;
+    auto session = Session::open(gr);
+    if (!session) {
+      add_errors(errors, session.errors());
+      continue;
+    }
+    p->session = std::move(session).value();
+    const system::ChipOptions options{
+        .functional = s.mode == workloads::RunMode::kFunctional,
+        .policy = s.policy,
+        .scheduler = s.sm_scheduler,
+        .timing = workloads::scenario_sm_timing(s, system::sm_timing_of(*spec)),
+        .distributor = {},
+        .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes};
+    auto chip = system::Chip::create(p->session->sim(), *spec, options);
+    if (!chip) {
+      add_errors(errors, chip.errors());
+      continue;
+    }
+    p->chip = std::move(chip).value();
+    if (auto st = workloads::setup_scenario(s, p->resolved, *p->chip, p->kernels, g.seed); !st) {
+      add_errors(errors, st.errors());
+    }
+  }
+  if (!errors.empty()) return fail(errors);
+
   int code = kExitOk;
-  if (!errors.empty()) {
-    print_errors(errors);
-    code = kExitSimulationFailure;
-  }
-  if (!hang.empty()) {
-    std::fprintf(stderr, "hang report:\n");
-    for (const std::string& line : hang)
-      std::fprintf(stderr, "  %s\n", line.c_str());
-  }
-  if (auto errs = (*session)->finish(); !errs.empty()) {
-    print_errors(errs);
-    if (code == kExitOk) code = kExitSimulationFailure;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    PreparedRun& run = *prepared[i];
+    const workloads::Scenario& s = run.s;
+    const std::string header = fmt::format(
+        "run {}{}: {} {} on {} ({}, {} policy, {} warp scheduler)", file.source,
+        multi ? fmt::format(": {} ({} of {})", s.name, i + 1, prepared.size()) : std::string(),
+        s.is_workload() ? "workload" : "kernel", s.is_workload() ? s.workload : s.kernel,
+        run.chip->spec().name, workloads::to_string(s.mode), s.policy, s.sm_scheduler);
+    if (i > 0) std::printf("\n");
+    const SliceOptions slicing{.slice = *slice,
+                               .progress = ::isatty(STDERR_FILENO) == 1,
+                               .label = multi ? s.name : std::string(),
+                               .expected_macs = expected_macs(run.resolved)};
+    std::vector<std::string> hang;  // the hang report, when launches never completed
+    std::vector<Error> failed = simulate(g, run, header, slicing, hang);
+    std::fflush(stdout);
+    if (multi) {
+      for (Error& e : failed)
+        e.message = fmt::format("run {}: {}", s.name, e.message);
+    }
+    if (!failed.empty()) {
+      print_errors(failed);
+      code = kExitSimulationFailure;
+    }
+    if (!hang.empty()) {
+      std::fprintf(stderr, "hang report:\n");
+      for (const std::string& line : hang)
+        std::fprintf(stderr, "  %s\n", line.c_str());
+    }
+    if (auto errs = run.session->finish(); !errs.empty()) {
+      print_errors(errs);
+      if (code == kExitOk) code = kExitSimulationFailure;
+    }
+    prepared[i].reset();  // frees the run's chip and simulation before the next run
   }
   return code;
 }
@@ -333,10 +343,11 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       "run", "Run a scenario file (a workload or one kernel launch) on the modelled chip");
   auto o = std::make_shared<RunOpts>();
   cmd->add_option("scenario", o->scenario, "scenario file (YAML; docs/run.md)")->required();
-  cmd->add_option("--mode", o->mode, "functional | timing-only (overrides the scenario's mode)");
+  cmd->add_option("--mode", o->mode,
+                  "functional | timing-only (overrides the scenario's mode, in every run)");
   cmd->add_option("--param", o->params,
-                  "workload parameters over the scenario's: key=value,... (sizes may use KiB, "
-                  "MiB, GiB)");
+                  "workload parameters over the scenario's, in every run: key=value,... (sizes "
+                  "may use KiB, MiB, GiB)");
   cmd->add_option("--policy", o->policy,
                   "work-distributor policy over the scenario's: waterfill | prior-art | "
                   "round-robin | first-fit");

@@ -81,9 +81,12 @@ constexpr TimingField kTimingFields[] = {
     {"cluster_barrier_latency", &core::SmTiming::cluster_barrier_latency, 0, 100'000},
 };
 
-constexpr std::string_view kTopKeys[] = {"chip",   "mode",         "workload",  "params",
-                                         "policy", "sm_scheduler", "sm_timing", "kernel",
-                                         "launch", "buffers",      "args"};
+constexpr std::string_view kTopKeys[] = {
+    "chip",   "mode",    "workload", "params", "policy", "sm_scheduler",     "sm_timing", "kernel",
+    "launch", "buffers", "args",     "stats",  "trace",  "trace_max_events", "runs"};
+constexpr std::string_view kRunKeys[] = {"name",  "mode",  "workload",        "params",
+                                         "stats", "trace", "trace_max_events"};
+constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
 constexpr std::string_view kLaunchKeys[] = {"grid", "block", "cluster", "dynamic_shared_bytes",
                                             "registers_per_thread"};
 constexpr std::string_view kBufferKeys[] = {"bytes", "fill"};
@@ -282,8 +285,10 @@ class Reader {
 
   void top(const YAML::Node& root) {
     const SourcePos root_pos = pos_of(root);
+    root_pos_ = root_pos;
     std::map<std::string, SourcePos, std::less<>> given;
     std::optional<YAML::Node> args;  // read last: it names buffers listed anywhere
+    std::optional<YAML::Node> runs;  // read after every top-level key: runs start from them
     entries(root, "", strings(kTopKeys),
             [&](const std::string& key, const std::string& path, SourcePos key_pos,
                 const YAML::Node& v) {
@@ -317,7 +322,7 @@ class Reader {
               } else if (key == "sm_scheduler") {
                 read_scheduler(v, path, key_pos);
               } else if (key == "params") {
-                read_params(v, path, key_pos);
+                read_params(s_.params, v, path, key_pos);
               } else if (key == "sm_timing") {
                 read_sm_timing(v, path, key_pos);
               } else if (key == "launch") {
@@ -328,12 +333,26 @@ class Reader {
               } else if (key == "args") {
                 s_.args_pos = key_pos;
                 args.emplace(v);
+              } else if (key == "stats" || key == "trace" || key == "trace_max_events") {
+                read_output(s_, key, v, path, key_pos);
+              } else if (key == "runs") {
+                runs.emplace(v);
               }
             });
     if (!given.contains("chip") && !suggested_.contains("chip")) {
       error(root_pos, "chip",
             "missing required key 'chip' (a name in configs/chips such as h100-sxm5, or a path)");
     }
+    if (kind(given, runs.has_value())) {
+      if (args && given.contains("kernel")) read_args(*args, "args", s_.args_pos);
+      if (runs) read_runs(*runs, given);
+    }
+  }
+
+  // Checks that the file is one kind of scenario (a workload or a kernel launch, where runs may
+  // name the workload) with only that kind's keys. False: stop reading (the kind is unclear).
+  bool kind(std::map<std::string, SourcePos, std::less<>>& given, bool has_runs) {
+    const SourcePos root_pos = root_pos_;
     const auto has = [&](std::string_view k) { return given.contains(k); };
     if (has("workload") && has("kernel")) {
       const SourcePos second = std::max(given["workload"], given["kernel"], [](auto a, auto b) {
@@ -342,16 +361,26 @@ class Reader {
       error(second, "",
             "workload and kernel are exclusive: a scenario runs a workload or one "
             "kernel launch, not both");
-      return;
+      return false;
     }
-    if (!has("workload") && !has("kernel")) {
-      if (suggested_.contains("workload") || suggested_.contains("kernel")) return;
+    if (!has("workload") && !has("kernel") && !has_runs) {
+      if (suggested_.contains("workload") || suggested_.contains("kernel")) return false;
       error(root_pos, "",
             "missing key 'workload' or 'kernel': a scenario runs a registered workload "
             "(workload: NAME) or one kernel launch (kernel: NAME with launch, buffers, args)");
-      return;
+      return false;
     }
-    if (has("workload")) {
+    if (has_runs) {
+      for (std::string_view k : {"stats", "trace"}) {
+        if (has(k)) {
+          error(given.find(k)->second, k,
+                fmt::format("with 'runs:', each run names its own {0} file (runs: - {{name: "
+                            "..., {0}: FILE}}), so that two runs never write one file",
+                            k));
+        }
+      }
+    }
+    if (!has("kernel")) {  // a workload here or in every run
       for (std::string_view k : {"launch", "buffers", "args"}) {
         if (has(k)) {
           error(given.find(k)->second, k,
@@ -359,7 +388,7 @@ class Reader {
                 "and takes 'params:'");
         }
       }
-      return;
+      return true;
     }
     if (has("params")) {
       error(given["params"], "params",
@@ -370,7 +399,139 @@ class Reader {
             "missing required key 'launch' (kernel: needs launch: {grid: [x, y, z], block: "
             "[x, y, z]})");
     }
-    if (args) read_args(*args, "args", s_.args_pos);
+    return true;
+  }
+
+  // stats, trace or trace_max_events of the file or of one run.
+  void read_output(Scenario& target, const std::string& key, const YAML::Node& v,
+                   const std::string& path, SourcePos key_pos) {
+    if (key == "trace_max_events") {
+      if (auto n = whole(v, path, key_pos, 1, kMaxTraceEvents)) target.trace_max_events = *n;
+      return;
+    }
+    auto t = text(v, path, key_pos, "a file name (FILE.json)");
+    if (!t) return;
+    if (key == "stats") {
+      target.stats_path = *t;
+      target.stats_pos = pos_of(v);
+    } else {
+      target.trace_path = *t;
+      target.trace_pos = pos_of(v);
+    }
+  }
+
+  static bool valid_run_name(std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '_' || c == '.' || c == '-';
+    });
+  }
+
+  // The runs: list. Each entry starts from the top-level scenario (s_) and sets its own keys.
+  void read_runs(const YAML::Node& v, const std::map<std::string, SourcePos, std::less<>>& given) {
+    const SourcePos key_pos = given.find("runs")->second;
+    if (!v.IsSequence() || v.size() == 0) {
+      error(value_pos(v, key_pos), "runs",
+            fmt::format(
+                "expected a non-empty list of runs such as [{{name: small, params: {{...}}}}, "
+                "{{name: big, mode: timing-only}}], got {}{}",
+                describe(v), v.IsSequence() ? " with no entries" : ""));
+      return;
+    }
+    std::vector<Scenario> runs;
+    std::map<std::string, std::size_t> names;  // name -> run index
+    // Output file -> the run and key that writes it.
+    std::map<std::string, std::pair<std::string, std::string>> outputs;
+    std::size_t i = 0;
+    for (const auto& item : v) {
+      const std::string p = fmt::format("runs[{}]", i++);
+      const SourcePos ip = value_pos(item, key_pos);
+      if (!item.IsMap()) {
+        error(ip, p,
+              fmt::format("expected a mapping with keys {}, got {}", join(strings(kRunKeys)),
+                          describe(item)));
+        continue;
+      }
+      Scenario r = s_;
+      r.name = fmt::format("run{}", i);
+      r.name_pos = ip;
+      r.index = i - 1;
+      bool named = false, ok = true;
+      const auto err = [&](SourcePos at, const std::string& key, std::string_view message) {
+        error(at, key, message);
+        ok = false;
+      };
+      const std::size_t before = diag_.size();
+      entries(
+          item, p, strings(kRunKeys),
+          [&](const std::string& key, const std::string& q, SourcePos kq, const YAML::Node& x) {
+            if (key == "name") {
+              auto t = text(x, q, kq, "a run name");
+              if (!t) return;
+              if (!valid_run_name(*t)) {
+                err(pos_of(x), q,
+                    fmt::format("'{}' is not a run name: use letters, digits, '_', '.' and "
+                                "'-'",
+                                *t));
+                return;
+              }
+              r.name = *t;
+              r.name_pos = pos_of(x);
+              named = true;
+            } else if (key == "mode") {
+              if (auto t = text(x, q, kq, "functional or timing-only")) {
+                auto m = parse_run_mode(*t);
+                if (m) {
+                  r.mode = *m;
+                } else {
+                  err(pos_of(x), q, m.error().message);
+                }
+              }
+            } else if (key == "workload") {
+              if (!s_.kernel.empty()) {
+                err(kq, q,
+                    fmt::format("the file launches kernel {}; a run of a kernel launch takes no "
+                                "workload",
+                                s_.kernel));
+              } else if (auto t = text(x, q, kq, "a workload name")) {
+                r.workload = *t;
+                r.workload_pos = pos_of(x);
+              }
+            } else if (key == "params") {
+              if (!s_.kernel.empty()) {
+                err(kq, q, "only with 'workload:'; a kernel launch takes its inputs as 'args:'");
+              } else {
+                read_params(r.params, x, q, kq);
+              }
+            } else {
+              read_output(r, key, x, q, kq);
+            }
+          });
+      if (diag_.size() != before) ok = false;
+      if (r.workload.empty() && r.kernel.empty()) {
+        err(ip, p,
+            "no workload: name one in this run (workload: NAME) or at the top level of the file");
+      }
+      if (auto [it, fresh] = names.emplace(r.name, runs.size()); !fresh) {
+        err(r.name_pos, p + ".name",
+            fmt::format("'{}' names {} too; run names must differ", r.name,
+                        named ? fmt::format("run {}", it->second + 1) : "another run"));
+      }
+      for (const auto& [key, file, at] :
+           {std::tuple{"stats", r.stats_path, r.stats_pos}, {"trace", r.trace_path, r.trace_pos}}) {
+        if (file.empty()) continue;
+        const auto [it, fresh] = outputs.emplace(file, std::pair(r.name, std::string(key)));
+        if (!fresh) {
+          err(at, fmt::format("{}.{}", p, key),
+              fmt::format("'{}' is written by run {} already (its {}); each output file must "
+                          "belong to one run",
+                          file, it->second.first, it->second.second));
+        }
+      }
+      r.runs.clear();
+      if (ok) runs.push_back(std::move(r));
+    }
+    s_.runs = std::move(runs);
   }
 
   void read_policy(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
@@ -399,7 +560,9 @@ class Reader {
     s_.sm_scheduler = *t;
   }
 
-  void read_params(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+  // Into `params`, replacing a value of the same name.
+  void read_params(std::map<std::string, ScenarioParam, std::less<>>& params, const YAML::Node& v,
+                   const std::string& path, SourcePos key_pos) {
     if (v.IsNull()) return;
     if (!v.IsMap()) {
       error(value_pos(v, key_pos), path,
@@ -409,7 +572,7 @@ class Reader {
     entries(v, path, {},
             [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
               if (auto n = size(x, p, kp, 0, std::numeric_limits<std::uint64_t>::max())) {
-                s_.params[key] = ScenarioParam{.value = *n, .pos = value_pos(x, kp), .flag = {}};
+                params[key] = ScenarioParam{.value = *n, .pos = value_pos(x, kp), .flag = {}};
               }
             });
   }
@@ -618,6 +781,7 @@ class Reader {
   }
 
   Scenario s_;
+  SourcePos root_pos_;
   config::Diagnostics diag_;
   // Top-level keys that a misspelt key resembles: not reported missing as well.
   std::set<std::string, std::less<>> suggested_;
@@ -639,6 +803,11 @@ Result<Scenario> load_scenario_file(const std::filesystem::path& path) {
   auto s = load_scenario_string(ss.str(), path.string());
   if (s) s->dir = path.parent_path();
   return s;
+}
+
+std::vector<Scenario> scenario_runs(const Scenario& s) {
+  if (!s.runs.empty()) return s.runs;
+  return {s};
 }
 
 Result<std::filesystem::path> resolve_scenario_chip(const Scenario& s,
@@ -796,9 +965,14 @@ Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip
                       const kernel::KernelRegistry& kernels, std::uint64_t seed) {
   if (s.is_workload()) {
     if (auto st = r.workload->setup(chip, kernels, r.params); !st) {
+      // A run's setup error points at the run, whose parameters it may be about.
+      const bool run = !s.name.empty();
       std::vector<Error> errors;
-      for (const Error& e : st.errors())
-        errors.push_back(s.error_at(s.workload_pos, "workload", e.message));
+      for (const Error& e : st.errors()) {
+        errors.push_back(s.error_at(run ? s.name_pos : s.workload_pos,
+                                    run ? fmt::format("runs[{}]", s.index) : "workload",
+                                    e.message));
+      }
       return errors;
     }
     return Ok{};

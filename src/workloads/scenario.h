@@ -9,6 +9,12 @@
 //   policy: waterfill            # the work distributor's policy
 //   sm_scheduler: gto            # the SMs' warp scheduler: gto | lrr | oldest
 //   sm_timing: {alu_latency: 6}  # core::SmTiming fields by name
+//   stats: out.stats.json        # optional outputs, relative to the current directory
+//   trace: out.trace.json
+//   trace_max_events: 200000     # the trace's event cap
+//   runs:                        # optional: several runs, each a fresh chip (below)
+//     - {name: small, mode: functional, params: {footprint: 1MiB}}
+//     - {name: big, mode: timing-only, stats: big.json}
 //
 // Loading is pure (no chip, no registries): every problem of the file comes back at once, one
 // line each, "FILE:LINE:COL: KEY: message". Resolving names against the registries and setting
@@ -76,6 +82,9 @@ struct TimingOverride {
   config::SourcePos pos;
 };
 
+// The trace event cap of a run that names no trace_max_events.
+inline constexpr std::uint64_t kDefaultTraceMaxEvents = 200'000;
+
 struct Scenario {
   std::string source;         // the file name used in messages
   std::filesystem::path dir;  // the file's folder: relative chip paths start here
@@ -101,6 +110,22 @@ struct Scenario {
   std::vector<ScenarioArg> args;
   config::SourcePos args_pos;
 
+  // Outputs of the run, relative to the current directory (empty: none).
+  std::string stats_path;
+  config::SourcePos stats_pos;
+  std::string trace_path;
+  config::SourcePos trace_pos;
+  std::uint64_t trace_max_events = kDefaultTraceMaxEvents;
+
+  // A file with `runs:` holds several runs, each a whole scenario here: the file's top-level
+  // keys, then the entry's name, mode, workload, params (merged key by key over the top-level
+  // ones), stats, trace and trace_max_events. A run's own `runs` is empty; so is a file's
+  // without `runs:`.
+  std::vector<Scenario> runs;
+  std::string name;            // a run's name (`run1`, `run2`, ... when unnamed); "" for a file
+  config::SourcePos name_pos;  // the run's entry in the file
+  std::size_t index = 0;       // a run's position in runs
+
   bool is_workload() const { return !workload.empty(); }
   // "SOURCE:LINE:COL: KEY: message" (without the position when pos.line is 0).
   Error error_at(config::SourcePos pos, std::string_view key, std::string_view message) const;
@@ -110,10 +135,15 @@ struct Scenario {
 // or duplicate keys (with the closest valid one), missing chip, both or neither of
 // workload/kernel, keys of the other kind (params with a kernel; launch, buffers, args with a
 // workload), a bad mode, policy, fill, size, dimension, SmTiming field or value, an argument
-// that is not one of {u32|u64|f32|ptr: VALUE}, a u32 out of range, and a ptr naming no buffer.
+// that is not one of {u32|u64|f32|ptr: VALUE}, a u32 out of range, a ptr naming no buffer;
+// in `runs:`, a list that is empty or not of mappings, a run without a workload, a run name
+// that is repeated or not [A-Za-z0-9_.-], and one output file written twice.
 Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name);
 // Same from a file (its name in messages, its folder for relative chip paths).
 Result<Scenario> load_scenario_file(const std::filesystem::path& path);
+
+// What a loaded scenario runs, in order: its `runs`, or the scenario itself when it has none.
+std::vector<Scenario> scenario_runs(const Scenario& s);
 
 // The chip file a scenario names: a name in config_dir/chips, or a path (a relative one is
 // taken from the scenario's folder). Errors are located at the chip key.

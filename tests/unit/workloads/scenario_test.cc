@@ -178,7 +178,8 @@ TEST(Scenario, ArgsMayComeBeforeTheBuffersTheyName) {
 TEST(Scenario, StructureErrors) {
   EXPECT_EQ(errors_of(""),
             "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, workload, "
-            "params, policy, sm_scheduler, sm_timing, kernel, launch, buffers, args");
+            "params, policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, "
+            "trace, trace_max_events, runs");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -200,8 +201,7 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
   EXPECT_EQ(errors_of("chip: tiny\nworklaod: w\n"),
             "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
             "keys: chip, mode, workload, params, policy, sm_scheduler, sm_timing, kernel, launch, "
-            "buffers, "
-            "args");
+            "buffers, args, stats, trace, trace_max_events, runs");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -454,6 +454,149 @@ TEST(Scenario, SetupErrorsAreLocated) {
   auto ro = resolve_scenario(odd, r.kernels, r.workloads).value();
   EXPECT_EQ(setup_scenario(odd, ro, *t.chip, r.kernels, 1).error().message,
             "s.yaml:2:11: workload: bytes = 6 is not a multiple of 4");
+}
+
+TEST(Scenario, OutputKeysOfASingleRunFile) {
+  const Scenario s = load("chip: tiny\nworkload: w\nstats: s.json\ntrace: t.json\n");
+  EXPECT_EQ(s.stats_path, "s.json");
+  EXPECT_EQ(s.stats_pos.line, 3);
+  EXPECT_EQ(s.trace_path, "t.json");
+  EXPECT_EQ(s.trace_max_events, kDefaultTraceMaxEvents);
+  EXPECT_TRUE(s.runs.empty());
+  EXPECT_EQ(scenario_runs(s).size(), 1u);
+  EXPECT_EQ(load("chip: tiny\nworkload: w\ntrace_max_events: 50\n").trace_max_events, 50u);
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\ntrace_max_events: 0\n"),
+            "s.yaml:3:19: trace_max_events: 0 is outside [1, 1000000000]");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nstats: [a]\n"),
+            "s.yaml:3:8: stats: expected a file name (FILE.json), got a sequence");
+}
+
+constexpr std::string_view kRuns = R"(chip: tiny
+mode: functional
+workload: test.copy
+params: {bytes: 64, ctas: 3}
+policy: first-fit
+trace_max_events: 1000
+runs:
+  - name: small
+    params: {bytes: 128}
+    stats: small.json
+  - mode: timing-only
+    trace: big.trace.json
+    trace_max_events: 20
+  - {name: other, workload: w2, params: {ctas: 1}}
+)";
+
+TEST(Scenario, RunsStartFromTheTopLevelAndMergeParams) {
+  const Scenario s = load(kRuns);
+  ASSERT_EQ(s.runs.size(), 3u);
+  const std::vector<Scenario> runs = scenario_runs(s);
+  ASSERT_EQ(runs.size(), 3u);
+  const Scenario& a = runs[0];
+  EXPECT_EQ(a.name, "small");
+  EXPECT_EQ(a.index, 0u);
+  EXPECT_EQ(a.name_pos.line, 8);
+  EXPECT_EQ(a.mode, RunMode::kFunctional);
+  EXPECT_EQ(a.workload, "test.copy");
+  EXPECT_EQ(a.policy, "first-fit");
+  EXPECT_EQ(a.params.at("bytes").value, 128u);
+  EXPECT_EQ(a.params.at("bytes").pos.line, 9);
+  EXPECT_EQ(a.params.at("ctas").value, 3u);
+  EXPECT_EQ(a.params.at("ctas").pos.line, 4);
+  EXPECT_EQ(a.stats_path, "small.json");
+  EXPECT_EQ(a.trace_path, "");
+  EXPECT_EQ(a.trace_max_events, 1000u);
+  EXPECT_TRUE(a.runs.empty());
+  const Scenario& b = runs[1];
+  EXPECT_EQ(b.name, "run2");  // unnamed: its position
+  EXPECT_EQ(b.mode, RunMode::kTimingOnly);
+  EXPECT_EQ(b.params.at("bytes").value, 64u);
+  EXPECT_EQ(b.trace_path, "big.trace.json");
+  EXPECT_EQ(b.trace_max_events, 20u);
+  EXPECT_EQ(b.stats_path, "");
+  const Scenario& c = runs[2];
+  EXPECT_EQ(c.name, "other");
+  EXPECT_EQ(c.workload, "w2");
+  EXPECT_EQ(c.workload_pos.line, 14);
+  EXPECT_EQ(c.params.at("ctas").value, 1u);
+
+  // A file may leave the workload to its runs; a kernel launch may have runs too.
+  const Scenario w = load("chip: tiny\nruns:\n  - {workload: a}\n  - {workload: b}\n");
+  ASSERT_EQ(w.runs.size(), 2u);
+  EXPECT_EQ(w.runs[1].workload, "b");
+  const Scenario k = load(
+      "chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n"
+      "runs: [{name: f}, {name: t, mode: timing-only}]\n");
+  ASSERT_EQ(k.runs.size(), 2u);
+  EXPECT_EQ(k.runs[1].kernel, "hang_demo");
+  EXPECT_EQ(k.runs[1].mode, RunMode::kTimingOnly);
+}
+
+TEST(Scenario, RunErrorsAreLocated) {
+  const std::string head = "chip: tiny\nworkload: w\n";
+  EXPECT_EQ(errors_of(head + "runs: []\n"),
+            "s.yaml:3:7: runs: expected a non-empty list of runs such as [{name: small, params: "
+            "{...}}, {name: big, mode: timing-only}], got a sequence with no entries");
+  EXPECT_EQ(errors_of(head + "runs: {name: a}\n"),
+            "s.yaml:3:7: runs: expected a non-empty list of runs such as [{name: small, params: "
+            "{...}}, {name: big, mode: timing-only}], got a mapping");
+  EXPECT_EQ(errors_of(head + "runs: [small]\n"),
+            "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, workload, params, "
+            "stats, trace, trace_max_events, got \"small\"");
+  EXPECT_EQ(errors_of(head + "runs: [{nmae: a}]\n"),
+            "s.yaml:3:9: runs[0].nmae: unknown key 'nmae' (did you mean 'name'?); valid keys in "
+            "runs[0]: name, mode, workload, params, stats, trace, trace_max_events");
+  EXPECT_EQ(errors_of(head + "runs: [{policy: first-fit}]\n"),
+            "s.yaml:3:9: runs[0].policy: unknown key 'policy'; valid keys in runs[0]: name, "
+            "mode, workload, params, stats, trace, trace_max_events");
+  EXPECT_EQ(errors_of(head + "runs: [{mode: fast}]\n"),
+            "s.yaml:3:15: runs[0].mode: 'fast' is not a mode; modes: functional (data moves, "
+            "results checked), timing-only (no data, same timing)");
+  EXPECT_EQ(errors_of(head + "runs: [{name: a b}]\n"),
+            "s.yaml:3:15: runs[0].name: 'a b' is not a run name: use letters, digits, '_', '.' "
+            "and '-'");
+  EXPECT_EQ(errors_of(head + "runs:\n  - {name: a}\n  - {name: a}\n"),
+            "s.yaml:5:12: runs[1].name: 'a' names run 1 too; run names must differ");
+  EXPECT_EQ(errors_of(head + "runs:\n  - {name: run2}\n  - {}\n"),
+            "s.yaml:5:5: runs[1].name: 'run2' names another run too; run names must differ");
+  EXPECT_EQ(errors_of(head + "runs:\n  - {stats: x.json}\n  - {trace: x.json}\n"),
+            "s.yaml:5:13: runs[1].trace: 'x.json' is written by run run1 already (its stats); "
+            "each output file must belong to one run");
+  EXPECT_EQ(errors_of(head + "stats: s.json\nruns: [{}]\n"),
+            "s.yaml:3:1: stats: with 'runs:', each run names its own stats file (runs: - {name: "
+            "..., stats: FILE}), so that two runs never write one file");
+  EXPECT_EQ(errors_of("chip: tiny\nruns: [{name: a}]\n"),
+            "s.yaml:2:8: runs[0]: no workload: name one in this run (workload: NAME) or at the top "
+            "level of the file");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n"
+                      "runs: [{workload: w, params: {a: 1}}]\n"),
+            "s.yaml:4:9: runs[0].workload: the file launches kernel hang_demo; a run of a kernel "
+            "launch takes no workload\n"
+            "s.yaml:4:22: runs[0].params: only with 'workload:'; a kernel launch takes its inputs "
+            "as 'args:'");
+  EXPECT_EQ(errors_of("chip: tiny\nruns: [{workload: w}]\nargs: []\n"),
+            "s.yaml:3:1: args: only with 'kernel:' (a generic launch); a workload sets up its "
+            "own launches and takes 'params:'");
+}
+
+TEST(Scenario, EachRunResolvesAgainstItsWorkload) {
+  const Scenario s = load(
+      "chip: tiny\nworkload: test.copy\nparams: {bytes: 64}\nruns:\n  - {name: ok}\n"
+      "  - {name: big, params: {ctas: 99}}\n");
+  const std::vector<Scenario> runs = scenario_runs(s);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(resolve_errors(runs[0]), "(resolved)");
+  EXPECT_EQ(resolve_errors(runs[1]),
+            "s.yaml:6:32: params.ctas: test.copy: parameter ctas = 99 is outside [1, 64]");
+  // A run's setup error points at the run.
+  const Scenario odd = load(
+      "chip: tiny\nworkload: test.copy\nruns:\n  - {name: a}\n  - {name: b, params: {bytes: "
+      "6}}\n");
+  Registries r;
+  TinyChip t;
+  auto ro = resolve_scenario(odd.runs[1], r.kernels, r.workloads).value();
+  EXPECT_EQ(setup_scenario(odd.runs[1], ro, *t.chip, r.kernels, 1).error().message,
+            "s.yaml:5:12: runs[1]: bytes = 6 is not a multiple of 4");
 }
 
 }  // namespace

@@ -1,0 +1,359 @@
+#include "run_summary.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+
+#include "config/chip_spec.h"
+
+namespace xpusim::cli {
+namespace {
+
+// Sums of the chip's stats the summary reads.
+class StatSums {
+ public:
+  StatSums(const sim::StatsRegistry& stats, std::string prefix)
+      : stats_(stats), prefix_(std::move(prefix)), paths_(stats.paths()) {}
+
+  // The stat at PREFIX.path, 0 when it does not exist.
+  double at(std::string_view path) const {
+    auto s = stats_.find(fmt::format("{}.{}", prefix_, path));
+    return s ? value(**s) : 0.0;
+  }
+  bool has(std::string_view path) const {
+    return stats_.find(fmt::format("{}.{}", prefix_, path)).ok();
+  }
+  // The sum over PREFIX.group.*.name (one level of components, e.g. every SM's L1).
+  double sum(std::string_view group, std::string_view name) const {
+    const std::string head = fmt::format("{}.{}.", prefix_, group);
+    const std::string tail = fmt::format(".{}", name);
+    double total = 0;
+    for (const std::string& p : paths_) {
+      if (p.size() <= head.size() + tail.size() || !p.starts_with(head) || !p.ends_with(tail)) {
+        continue;
+      }
+      const std::string_view middle(p.data() + head.size(), p.size() - head.size() - tail.size());
+      if (middle.find('.') != std::string_view::npos) continue;
+      total += value(**stats_.find(p));
+    }
+    return total;
+  }
+
+ private:
+  static double value(const sim::Stat& s) {
+    const auto j = s.to_json();
+    return j.contains("value") && j["value"].is_number() ? j["value"].get<double>() : 0.0;
+  }
+  const sim::StatsRegistry& stats_;
+  std::string prefix_;
+  std::vector<std::string> paths_;
+};
+
+std::string percent(double part, double whole) {
+  return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : std::string("n/a");
+}
+
+std::string dims(const kernel::Dim3& d) {
+  return fmt::format("{}x{}x{}", d.x, d.y, d.z);
+}
+
+unsigned long long ull(std::uint64_t v) {
+  return static_cast<unsigned long long>(v);
+}
+
+// "12.3 MiB" style for byte counts in one-line summaries.
+std::string bytes(double b) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, kUnits[u]);
+}
+
+constexpr const char* kTmaStats[] = {"busy_cycles",   "requests",        "bytes_read",
+                                     "bytes_written", "descriptor_hits", "descriptor_misses"};
+
+}  // namespace
+
+RunFigures read_figures(system::Chip& chip, sim::Simulation& sim) {
+  RunFigures f;
+  f.cycles = chip.clock().cycle_at(sim.now());
+  f.seconds = static_cast<double>(sim.now()) * 1e-12;
+  f.sms = chip.num_sms();
+  f.sub_partitions = chip.timing().sub_partitions;
+  const StatSums st(sim.stats(), chip.root().path());
+  constexpr const char* kStalls[] = {"issue", "dependency", "memory", "barrier"};
+  constexpr const char* kTensor[] = {
+      "mm.instructions",   "mm.math_issues",     "mm.macs",
+      "mm.active_threads", "tensor.busy_cycles", "mm.token_stall_cycles"};
+  const bool tma = f.sms > 0 && st.has("sm0.tma.busy_cycles");
+  if (tma) f.tma = std::vector<double>(std::size(kTmaStats), 0.0);
+  for (std::uint32_t i = 0; i < f.sms; ++i) {
+    const std::uint64_t n = chip.sm(i).warp_instructions();
+    f.instructions += n;
+    f.used_sms += n > 0 ? 1 : 0;
+    for (int k = 0; k < 4; ++k)
+      f.stall[k] += st.at(fmt::format("sm{}.stall_{}_cycles", i, kStalls[k]));
+    for (int k = 0; k < 6; ++k)
+      f.tensor[k] += st.at(fmt::format("sm{}.{}", i, kTensor[k]));
+    if (tma) {
+      for (std::size_t k = 0; k < std::size(kTmaStats); ++k)
+        (*f.tma)[k] += st.at(fmt::format("sm{}.tma.{}", i, kTmaStats[k]));
+    }
+  }
+  f.l1_hits = st.sum("mem.l1", "load_hits");
+  f.l1_loads = f.l1_hits + st.sum("mem.l1", "load_misses");
+  f.l2_hits = st.at("mem.l2.hits");
+  f.l2_reads = f.l2_hits + st.at("mem.l2.misses") + st.at("mem.l2.merged_misses");
+  f.hbm_read = st.sum("mem.hbm", "read_bytes");
+  f.hbm_write = st.sum("mem.hbm", "write_bytes");
+  f.xbar = st.at("mem.xbar.response_bytes");
+  f.dsmem = st.at("mem.dsmem.bytes");
+  return f;
+}
+
+void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f) {
+  const sim::Clock& clock = chip.clock();
+  std::printf("%s\n", header.c_str());
+  std::printf("  simulated           %llu cycles, %.3f us\n", ull(f.cycles), f.seconds * 1e6);
+  constexpr std::uint32_t kShownLaunches = 16;  // then one line for the rest
+  for (std::uint32_t id = 0; id < std::min(chip.launches(), kShownLaunches); ++id) {
+    const system::KernelRun& k = chip.run(id);
+    const sched::WorkDistributor::GridTimes& t = chip.distributor().grid_times(id);
+    std::string when;
+    if (t.first_start == sim::kMaxTick) {
+      when = "never started";
+    } else {
+      const std::uint64_t start = clock.cycle_at(t.first_start);
+      when = fmt::format("launch latency {} cycles, ", start - clock.cycle_at(t.submitted));
+      when += k.done ? fmt::format("ran {} cycles", clock.cycle_at(k.completed) - start)
+                     : std::string("did not complete");
+    }
+    const std::string line =
+        fmt::format("  {:<20}{} grid {} block {}: {}", fmt::format("launch {}", id), k.kernel->name,
+                    dims(k.params.grid), dims(k.params.block), when);
+    std::printf("%s\n", line.c_str());
+  }
+  if (chip.launches() > kShownLaunches) {
+    std::uint32_t done = 0;
+    for (std::uint32_t id = kShownLaunches; id < chip.launches(); ++id)
+      done += chip.run(id).done ? 1 : 0;
+    std::printf("  %-20s(%u more launches, %u of them completed)\n", "...",
+                chip.launches() - kShownLaunches, done);
+  }
+
+  std::printf(
+      "  warp instructions   %llu; issue utilization %s (of %llu cycles x %u SMs used x %u "
+      "sub-partitions)\n",
+      ull(f.instructions),
+      percent(static_cast<double>(f.instructions),
+              static_cast<double>(f.cycles) * f.used_sms * f.sub_partitions)
+          .c_str(),
+      ull(f.cycles), f.used_sms, f.sub_partitions);
+  const double stall_total = f.stall[0] + f.stall[1] + f.stall[2] + f.stall[3];
+  std::printf(
+      "  stalls              issue %s, dependency %s, memory %s, barrier %s (of %.0f "
+      "warp stall cycles)\n",
+      percent(f.stall[0], stall_total).c_str(), percent(f.stall[1], stall_total).c_str(),
+      percent(f.stall[2], stall_total).c_str(), percent(f.stall[3], stall_total).c_str(),
+      stall_total);
+  if (f.tensor[0] > 0) {
+    const double units = static_cast<double>(f.cycles) * f.used_sms * chip.spec().sm.tensor.cores;
+    std::printf(
+        "  tensor unit         %.0f mm (%.0f math issues), %.0f MACs; busy %s of %.0f unit "
+        "cycles, lane utilization %s, token stalls %.0f cycles\n",
+        f.tensor[0], f.tensor[1], f.tensor[2], percent(f.tensor[4], units).c_str(), units,
+        percent(f.tensor[3], f.tensor[0] * 32).c_str(), f.tensor[5]);
+  }
+  if (f.used_tma()) {
+    const std::vector<double>& t = *f.tma;
+    const double sm_cycles = static_cast<double>(f.cycles) * f.sms;
+    std::printf(
+        "  TMA                 busy %s of %.0f SM cycles; %.0f requests, %.0f bytes read, %.0f "
+        "bytes written; descriptor hits %s of %.0f lookups\n",
+        percent(t[0], sm_cycles).c_str(), sm_cycles, t[1], t[2], t[3],
+        percent(t[4], t[4] + t[5]).c_str(), t[4] + t[5]);
+  }
+  std::printf("  L1 hit rate         %s of %.0f loads\n", percent(f.l1_hits, f.l1_loads).c_str(),
+              f.l1_loads);
+  std::printf("  L2 hit rate         %s of %.0f reads\n", percent(f.l2_hits, f.l2_reads).c_str(),
+              f.l2_reads);
+  std::printf("  HBM                 read %.1f GB/s, write %.1f GB/s (%.0f and %.0f bytes)\n",
+              f.gbps(f.hbm_read), f.gbps(f.hbm_write), f.hbm_read, f.hbm_write);
+  std::printf("  L2 -> SM            %.1f GB/s (%.0f bytes of crossbar responses)\n",
+              f.gbps(f.xbar), f.xbar);
+  std::printf("  DSMEM               %.0f bytes\n", f.dsmem);
+}
+
+void print_measurements(const std::vector<workloads::Measurement>& ms) {
+  if (ms.empty()) return;
+  std::size_t name_w = 11, unit_w = 4;
+  for (const workloads::Measurement& m : ms) {
+    name_w = std::max(name_w, m.name.size());
+    unit_w = std::max(unit_w, m.unit.size());
+  }
+  std::printf("\n  %-*s %12s %12s  %-*s  %s\n", static_cast<int>(name_w), "measurement", "measured",
+              "configured", static_cast<int>(unit_w), "unit", "note");
+  for (const workloads::Measurement& m : ms) {
+    const std::string configured =
+        m.configured ? fmt::format("{:.1f}", *m.configured) : std::string("-");
+    std::string line = fmt::format("  {:<{}} {:>12.1f} {:>12}  {:<{}}  {}", m.name, name_w,
+                                   m.measured, configured, m.unit, unit_w, m.note);
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+void print_headline(system::Chip& chip, const RunFigures& f,
+                    const std::vector<workloads::Measurement>& ms, bool int8) {
+  const config::ChipSpec& spec = chip.spec();
+  const char* what = int8 ? "OP" : "FLOP";
+  double work = 2 * f.tensor[2];
+  std::string source = "2 x mm.macs";
+  for (const workloads::Measurement& m : ms) {
+    if (m.unit == what) {
+      work = m.measured;
+      source = fmt::format("the workload's {}", m.name);
+    }
+  }
+  const double rate = f.seconds > 0 ? work / f.seconds / 1e12 : 0.0;
+  const std::uint32_t fma =
+      int8 ? spec.sm.tensor.int8_fma_per_cycle : spec.sm.tensor.bf16_fma_per_cycle;
+  const double peak =
+      static_cast<double>(int8 ? spec.peak_int8_dense_ops() : spec.peak_bf16_dense_flops()) / 1e12;
+  const char* unit = int8 ? "TOPS" : "TFLOP/s";
+  const char* type = int8 ? "int8" : "bf16";
+  std::printf("\n  headline\n");
+  std::printf("  time                %.3f us (%llu cycles)\n", f.seconds * 1e6, ull(f.cycles));
+  std::printf(
+      "  throughput          %.1f %s = %s of the dense %s peak %.1f %s (%u SMs x %u %s "
+      "FMA/cycle x 2 x %.3f GHz); %.4g %s from %s\n",
+      rate, unit, percent(rate, peak).c_str(), type, peak, unit, f.sms, fma, type,
+      static_cast<double>(spec.clocks.sm_hz) / 1e9, work, what, source.c_str());
+  const double slots = static_cast<double>(f.cycles) * f.sms * f.sub_partitions;
+  std::printf("  SM issue            %s of %u SMs x %u sub-partitions\n",
+              percent(static_cast<double>(f.instructions), slots).c_str(), f.sms, f.sub_partitions);
+  const double units = static_cast<double>(f.cycles) * f.sms * spec.sm.tensor.cores;
+  std::printf("  tensor unit busy    %s of %u SMs x %u tensor cores\n",
+              percent(f.tensor[4], units).c_str(), f.sms, spec.sm.tensor.cores);
+  if (f.used_tma()) {
+    const double sm_cycles = static_cast<double>(f.cycles) * f.sms;
+    std::printf("  TMA busy            %s of %u SMs; %s read, %s written\n",
+                percent((*f.tma)[0], sm_cycles).c_str(), f.sms, bytes((*f.tma)[2]).c_str(),
+                bytes((*f.tma)[3]).c_str());
+  }
+  std::printf("  L2 hit rate         %s\n", percent(f.l2_hits, f.l2_reads).c_str());
+  std::printf("  HBM                 %.1f GB/s (read %.1f, write %.1f) = %s of %.1f GB/s\n",
+              f.gbps(f.hbm_read + f.hbm_write), f.gbps(f.hbm_read), f.gbps(f.hbm_write),
+              percent(f.gbps(f.hbm_read + f.hbm_write),
+                      static_cast<double>(spec.hbm_bandwidth_bytes_per_s()) / 1e9)
+                  .c_str(),
+              static_cast<double>(spec.hbm_bandwidth_bytes_per_s()) / 1e9);
+}
+
+namespace {
+
+// The progress line: CTAs done so far (the SMs' `ctas` counters) of those launched.
+class Progress {
+ public:
+  Progress(sim::Simulation& sim, system::Chip& chip, std::string label, double expected_macs)
+      : sim_(sim),
+        chip_(chip),
+        label_(std::move(label)),
+        expected_macs_(expected_macs),
+        start_(Clock::now()),
+        last_(start_) {
+    for (std::uint32_t i = 0; i < chip.num_sms(); ++i) {
+      for (const auto& [name, into] : {std::pair{"ctas", &ctas_}, {"mm.macs", &macs_}}) {
+        auto s = sim.stats().find(fmt::format("{}.{}", chip.sm(i).path(), name));
+        if (!s) continue;
+        if (const auto* c = dynamic_cast<const sim::Counter*>(*s)) into->push_back(c);
+      }
+    }
+  }
+  ~Progress() {
+    if (width_ > 0) std::fprintf(stderr, "\r%*s\r", static_cast<int>(width_), "");
+  }
+
+  // Prints the line when a second has passed since the last one.
+  void tick() {
+    const Clock::time_point now = Clock::now();
+    if (now - last_ < std::chrono::seconds(1)) return;
+    const double wall = std::chrono::duration<double>(now - last_).count();
+    const std::uint64_t cycles = chip_.clock().cycle_at(sim_.now());
+    const double rate = static_cast<double>(cycles - last_cycles_) / wall;
+    last_ = now;
+    last_cycles_ = cycles;
+    std::string line = fmt::format("{}simulated {:.3f} us ({} cycles), {:.0f} cycles/s",
+                                   label_.empty() ? "" : label_ + ": ",
+                                   static_cast<double>(sim_.now()) * 1e-6, cycles, rate);
+    if (expected_macs_ > 0) {
+      double macs = 0;
+      for (const sim::Counter* c : macs_)
+        macs += static_cast<double>(c->value());
+      line += fmt::format(", {} of the GEMM's MACs done", percent(macs, expected_macs_));
+    } else {
+      std::uint64_t total = 0, done = 0;
+      for (std::uint32_t id = 0; id < chip_.launches(); ++id) {
+        const kernel::Dim3& g = chip_.run(id).params.grid;
+        total += std::uint64_t{g.x} * g.y * g.z;
+      }
+      for (const sim::Counter* c : ctas_)
+        done += c->value();
+      if (total > 0) {
+        line += fmt::format(", CTAs {} of {} done ({})", done, total,
+                            percent(static_cast<double>(done), static_cast<double>(total)));
+      }
+    }
+    line += fmt::format(", {:.0f} s", std::chrono::duration<double>(now - start_).count());
+    const std::size_t pad = width_ > line.size() ? width_ - line.size() : 0;
+    std::fprintf(stderr, "\r%s%*s", line.c_str(), static_cast<int>(pad), "");
+    std::fflush(stderr);
+    width_ = std::max(width_, line.size());
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  sim::Simulation& sim_;
+  system::Chip& chip_;
+  std::string label_;
+  double expected_macs_;
+  std::vector<const sim::Counter*> ctas_, macs_;
+  Clock::time_point start_, last_;
+  std::uint64_t last_cycles_ = 0;
+  std::size_t width_ = 0;  // of the longest line printed
+};
+
+}  // namespace
+
+sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tick limit,
+                              const SliceOptions& o) {
+  if (o.slice == 0 && !o.progress) return sim.run(limit);
+  std::optional<Progress> progress;
+  if (o.progress) progress.emplace(sim, chip, o.label, o.expected_macs);
+  // Adaptive slices aim at about a tenth of a second of wall time each.
+  constexpr double kTargetSeconds = 0.1;
+  sim::Tick slice = o.slice > 0 ? o.slice : 1'000'000;  // 1 us to start with
+  for (;;) {
+    const sim::Tick now = sim.now();
+    const sim::Tick end = limit - now > slice ? now + slice : limit;
+    const auto t0 = std::chrono::steady_clock::now();
+    const sim::StopReason r = sim.run(end);
+    if (r != sim::StopReason::kTickLimit || end == limit) return r;
+    if (o.slice == 0) {
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double scale = wall > 0 ? std::clamp(kTargetSeconds / wall, 0.25, 4.0) : 4.0;
+      slice = std::max<sim::Tick>(1000, static_cast<sim::Tick>(static_cast<double>(slice) * scale));
+    }
+    if (progress) progress->tick();
+  }
+}
+
+}  // namespace xpusim::cli

@@ -1,0 +1,77 @@
+// The `run` command's report of one run (docs/run.md): the figures read from the chip's stats
+// once (RunFigures), the summary block, the workload's measurements, the headline block of a
+// run that used the tensor unit, and the progress line of a long run on a terminal.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/simulation.h"
+#include "system/chip.h"
+#include "workloads/workload.h"
+
+namespace xpusim::cli {
+
+// What the summary and the headline print, read from the stats at the end of a run.
+struct RunFigures {
+  std::uint64_t cycles = 0;    // SM cycles simulated
+  double seconds = 0;          // simulated time
+  std::uint32_t sms = 0;       // SMs of the chip
+  std::uint32_t used_sms = 0;  // SMs that issued at least one warp instruction
+  std::uint32_t sub_partitions = 0;
+  std::uint64_t instructions = 0;  // warp instructions, every SM
+  double stall[4] = {0, 0, 0, 0};  // issue, dependency, memory, barrier
+  // mm.instructions, mm.math_issues, mm.macs, mm.active_threads, tensor.busy_cycles,
+  // mm.token_stall_cycles, summed over the SMs.
+  double tensor[6] = {0, 0, 0, 0, 0, 0};
+  double l1_hits = 0, l1_loads = 0;
+  double l2_hits = 0, l2_reads = 0;
+  double hbm_read = 0, hbm_write = 0;  // bytes
+  double xbar = 0;                     // crossbar response bytes
+  double dsmem = 0;                    // bytes
+  // Sums of sm*.tma.{busy_cycles, requests, bytes_read, bytes_written, descriptor_hits,
+  // descriptor_misses}, when the SMs have a TMA unit's stats.
+  std::optional<std::vector<double>> tma = std::nullopt;
+
+  bool used_tensor_unit() const { return tensor[0] > 0 || tensor[4] > 0; }
+  // The SMs have TMA stats and the unit did something.
+  bool used_tma() const { return tma && ((*tma)[0] > 0 || (*tma)[1] > 0); }
+  double gbps(double bytes) const { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; }
+};
+
+RunFigures read_figures(system::Chip& chip, sim::Simulation& sim);
+
+// The summary block after `header` (the "run FILE: ..." line): simulated time, launches,
+// issue utilization, stalls, the tensor unit, TMA, caches and bandwidths.
+void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f);
+
+// The workload's measurements table (nothing when there are none).
+void print_measurements(const std::vector<workloads::Measurement>& ms);
+
+// The headline of a run that used the tensor unit: time, throughput against the chip's dense
+// peak, SM issue, tensor-unit busy, TMA busy, L2 hit rate, HBM bandwidth. The work is the
+// workload's measurement with unit "FLOP" (or "OP" for int8) when it reports one, else
+// 2 x mm.macs. `int8`: compare with the int8 peak instead of bf16.
+void print_headline(system::Chip& chip, const RunFigures& f,
+                    const std::vector<workloads::Measurement>& ms, bool int8);
+
+// Runs `sim` up to `limit` in slices of simulated time, or in one go when `slice` is 0 and no
+// progress line is wanted. Slicing changes nothing in the results: the events run in the same
+// order. With `progress`, a line on stderr updated in place about once per second of wall time
+// (simulated time, simulated cycles per second, the share of the expected MACs or of the
+// launched CTAs done) and cleared at the end.
+struct SliceOptions {
+  sim::Tick slice = 0;    // fixed slice length in ticks; 0: adaptive (with progress) or none
+  bool progress = false;  // stderr is a terminal
+  std::string label;      // the run's name, shown on the progress line ("" for none)
+  // The mm MACs the run will do when the workload can tell (a GEMM: m x n x k); 0: unknown,
+  // the line shows CTAs done instead.
+  double expected_macs = 0;
+};
+sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tick limit,
+                              const SliceOptions& o);
+
+}  // namespace xpusim::cli
