@@ -1,4 +1,6 @@
+#include "workloads/conv_tma.h"
 #include "workloads/gemm_mm.h"
+#include "workloads/gemm_tma.h"
 #include "workloads/kernels.h"
 #include "workloads/mm_experiments.h"
 #include "workloads/ubench/ubench.h"
@@ -9,6 +11,8 @@ namespace xpusim::workloads {
 Status register_all(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
   if (auto st = register_kernels(kernels); !st) return st;
   if (auto st = register_gemm_mm(kernels, workloads); !st) return st;
+  if (auto st = register_gemm_tma(kernels, workloads); !st) return st;
+  if (auto st = register_conv_tma(kernels, workloads); !st) return st;
   if (auto st = register_mm_experiments(kernels, workloads); !st) return st;
   return ubench::register_ubench(kernels, workloads);
 }

@@ -1,0 +1,219 @@
+// gemm.tma on the tiny chip: small GEMMs verify against the naive reference across tile
+// widths, stage counts, clusters with and without multicast, swizzle on and off, the
+// per-thread copy variant, bf16 and s8; multicast reads each shared tile once per cluster;
+// the swizzle removes the consumers' bank conflicts; cycles grow with K; bad parameters are
+// named setup errors; a corrupted C element is named; timing-only mode gives the functional
+// run's cycles.
+#include "workloads/gemm_tma.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "config/chip_spec.h"
+#include "sim/simulation.h"
+#include "system/chip.h"
+#include "workloads/ubench/common.h"
+#include "workloads/workload.h"
+
+namespace xpusim::workloads {
+namespace {
+
+config::ChipSpec tiny() {
+  return config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml")
+      .value();
+}
+
+// Sets up gemm.tma with `overrides` on a fresh tiny chip, runs it, calls `after_run`, and
+// returns the report (or the setup error).
+Result<std::vector<Measurement>> run(const ParamValues& overrides, bool functional = true,
+                                     const std::function<void(system::Chip&)>& after_run = {}) {
+  sim::Simulation sim{1};
+  const config::ChipSpec spec = tiny();
+  auto chip = system::Chip::create(
+      sim, spec,
+      system::ChipOptions{.functional = functional, .timing = system::sm_timing_of(spec)});
+  if (!chip) return chip.errors();
+  kernel::KernelRegistry kernels;
+  WorkloadRegistry workloads;
+  if (auto st = register_all(kernels, workloads); !st) return st.errors();
+  auto w = workloads.find("gemm.tma");
+  if (!w) return w.errors();
+  auto values = resolve_params(**w, overrides);
+  if (!values) return values.errors();
+  if (auto st = (*w)->setup(**chip, kernels, *values); !st) return st.errors();
+  sim.run();
+  if (after_run) after_run(**chip);
+  return (*w)->report(**chip);
+}
+
+double measured(const std::vector<Measurement>& ms, std::string_view name) {
+  for (const Measurement& m : ms)
+    if (m.name == name) return m.measured;
+  ADD_FAILURE() << "no measurement " << name;
+  return 0;
+}
+
+std::string describe(const ParamValues& p) {
+  std::string s;
+  for (const auto& [k, v] : p)
+    s += k + "=" + std::to_string(v) + " ";
+  return s;
+}
+
+// 128 x 128 x 256 with 2 consumers (64-row CTA tiles) unless overridden.
+ParamValues small(ParamValues extra) {
+  ParamValues p{{"m", 128}, {"n", 128}, {"k", 256}, {"consumers", 2}, {"tile_n", 64}};
+  for (const auto& [k, v] : extra)
+    p[k] = v;
+  return p;
+}
+
+void expect_verifies(const ParamValues& p) {
+  auto r = run(p);
+  ASSERT_TRUE(r.ok()) << describe(p) << ": " << r.error().message;
+  const std::uint64_t m = p.at("m"), n = p.at("n"), k = p.at("k");
+  const std::uint64_t tk = p.count("type") && p.at("type") == 1 ? 128 : 64;
+  EXPECT_EQ(measured(*r, "mm instructions"), (m / 32) * (n / p.at("tile_n")) * (k / tk))
+      << describe(p);
+  EXPECT_GT(measured(*r, "cycles"), 0) << describe(p);
+}
+
+TEST(GemmTma, TilesAndStagesVerifyInBothTypes) {
+  for (const std::uint64_t type : {0u, 1u}) {
+    expect_verifies(small({{"type", type}, {"tile_n", 64}, {"stages", 2}}));
+    expect_verifies(small({{"type", type}, {"tile_n", 128}, {"stages", 4}}));
+  }
+  expect_verifies(small({{"tile_n", 64}, {"stages", 1}}));
+  expect_verifies(small({{"tile_n", 32}, {"stages", 3}, {"consumers", 4}}));
+}
+
+TEST(GemmTma, SwizzleOffAndCopyVariantVerify) {
+  expect_verifies(small({{"swizzle", 0}}));
+  expect_verifies(small({{"swizzle", 0}, {"type", 1}}));
+  expect_verifies(small({{"copy", 1}, {"stages", 2}}));
+  expect_verifies(small({{"copy", 1}, {"stages", 1}, {"type", 1}}));
+}
+
+TEST(GemmTma, ClustersVerifyWithAndWithoutMulticast) {
+  for (const std::uint64_t multicast : {0u, 1u}) {
+    expect_verifies(small({{"cluster_m", 2}, {"multicast", multicast}}));
+    expect_verifies(small({{"cluster_n", 2}, {"multicast", multicast}}));
+  }
+  expect_verifies(small({{"cluster_m", 2}, {"cluster_n", 2}, {"multicast", 1}, {"type", 1}}));
+  expect_verifies(small({{"cluster_n", 2}, {"multicast", 1}, {"swizzle", 0}, {"stages", 1}}));
+}
+
+// Each CTA reads A (64 x 256 bf16 = 32 KiB) and B (64 x 256 = 32 KiB); 2 x 2 CTAs. With a 2 x 1
+// cluster (along M) and multicast, the two CTAs of a column share B: B is read half as often;
+// with 2 x 2 both tiles are. The L2 sees correspondingly fewer reads (hits, misses and misses
+// merged into an outstanding one).
+TEST(GemmTma, MulticastReadsASharedTileOncePerCluster) {
+  const double tile = 64.0 * 256 * 2, ctas = 4;
+  double l2_reads[3] = {0, 0, 0};
+  const auto l2 = [&l2_reads](int i) {
+    return [&l2_reads, i](system::Chip& chip) {
+      const std::string path = chip.memory_system().l2().path();
+      l2_reads[i] = ubench::stat_value(chip, path + ".hits").value() +
+                    ubench::stat_value(chip, path + ".misses").value() +
+                    ubench::stat_value(chip, path + ".merged_misses").value();
+    };
+  };
+  auto off = run(small({{"cluster_m", 2}, {"multicast", 0}}), true, l2(0));
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  auto on = run(small({{"cluster_m", 2}, {"multicast", 1}}), true, l2(1));
+  ASSERT_TRUE(on.ok()) << on.error().message;
+  auto both = run(small({{"cluster_m", 2}, {"cluster_n", 2}, {"multicast", 1}}), true, l2(2));
+  ASSERT_TRUE(both.ok()) << both.error().message;
+  EXPECT_EQ(measured(*off, "TMA bytes read"), ctas * 2 * tile);
+  EXPECT_EQ(measured(*on, "TMA bytes read"), ctas * 1.5 * tile);
+  EXPECT_EQ(measured(*both, "TMA bytes read"), ctas * 1 * tile);
+  EXPECT_LT(l2_reads[1], l2_reads[0]);
+  EXPECT_LT(l2_reads[2], l2_reads[1]);
+}
+
+// 4 CTAs x 2 consumers x 4 K steps: each step 8 register loads of 32 lanes x 16 B (4
+// wavefronts each when swizzled, 32 when every lane hits the same banks) and one mm fetching
+// 64 B columns of 128 B (64 wavefronts); the epilogue 16 C stores per consumer (4 or 32).
+TEST(GemmTma, SwizzleRemovesTheConsumersBankConflicts) {
+  auto on = run(small({{"swizzle", 1}}));
+  ASSERT_TRUE(on.ok()) << on.error().message;
+  auto off = run(small({{"swizzle", 0}}));
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  const double mms = 4 * 2 * 4, stores = 4 * 2 * 16;
+  EXPECT_EQ(measured(*on, "bank conflicts"), 0);
+  EXPECT_EQ(measured(*on, "shared wavefronts"), mms * (8 * 4 + 64) + stores * 4);
+  EXPECT_EQ(measured(*off, "shared wavefronts"), mms * (8 * 32 + 64) + stores * 32);
+  EXPECT_GT(measured(*off, "cycles"), measured(*on, "cycles"));
+}
+
+TEST(GemmTma, CyclesGrowWithK) {
+  auto k1 = run(small({{"k", 128}}), false);
+  ASSERT_TRUE(k1.ok()) << k1.error().message;
+  auto k4 = run(small({{"k", 512}}), false);
+  ASSERT_TRUE(k4.ok()) << k4.error().message;
+  EXPECT_GT(measured(*k4, "cycles"), measured(*k1, "cycles") * 1.5);
+}
+
+TEST(GemmTma, TimingOnlyRunsAndGivesTheFunctionalCycles) {
+  auto t = run(small({}), false);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  auto f = run(small({}), true);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(measured(*t, "cycles"), measured(*f, "cycles"));
+  EXPECT_NE((*t)[0].note.find("not verified (timing-only)"), std::string::npos);
+}
+
+TEST(GemmTma, ACorruptedCElementIsNamed) {
+  for (const std::uint64_t type : {0u, 1u}) {
+    auto r = run(small({{"type", type}}), true, [](system::Chip& chip) {
+      const std::uint32_t bad = 0x4B000000;
+      const std::uint64_t at = kTmaGemmC + 4 * (17 * 128 + 42);
+      ASSERT_TRUE(chip.memory().write(at, std::as_bytes(std::span(&bad, 1))).ok());
+    });
+    ASSERT_FALSE(r.ok()) << type;
+    EXPECT_NE(r.error().message.find("gemm.tma: C[17][42] = "), std::string::npos)
+        << r.error().message;
+  }
+}
+
+TEST(GemmTma, BadParametersAreNamedSetupErrors) {
+  auto shape = run({{"m", 100}, {"n", 96}, {"k", 100}, {"tile_n", 64}});
+  ASSERT_FALSE(shape.ok());
+  ASSERT_EQ(shape.errors().size(), 3u);
+  EXPECT_EQ(shape.errors()[0].message,
+            "gemm.tma: m 100 is not a multiple of 128 (tile rows 128 = 32 x consumers 4, x "
+            "cluster_m 1)");
+  EXPECT_EQ(shape.errors()[1].message,
+            "gemm.tma: n 96 is not a multiple of 64 (tile_n 64 x cluster_n 1)");
+  EXPECT_EQ(shape.errors()[2].message, "gemm.tma: k 100 is not a multiple of tile_k 64");
+
+  auto mc = run(small({{"multicast", 1}}));
+  ASSERT_FALSE(mc.ok());
+  EXPECT_EQ(mc.error().message,
+            "gemm.tma: multicast 1 needs a cluster of more than one CTA (cluster_m or "
+            "cluster_n > 1)");
+
+  auto tn = run(small({{"tile_n", 48}}));
+  ASSERT_FALSE(tn.ok());
+  EXPECT_EQ(tn.error().message,
+            "gemm.tma: tile_n 48 is not a multiple of 32 (above 32, C leaves in 32-column "
+            "boxes)");
+
+  auto smem = run(small({{"tile_n", 256}, {"consumers", 8}, {"stages", 8}}));
+  ASSERT_FALSE(smem.ok());
+  EXPECT_NE(smem.error().message.find("gemm.tma: 8 stages of 65536 B (+ barriers) need"),
+            std::string::npos)
+      << smem.error().message;
+
+  auto swz = run(small({{"tile_k", 128}}));
+  ASSERT_FALSE(swz.ok());
+  EXPECT_EQ(swz.error().message,
+            "gemm.tma: tile_k 128 makes 256 B rows; swizzle 1 (SWIZZLE_128B) needs at most 128 B");
+}
+
+}  // namespace
+}  // namespace xpusim::workloads
