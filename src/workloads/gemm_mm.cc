@@ -386,17 +386,7 @@ class GemmMm final : public Workload {
          .note = "B bytes the mm memory issues read (shared); configured = mm x tile_k x tile_n "
                  "x element bytes"},
     };
-    const std::string l2 = chip.memory_system().l2().path();
-    auto hits = ubench::stat_value(chip, l2 + ".hits");
-    auto misses = ubench::stat_value(chip, l2 + ".misses");
-    auto merged = ubench::stat_value(chip, l2 + ".merged_misses");
-    if (hits && misses && merged && *hits + *misses + *merged > 0) {
-      out.push_back({.name = "L2 hit rate",
-                     .measured = *hits / (*hits + *misses + *merged),
-                     .configured = std::nullopt,
-                     .unit = "ratio",
-                     .note = "L2 reads that found their sectors resident (whole run)"});
-    }
+    if (auto rate = ubench::l2_hit_rate(chip)) out.push_back(*rate);
     return out;
   }
 

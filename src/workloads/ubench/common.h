@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,9 @@ std::vector<std::uint32_t> busy_sms(const system::Chip& chip);
 Result<double> stat_value(system::Chip& chip, const std::string& path);
 // The sum of one stat over every SM (e.g. "shared_wavefronts").
 Result<double> sum_over_sms(system::Chip& chip, std::string_view stat);
+// The whole run's L2 hit rate (hits over hits + misses + merged misses) as a measurement;
+// nothing when L2 saw no reads.
+std::optional<Measurement> l2_hit_rate(system::Chip& chip);
 
 // Configured figures converted to SM cycles.
 double l2_to_sm_cycles(const config::ChipSpec& spec, double l2_cycles);
