@@ -69,10 +69,6 @@ void Sm::tma_op(WarpSlot& w, std::uint64_t cycle) {
     raise(w, fmt::format("{}: this SM has no TMA unit", describe(op)));
     return;
   }
-  if (op.is_tensor() && op.kind != TmaKind::kPrefetchDescriptor && op.rank > op.coords.size()) {
-    raise(w, fmt::format("{}: {} coordinates given, at most 5", describe(op), op.rank));
-    return;
-  }
   if (!tma_blocked_.empty() || !tma_submit(w)) {  // queue full: the warp waits its turn
     tma_blocked_.push_back(&w);
     stall(w, StallReason::kMemory);
@@ -276,6 +272,12 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
   if (!rep) return fail(rep.errors().front().message);
   p.report = std::move(*rep);
   if (p.flow == tma::TmaPlan::Flow::kToCluster) p.report.bytes_per_destination = op.bytes;
+  // A store's, reduction's or shared-to-cluster copy's source streams out of shared memory:
+  // one wavefront per 128 B on this SM's data stage.
+  if (p.flow == tma::TmaPlan::Flow::kStore || p.flow == tma::TmaPlan::Flow::kToCluster) {
+    const std::uint64_t bytes = op.is_tensor() ? tma::box_bytes(d->map) : op.bytes;
+    (void)shared_stage(cycle_now(), static_cast<std::uint32_t>((bytes + 127) / 128));
+  }
   return p;
 }
 
@@ -329,12 +331,8 @@ void Sm::landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes) {
 }
 
 void Sm::source_read(const tma::TmaJob& job) {
-  TmaRecord& r = *tma_records_[job.tag];
-  // The source was streamed out of shared memory: its wavefronts occupy the data stage.
-  if (!job.op.is_bulk_group()) return;
-  const std::uint64_t cycle = cycle_now();
-  (void)shared_stage(cycle, 1);
-  group_progress(r, true);
+  // Its shared-memory reads were charged at setup (plan); the group may now reuse the source.
+  if (job.op.is_bulk_group()) group_progress(*tma_records_[job.tag], true);
 }
 
 void Sm::finished(const tma::TmaJob& job) {

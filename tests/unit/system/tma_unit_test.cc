@@ -155,6 +155,19 @@ const kernel::KernelDef kPrefetches{
     .body = prefetches,
     .static_shared_bytes = 0};
 
+// An arrive on the barrier of rank 3 in a launch without clusters (a cluster of one).
+sim::Task<> bad_remote_arrive(Warp& w) {
+  if (w.warp_id() != 0) co_return;
+  co_await w.mbarrier_init(0, 1);
+  co_await w.mbarrier_arrive_cluster(3, 0);
+}
+
+const kernel::KernelDef kBadRemoteArrive{.name = "bad_remote_arrive",
+                                         .description = "a remote arrive outside the cluster",
+                                         .args = {},
+                                         .body = bad_remote_arrive,
+                                         .static_shared_bytes = 8};
+
 struct Fixture {
   explicit Fixture(config::ChipSpec spec = tiny(), ChipOptions o = {})
       : chip(Chip::create(sim, spec, o).value()) {
@@ -299,6 +312,17 @@ TEST(TmaUnit, ADroppedRequestIsNamedInTheHangReport) {
   EXPECT_NE(report[0].find("mbarrier at 0x0 waiting for parity 0"), std::string::npos) << report[0];
   EXPECT_NE(report[1].find("coordinate"), std::string::npos) << report[1];
   EXPECT_EQ(f.tma_sum("dropped"), 1);
+}
+
+TEST(TmaUnit, ARemoteArriveOutsideTheClusterIsAFaultNamingTheRank) {
+  Fixture f;
+  ASSERT_TRUE(f.chip->launch(kBadRemoteArrive, kOneWarp, kernel::KernelArgs()).ok());
+  f.sim.run();
+  ASSERT_TRUE(f.chip->fault());
+  EXPECT_NE(f.chip->fault()->message.find(
+                "warp 0: remote mbarrier arrive: rank 3 is not a running CTA of the cluster of 1"),
+            std::string::npos)
+      << f.chip->fault()->message;
 }
 
 TEST(TmaUnit, AFullQueueHoldsTheWarpUntilThereIsRoom) {
