@@ -107,5 +107,6 @@ void add_tma_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_cp_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action);
+void add_fabric_command(CLI::App& app, const GlobalOptions& g, Action& action);
 
 }  // namespace xpusim::cli

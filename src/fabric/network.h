@@ -1,0 +1,190 @@
+// Network: the routers, links and credit flow control of a pod (seed4 ¶36-¶37, Fig. 2).
+//
+// Each chip is an input-queued router whose queues live in its BufferMemory. A packet that
+// arrives on port p, VC v waits in queue port(p, v); the head of every queue asks its output
+// port; an output sends the oldest request whose VC it holds credits for. A sender never
+// exceeds its credits (the free space of the downstream queue), so nothing is dropped or
+// overwritten; freed space returns to the upstream sender as a credit message on the reverse
+// channel one link latency later. Locally generated packets wait in outbound(p) queues,
+// packets for this chip pass the inbound queue and are consumed at once.
+//
+// Routing: dimension order (x, y, z) on grids, the direction around a ring chosen once per
+// dimension (shorter, or the healthy one around failed links); the dateline VC scheme makes
+// tori deadlock-free (VC 0 until the wrap-around link, VC 1 after; reset per dimension).
+// Explicit topologies: shortest path, VC = hop index (needs vcs > diameter - 1).
+//
+// Events are per link, not per packet: one arrival event per link direction (packets in
+// flight are a FIFO, the link latency is fixed) and one wake event per output (free again, or
+// credits back). Packets, messages and credits are pooled, intrusive lists: no allocation per
+// packet (docs/performance.md, "Fabric").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "fabric/buffer_memory.h"
+#include "fabric/policy.h"
+#include "fabric/topology.h"
+#include "sim/event_queue.h"
+#include "sim/result.h"
+#include "sim/rng.h"
+#include "sim/tick.h"
+
+namespace xpusim::fabric {
+
+using MessageId = std::uint32_t;
+struct Credit;
+
+// Told when the last byte of a message has been consumed at its destination.
+class MessageSink {
+ public:
+  virtual ~MessageSink() = default;
+  virtual void delivered(MessageId id, std::uint32_t src, std::uint32_t dst, std::uint64_t tag) = 0;
+};
+
+struct NetworkOptions {
+  std::string policy;             // allocation policy; empty = the pod's buffer.policy
+  std::uint64_t buffer_bytes = 0; // 0 = the pod's buffer.bytes
+  RttSource rtt_source = RttSource::kTable;
+  std::uint64_t seed = 1;
+};
+
+// Per output port (one direction of a link), accumulated since the last clear_stats().
+struct OutputStats {
+  std::uint64_t packets = 0, bytes = 0, retries = 0;
+  sim::Tick busy_ps = 0;   // serializing (including retried attempts)
+  sim::Tick stall_ps = 0;  // packets waiting, link free, no credits for any of them
+};
+
+struct QueueStats {
+  std::uint64_t received = 0;       // seed4 ¶57 counter: packets received (retries included)
+  std::uint64_t max_used = 0;       // bytes
+  double used_integral = 0.0;       // byte x ps, for the time-weighted mean
+};
+
+class Network {
+ public:
+  static Result<std::unique_ptr<Network>> create(sim::EventQueue& events, const Topology& topo,
+                                                 const NetworkOptions& opts);
+  ~Network();
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  const Topology& topology() const { return topo_; }
+  std::uint32_t vcs() const { return vcs_; }
+  sim::Tick now() const { return events_.now(); }
+
+  // Queues a message; its packets enter the outbound queue of the first hop as space allows.
+  // Errors: an inactive end, src == dst, or no route (e.g. failures break every direction).
+  Result<MessageId> send(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
+                         std::uint64_t tag, MessageSink* sink);
+  // Hops a packet takes from src to dst (the route the network would use); error if none.
+  Result<std::uint32_t> hops(std::uint32_t src, std::uint32_t dst) const;
+
+  // --- allocation and the register path ---
+  const BufferMemory& buffer(std::uint32_t chip) const { return *mem_[chip]; }
+  // The RTT each port's allocation used (table or measured) and its bandwidth-delay product.
+  sim::Tick port_rtt(std::uint32_t chip, std::uint32_t p) const { return rtt_[chip * P_ + p]; }
+  std::uint64_t port_bdp(std::uint32_t chip, std::uint32_t p) const;
+  std::string_view policy_name() const { return policy_->name(); }
+  // The allocation inputs of one chip as the policy sees them (current counters included).
+  AllocationInput allocation_input(std::uint32_t chip) const;
+  // Reprograms every chip's queues with `policy` from the current counters. Only legal when
+  // drained (no packet or credit anywhere in the fabric); errors otherwise or when the policy
+  // fails for any chip (then nothing changes). Credits are reset to the new sizes.
+  Status reallocate(const AllocationPolicy& policy);
+  Status reallocate(std::string_view policy_name);
+  bool drained() const;
+
+  // Injection pause for in-run re-allocation (seed4 ¶63): outbound queues take no new packets
+  // from the sources while paused; everything already in the fabric keeps moving.
+  void pause_injection(bool paused);
+  bool injection_paused() const { return paused_; }
+
+  // --- counters and stats ---
+  const OutputStats& output_stats(std::uint32_t chip, std::uint32_t p) const;
+  const QueueStats& queue_stats(std::uint32_t chip, std::uint32_t p, std::uint32_t vc) const;
+  std::uint64_t received(std::uint32_t chip, std::uint32_t p, std::uint32_t vc) const {
+    return queue_stats(chip, p, vc).received;
+  }
+  void clear_counters();  // the ¶57 received counters only
+  void clear_stats();     // everything, and restart the occupancy clocks
+  std::uint64_t packets_injected() const { return packets_injected_; }
+  std::uint64_t packet_hops() const { return packet_hops_; }
+  std::uint64_t messages_delivered() const { return messages_delivered_; }
+  std::uint64_t messages_pending() const { return messages_live_; }
+  // Bytes in one queue now.
+  std::uint64_t queue_used(std::uint32_t chip, std::uint32_t p, std::uint32_t vc) const {
+    return mem_[chip]->used(mem_[chip]->port_queue(p, vc));
+  }
+  // Summary + per-link + per-queue JSON (the --stats file's "fabric" section); `elapsed` is
+  // the interval the utilization and mean occupancy are over.
+  nlohmann::json stats_json(sim::Tick elapsed) const;
+
+ private:
+  struct Packet;
+  struct Message;
+  struct Output;
+  struct InQueue;
+  class ArrivalEvent;
+  class WakeEvent;
+
+  Network(sim::EventQueue& events, const Topology& topo, const NetworkOptions& opts);
+  Status init(const NetworkOptions& opts);
+  Status program_all(const AllocationPolicy& policy);
+
+  // Routing: fills the packet's next out port and VC (and its per-dimension state).
+  bool route(std::uint32_t chip, Packet& k) const;
+  bool healthy_path(std::uint32_t chip, std::uint32_t d, std::uint32_t dir,
+                    std::uint32_t target) const;
+
+  void on_arrival(std::uint32_t o);
+  void on_wake(std::uint32_t o);
+  void head_changed(std::uint32_t q);  // q: input queue id (port queue or outbound)
+  void try_send(std::uint32_t o);
+  void transmit(std::uint32_t o, std::uint32_t req_index);
+  void return_credit(std::uint32_t chip, std::uint32_t p, std::uint32_t vc, std::uint64_t bytes);
+  void refill_outbound(std::uint32_t chip, std::uint32_t p);
+  void consume(std::uint32_t chip, std::uint32_t pkt);
+  void note_used(std::uint32_t q, std::uint64_t before);
+  void schedule_wake(std::uint32_t o, sim::Tick t);
+  std::uint64_t footprint(std::uint64_t payload) const;
+  sim::Tick serialization(const Output& out, std::uint64_t wire_bytes) const;
+  std::uint32_t alloc_packet();
+  void free_packet(std::uint32_t k);
+
+  sim::EventQueue& events_;
+  const Topology& topo_;
+  std::unique_ptr<AllocationPolicy> policy_;
+  std::uint32_t P_ = 0, V_ = 0, N_ = 0, vcs_ = 0;
+  sim::Tick router_ps_ = 0;
+  std::uint64_t max_packet_ = 0, header_ = 0, outbound_bytes_ = 0, inbound_bytes_ = 0;
+  std::uint64_t buffer_bytes_ = 0;
+  bool paused_ = false;
+
+  std::vector<std::unique_ptr<BufferMemory>> mem_;  // per chip
+  std::vector<Output> out_;                          // chip x port
+  std::vector<InQueue> inq_;                         // (chip x port) x vc, then outbound
+  std::vector<QueueStats> qstats_;                   // (chip x port) x vc
+  std::vector<sim::Tick> rtt_;                       // chip x port
+  std::vector<std::array<std::uint8_t, 3>> coord_;   // per chip
+  std::vector<std::uint8_t> next_hop_;               // explicit: chip x chip -> port
+  std::vector<Packet> packets_;
+  std::vector<std::uint32_t> free_packets_;
+  std::vector<Message> messages_;
+  std::vector<std::uint32_t> free_messages_;
+  std::vector<Credit> credit_pool_;
+  std::vector<std::uint32_t> free_credits_;
+  std::vector<std::unique_ptr<ArrivalEvent>> arrival_ev_;
+  std::vector<std::unique_ptr<WakeEvent>> wake_ev_;
+  std::vector<sim::Rng> link_rng_;  // per output, for bit errors
+  std::uint64_t packets_injected_ = 0, packet_hops_ = 0, messages_delivered_ = 0;
+  std::uint64_t messages_live_ = 0;
+  sim::Tick stats_since_ = 0;
+};
+
+}  // namespace xpusim::fabric
