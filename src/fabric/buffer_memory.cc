@@ -144,7 +144,10 @@ std::uint64_t BufferMemory::push(std::uint32_t q, std::uint64_t bytes) {
   const std::uint64_t at = s.tail;
   if (fp == 0) return at;
   // FIFO pointers move relative to start/stop and wrap at stop (seed4 ¶46-¶47).
-  s.tail = s.range.start + (s.tail - s.range.start + fp) % capacity(q);
+  // fp <= capacity, so one conditional subtraction is the modulo (no division per packet).
+  std::uint64_t off = s.tail - s.range.start + fp;
+  if (off >= capacity(q)) off -= capacity(q);
+  s.tail = s.range.start + off;
   s.used += fp;
   return at;
 }
@@ -156,7 +159,9 @@ std::uint64_t BufferMemory::pop(std::uint32_t q, std::uint64_t bytes) {
   XPUSIM_CHECK(fp <= s.used, "pop underflows the queue");
   const std::uint64_t at = s.head;
   if (fp == 0) return at;
-  s.head = s.range.start + (s.head - s.range.start + fp) % capacity(q);
+  std::uint64_t off = s.head - s.range.start + fp;
+  if (off >= capacity(q)) off -= capacity(q);
+  s.head = s.range.start + off;
   s.used -= fp;
   return at;
 }

@@ -54,7 +54,10 @@ class BufferMemory {
 
   // --- the FIFO datapath ---
   // Bytes a packet of `bytes` occupies: rounded up to the unit.
-  std::uint64_t footprint(std::uint64_t bytes) const { return (bytes + unit_ - 1) / unit_ * unit_; }
+  std::uint64_t footprint(std::uint64_t bytes) const {
+    if ((unit_ & (unit_ - 1)) == 0) return (bytes + unit_ - 1) & ~(unit_ - 1);
+    return (bytes + unit_ - 1) / unit_ * unit_;
+  }
   std::uint64_t used(std::uint32_t q) const { return q_[q].used; }
   std::uint64_t free(std::uint32_t q) const { return capacity(q) - q_[q].used; }
   // Appends at the tail; returns the address written. The caller checked free() (credits):

@@ -157,6 +157,11 @@ Status FabricJob::run_profile() {
   if (Status s = (*profile)->start(); !s) return s;
   sim_.run(opts_.time_limit);
   if (!(*profile)->done()) return Error{"profile run: did not finish within --max-time"};
+  // The last credits are still on their way back: let them land before reprogramming.
+  for (int i = 0; i < 10'000 && !net_->drained(); ++i) {
+    sim_.events().post(sim_.now() + 100'000, [] {});
+    sim_.run(opts_.time_limit);
+  }
   if (Status s = net_->reallocate(opts_.net.policy); !s) return s;
   net_->clear_counters();
   (void)t0;

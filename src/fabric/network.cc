@@ -62,6 +62,9 @@ Status Network::init(const NetworkOptions& opts) {
     return s;
   }
 
+  for (std::uint32_t c = 0; c < N_; ++c) {
+    if (!topo_.active(c)) holes_ = true;
+  }
   mem_.reserve(N_);
   for (std::uint32_t c = 0; c < N_; ++c) {
     mem_.push_back(std::make_unique<BufferMemory>(buffer_bytes_, spec.buffer.unit_bytes, P_, V_));
@@ -95,6 +98,9 @@ Status Network::init(const NetworkOptions& opts) {
     out.latency = l.latency_ps;
     out.bandwidth = l.bandwidth_bytes_per_s;
     out.bit_error_rate = l.bit_error_rate;
+    out.wraps = l.wraps;
+    out.ser_full = serialization(out, max_packet_ + header_);
+    if (!l.used) holes_ = true;
     if (out.bit_error_rate > 0.0) {
       out.bits_to_error = -std::log1p(-link_rng_[o].uniform_real()) / out.bit_error_rate;
     }

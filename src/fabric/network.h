@@ -165,6 +165,7 @@ class Network {
   std::uint64_t max_packet_ = 0, header_ = 0, outbound_bytes_ = 0, inbound_bytes_ = 0;
   std::uint64_t buffer_bytes_ = 0;
   bool paused_ = false;
+  bool holes_ = false;  // an unused link or inactive chip: routes must check their path
 
   std::vector<std::unique_ptr<BufferMemory>> mem_;  // per chip
   std::vector<Output> out_;                          // chip x port

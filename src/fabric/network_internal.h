@@ -47,7 +47,9 @@ struct Credit {
 
 struct Network::Output {
   bool used = false;
+  bool wraps = false;      // a wrap-around link: the dateline of its ring
   std::uint32_t peer = 0;  // receiver's chip x P + port
+  sim::Tick ser_full = 0;  // serialization of a maximum packet (the common case, no division)
   sim::Tick latency = 0;   // one-way
   std::uint64_t bandwidth = 0;
   double bit_error_rate = 0.0;

@@ -12,6 +12,7 @@ std::uint64_t Network::footprint(std::uint64_t payload) const {
 }
 
 sim::Tick Network::serialization(const Output& out, std::uint64_t wire_bytes) const {
+  if (wire_bytes == max_packet_ + header_ && out.ser_full) return out.ser_full;
   return (wire_bytes * 1'000'000'000'000ULL + out.bandwidth - 1) / out.bandwidth;
 }
 

@@ -44,7 +44,7 @@ bool Network::route(std::uint32_t chip, Packet& k) const {
       first = plus <= n - plus ? 0 : 1;
     }
     std::uint32_t dir = first;
-    if (!healthy_path(chip, d, dir, t[d])) {
+    if (holes_ && !healthy_path(chip, d, dir, t[d])) {
       dir = 1 - first;
       if (!topo_.wraps(d) || !healthy_path(chip, d, dir, t[d])) return false;
     }
@@ -53,9 +53,9 @@ bool Network::route(std::uint32_t chip, Packet& k) const {
     k.crossed = 0;
   }
   const std::uint32_t port = 2 * d + k.dir;
-  const PortInfo& pi = topo_.port(chip, port);
-  if (!pi.used) return false;
-  if (topo_.links()[pi.link].wraps) k.crossed = 1;  // the dateline: VC 1 from here on
+  const Output& out = out_[chip * P_ + port];
+  if (!out.used) return false;
+  if (out.wraps) k.crossed = 1;  // the dateline: VC 1 from here on
   k.out = static_cast<std::uint8_t>(port);
   const std::uint32_t classes = vcs_ >= 2 ? vcs_ / 2 : 1;
   k.vc = static_cast<std::uint8_t>(vcs_ >= 2 ? 2 * (k.msg % classes) + k.crossed : 0);
