@@ -12,8 +12,8 @@
 namespace xpusim::fabric {
 namespace {
 
-void run_job(benchmark::State& state, const std::string& pod, TrafficKind kind,
-             CollectiveAlgo algo, std::uint64_t bytes) {
+void run_job(benchmark::State& state, const std::string& pod, TrafficKind kind, CollectiveAlgo algo,
+             std::uint64_t bytes) {
   auto spec = load_pod_file(std::string(XPUSIM_CONFIG_DIR) + "/pods/" + pod + ".yaml");
   if (!spec) {
     state.SkipWithError(spec.error().message.c_str());

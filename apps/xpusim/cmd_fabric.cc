@@ -70,46 +70,71 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
   jo.net.rtt_source = spec->rtt_source;
   if (!o.rtt.empty()) {
     if (o.rtt == "table" || o.rtt == "measured") {
-      jo.net.rtt_source = o.rtt == "table" ? fabric::RttSource::kTable : fabric::RttSource::kMeasured;
+      jo.net.rtt_source =
+          o.rtt == "table" ? fabric::RttSource::kTable : fabric::RttSource::kMeasured;
     } else {
       errors.push_back({fmt::format("--rtt = {}: must be table or measured", o.rtt)});
     }
   }
   if (!o.policy.empty()) {
-    if (auto p = fabric::make_policy(o.policy); !p) errors.push_back({"--policy: " + p.error().message});
+    if (auto p = fabric::make_policy(o.policy); !p)
+      errors.push_back({"--policy: " + p.error().message});
   }
   if (!o.buffer.empty()) {
     auto b = config::parse_size_bytes(o.buffer);
-    if (!b) errors.push_back({fmt::format("--buffer = {}: {}", o.buffer, b.error().message)});
-    else jo.net.buffer_bytes = *b;
+    if (!b)
+      errors.push_back({fmt::format("--buffer = {}: {}", o.buffer, b.error().message)});
+    else
+      jo.net.buffer_bytes = *b;
   }
   auto kind = fabric::parse_traffic(o.traffic);
-  if (!kind) errors.push_back(kind.error()); else jo.traffic.kind = *kind;
+  if (!kind)
+    errors.push_back(kind.error());
+  else
+    jo.traffic.kind = *kind;
   auto algo = fabric::parse_algo(o.algo);
-  if (!algo) errors.push_back(algo.error()); else jo.traffic.algo = *algo;
+  if (!algo)
+    errors.push_back(algo.error());
+  else
+    jo.traffic.algo = *algo;
   auto prof = fabric::parse_traffic(o.profile);
-  if (!prof) errors.push_back({"--profile: " + prof.error().message}); else jo.profile = *prof;
+  if (!prof)
+    errors.push_back({"--profile: " + prof.error().message});
+  else
+    jo.profile = *prof;
   auto bytes = config::parse_size_bytes(o.bytes);
-  if (!bytes) errors.push_back({fmt::format("--bytes = {}: {}", o.bytes, bytes.error().message)});
-  else jo.traffic.bytes = *bytes;
+  if (!bytes)
+    errors.push_back({fmt::format("--bytes = {}: {}", o.bytes, bytes.error().message)});
+  else
+    jo.traffic.bytes = *bytes;
   auto pbytes = config::parse_size_bytes(o.profile_bytes);
-  if (!pbytes) errors.push_back({fmt::format("--profile-bytes = {}: {}", o.profile_bytes, pbytes.error().message)});
-  else jo.profile_bytes = *pbytes;
+  if (!pbytes)
+    errors.push_back(
+        {fmt::format("--profile-bytes = {}: {}", o.profile_bytes, pbytes.error().message)});
+  else
+    jo.profile_bytes = *pbytes;
   jo.traffic.messages = o.messages;
   jo.traffic.functional = o.functional;
   jo.traffic.seed = g.seed;
   for (const std::string& at : o.realloc_at) {
     auto t = time_flag("--realloc-at", at);
-    if (!t) errors.push_back(t.error()); else jo.realloc.at.push_back(*t);
+    if (!t)
+      errors.push_back(t.error());
+    else
+      jo.realloc.at.push_back(*t);
   }
   std::sort(jo.realloc.at.begin(), jo.realloc.at.end());
-  for (auto [flag, text, field] : {std::tuple{"--realloc-every", &o.realloc_every, &jo.realloc.every_ps},
-                                   std::tuple{"--realloc-timeout", &o.realloc_timeout, &jo.realloc.pause_timeout_ps},
-                                   std::tuple{"--realloc-retry", &o.realloc_retry, &jo.realloc.retry_after_ps},
-                                   std::tuple{"--sample", &o.sample, &jo.sample_ps}}) {
+  for (auto [flag, text, field] :
+       {std::tuple{"--realloc-every", &o.realloc_every, &jo.realloc.every_ps},
+        std::tuple{"--realloc-timeout", &o.realloc_timeout, &jo.realloc.pause_timeout_ps},
+        std::tuple{"--realloc-retry", &o.realloc_retry, &jo.realloc.retry_after_ps},
+        std::tuple{"--sample", &o.sample, &jo.sample_ps}}) {
     if (text->empty()) continue;
     auto t = time_flag(flag, *text);
-    if (!t) errors.push_back(t.error()); else *field = *t;
+    if (!t)
+      errors.push_back(t.error());
+    else
+      *field = *t;
   }
   if (!errors.empty()) return fail(errors);
   if (jo.sample_ps == 0 && (!g.stats_path.empty() || !g.trace_path.empty())) {
@@ -132,7 +157,9 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
              config::format_size(jo.net.buffer_bytes ? jo.net.buffer_bytes : spec->buffer.bytes),
              jo.net.rtt_source == fabric::RttSource::kTable ? "latency table" : "timing messages");
   fmt::print("traffic    {}\n", rep.traffic);
-  if (rep.profile_ps) fmt::print("profile    {} of {} before the run\n", o.profile, config::format_time(rep.profile_ps));
+  if (rep.profile_ps)
+    fmt::print("profile    {} of {} before the run\n", o.profile,
+               config::format_time(rep.profile_ps));
   if (!rep.completed) {
     fmt::print("result     did not finish by {}\n", config::format_time(rep.finish));
   } else {
@@ -140,14 +167,15 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
     fmt::print("time       {:.3f} us\n", static_cast<double>(t) / 1e6);
     fmt::print("bus bw     {:.2f} GB/s per chip\n", rep.bus_bandwidth / 1e9);
   }
-  fmt::print("links      utilization min {:.1f}% mean {:.1f}% max {:.1f}%\n", 100 * rep.link_util_min,
-             100 * rep.link_util_mean, 100 * rep.link_util_max);
+  fmt::print("links      utilization min {:.1f}% mean {:.1f}% max {:.1f}%\n",
+             100 * rep.link_util_min, 100 * rep.link_util_mean, 100 * rep.link_util_max);
   fmt::print("stalls     {:.0f} ns at zero credits in all senders, {:.0f} ns in the worst one\n",
              rep.stall_ns_total, rep.stall_ns_max);
   fmt::print("queues     mean {:.0f} B, max {:.0f} B per (port, VC)\n", rep.queue_mean_bytes,
              rep.queue_max_bytes);
   if (jo.realloc.enabled()) {
-    fmt::print("realloc    {} done, {} retried after a timeout\n", rep.reallocations, rep.realloc_retries);
+    fmt::print("realloc    {} done, {} retried after a timeout\n", rep.reallocations,
+               rep.realloc_retries);
   }
   fmt::print("packets    {} injected, {} packet-hops\n", rep.packets, rep.packet_hops);
   if (!rep.verify.empty()) fmt::print("verify     {}\n", rep.verify);
@@ -156,7 +184,8 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
     f << fabric::utilization_svg(*topo, rep.stats["links"]);
     if (!f) errors.push_back({fmt::format("--svg = {}: cannot write the file", o.svg)});
   }
-  for (Error& e : (*session)->finish()) errors.push_back(std::move(e));
+  for (Error& e : (*session)->finish())
+    errors.push_back(std::move(e));
   if (!errors.empty()) return fail(errors, kExitSimulationFailure);
   if (!rep.completed) return kExitSimulationFailure;
   if (!rep.verify.empty() && rep.verify != "ok") return kExitSimulationFailure;
@@ -173,21 +202,29 @@ void add_fabric_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   cmd->add_option("--traffic", o->traffic,
                   "alltoall | neighbour | uniform | allreduce | allgather | reducescatter")
       ->capture_default_str();
-  cmd->add_option("--algo", o->algo, "collective algorithm: ring | bidir | torus")->capture_default_str();
+  cmd->add_option("--algo", o->algo, "collective algorithm: ring | bidir | torus")
+      ->capture_default_str();
   cmd->add_option("--bytes", o->bytes,
                   "per chip: all-reduce/reduce-scatter buffer, all-gather shard, pattern total")
       ->capture_default_str();
-  cmd->add_option("--policy", o->policy, "buffer allocation policy: equal | rtt | count | bdp (default: the pod's)");
+  cmd->add_option("--policy", o->policy,
+                  "buffer allocation policy: equal | rtt | count | bdp (default: the pod's)");
   cmd->add_option("--buffer", o->buffer, "shared buffer memory per chip (default: the pod's)");
   cmd->add_option("--rtt", o->rtt, "RTT source: table | measured (default: the pod's)");
-  cmd->add_option("--profile", o->profile, "profile traffic before a count-based policy")->capture_default_str();
-  cmd->add_option("--profile-bytes", o->profile_bytes, "per chip, for the profile traffic")->capture_default_str();
-  cmd->add_option("--messages", o->messages, "uniform traffic: messages per chip")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
+  cmd->add_option("--profile", o->profile, "profile traffic before a count-based policy")
+      ->capture_default_str();
+  cmd->add_option("--profile-bytes", o->profile_bytes, "per chip, for the profile traffic")
+      ->capture_default_str();
+  cmd->add_option("--messages", o->messages, "uniform traffic: messages per chip")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
   cmd->add_flag("--functional", o->functional, "carry values and check the collective's result");
   cmd->add_option("--realloc-at", o->realloc_at, "in-run re-allocation at these times (e.g. 10us)");
   cmd->add_option("--realloc-every", o->realloc_every, "periodic in-run re-allocation interval");
-  cmd->add_option("--realloc-timeout", o->realloc_timeout, "drain timeout of a re-allocation")->capture_default_str();
-  cmd->add_option("--realloc-retry", o->realloc_retry, "retry delay after a drain timeout")->capture_default_str();
+  cmd->add_option("--realloc-timeout", o->realloc_timeout, "drain timeout of a re-allocation")
+      ->capture_default_str();
+  cmd->add_option("--realloc-retry", o->realloc_retry, "retry delay after a drain timeout")
+      ->capture_default_str();
   cmd->add_option("--sample", o->sample, "time-series interval for --stats/--trace (default 1us)");
   cmd->add_option("--svg", o->svg, "write link utilization on the pod as SVG");
   cmd->callback([&g, &action, o] { action = [&g, o]() -> int { return run_fabric(g, *o); }; });

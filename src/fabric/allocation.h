@@ -16,8 +16,8 @@ namespace xpusim::fabric {
 // What a policy may know about one port when it sizes the queues.
 struct PortDemand {
   bool used = false;
-  std::uint64_t rtt_ps = 0;     // expected or measured round trip (0 when unused)
-  std::uint64_t bdp_bytes = 0;  // link bandwidth x RTT
+  std::uint64_t rtt_ps = 0;                    // expected or measured round trip (0 when unused)
+  std::uint64_t bdp_bytes = 0;                 // link bandwidth x RTT
   std::vector<std::uint64_t> received_per_vc;  // packets received in the last profile window
 };
 

@@ -57,8 +57,10 @@ Status Collective::plan() {
   const Topology& t = net_.topology();
   const std::uint32_t n_chips = t.chips();
   if (spec_.bytes % 4 != 0) {
-    return Error{fmt::format("--bytes: {} is not a multiple of 4 (collectives reduce 32-bit "
-                             "elements)", spec_.bytes)};
+    return Error{
+        fmt::format("--bytes: {} is not a multiple of 4 (collectives reduce 32-bit "
+                    "elements)",
+                    spec_.bytes)};
   }
   const std::vector<std::uint32_t> ring = snake_order();
   members_ = ring;
@@ -69,14 +71,15 @@ Status Collective::plan() {
   if (spec_.functional) {
     const std::uint64_t total = elems_ * 4 * n;
     if (total > (256ULL << 20)) {
-      return Error{fmt::format("--functional: {} chips x {} bytes exceed the 256 MiB the value "
-                               "check may hold; drop --functional for a timing-only run",
-                               n, elems_ * 4)};
+      return Error{
+          fmt::format("--functional: {} chips x {} bytes exceed the 256 MiB the value "
+                      "check may hold; drop --functional for a timing-only run",
+                      n, elems_ * 4)};
     }
   }
   chips_.assign(n_chips, ChipState{});
-  auto ring_phase = [&](const std::vector<std::uint32_t>& group, PhaseKind kind,
-                        std::uint32_t lane, std::uint32_t offset) {
+  auto ring_phase = [&](const std::vector<std::uint32_t>& group, PhaseKind kind, std::uint32_t lane,
+                        std::uint32_t offset) {
     for (std::uint32_t i = 0; i < group.size(); ++i) {
       Phase ph;
       ph.kind = kind;
@@ -122,8 +125,9 @@ Status Collective::plan() {
           }
         }
         if (size != 0 && g.size() != size) {
-          return Error{"--algo torus: the active chips do not form a full box (a failed chip "
-                       "or an uneven slice); use --algo ring or bidir"};
+          return Error{
+              "--algo torus: the active chips do not form a full box (a failed chip "
+              "or an uneven slice); use --algo ring or bidir"};
         }
         size = g.size();
         groups[d].push_back(std::move(g));
@@ -131,10 +135,12 @@ Status Collective::plan() {
     }
     for (std::uint32_t lane = 0; lane < lanes_; ++lane) {
       for (std::uint32_t d = 0; d < t.rank(); ++d) {
-        for (const auto& g : groups[d]) ring_phase(lane ? reversed(g) : g, PhaseKind::kReduceScatter, lane, 0);
+        for (const auto& g : groups[d])
+          ring_phase(lane ? reversed(g) : g, PhaseKind::kReduceScatter, lane, 0);
       }
       for (std::uint32_t d = t.rank(); d-- > 0;) {
-        for (const auto& g : groups[d]) ring_phase(lane ? reversed(g) : g, PhaseKind::kAllGather, lane, 1);
+        for (const auto& g : groups[d])
+          ring_phase(lane ? reversed(g) : g, PhaseKind::kAllGather, lane, 1);
       }
     }
   }
@@ -176,9 +182,11 @@ Status Collective::plan() {
       chips_[c].data.assign(elems_, 0);
       if (spec_.kind == TrafficKind::kAllGather) {
         const std::uint64_t lo = elems_ * i / n, hi = elems_ * (i + 1) / n;
-        for (std::uint64_t e = lo; e < hi; ++e) chips_[c].data[e] = initial_value(c, e);
+        for (std::uint64_t e = lo; e < hi; ++e)
+          chips_[c].data[e] = initial_value(c, e);
       } else {
-        for (std::uint64_t e = 0; e < elems_; ++e) chips_[c].data[e] = initial_value(c, e);
+        for (std::uint64_t e = 0; e < elems_; ++e)
+          chips_[c].data[e] = initial_value(c, e);
       }
     }
   }
@@ -269,8 +277,10 @@ double Collective::bus_bytes() const {
   const auto n = static_cast<double>(members_.size());
   const double buf = static_cast<double>(elems_) * 4.0;
   switch (spec_.kind) {
-    case TrafficKind::kAllReduce: return 2.0 * (n - 1) / n * buf;
-    default: return (n - 1) / n * buf;
+    case TrafficKind::kAllReduce:
+      return 2.0 * (n - 1) / n * buf;
+    default:
+      return (n - 1) / n * buf;
   }
 }
 
@@ -301,8 +311,8 @@ Status Collective::verify() const {
     }
     for (std::uint64_t e = lo; e < hi; ++e) {
       if (chips_[c].data[e] != want[e]) {
-        return Error{fmt::format("verify: chip {} element {} holds {:#x}, the reference {:#x}",
-                                 c, e, chips_[c].data[e], want[e])};
+        return Error{fmt::format("verify: chip {} element {} holds {:#x}, the reference {:#x}", c,
+                                 e, chips_[c].data[e], want[e])};
       }
     }
   }

@@ -36,8 +36,8 @@ class FabricJob::Sampler final : public sim::Event {
         if (!t.port(c, p).used) continue;
         const std::size_t o = static_cast<std::size_t>(c) * t.ports_per_chip() + p;
         const sim::Tick busy = net_.output_stats(c, p).busy_ps;
-        const double u = static_cast<double>(busy - std::min(busy, last_busy_[o])) /
-                         static_cast<double>(every_);
+        const double u =
+            static_cast<double>(busy - std::min(busy, last_busy_[o])) / static_cast<double>(every_);
         last_busy_[o] = busy;
         if (!tracks_.empty()) {
           sim_.tracer().counter(tracks_[c], fmt::format("port{}.util", p), now, u);
@@ -116,7 +116,8 @@ class FabricJob::Reallocator final : public sim::Event {
  private:
   static constexpr sim::Tick kPoll = 50'000;  // 50 ns
   void plan_next(sim::Tick now) {
-    while (next_ < s_.at.size() && s_.at[next_] + base_ <= now) ++next_;
+    while (next_ < s_.at.size() && s_.at[next_] + base_ <= now)
+      ++next_;
     sim::Tick t = sim::kMaxTick;
     if (next_ < s_.at.size()) {
       t = s_.at[next_++] + base_;
@@ -170,8 +171,8 @@ Status FabricJob::run_profile() {
 
 Result<JobReport> FabricJob::run() {
   JobReport r;
-  auto policy = make_policy(opts_.net.policy.empty() ? topo_.spec().buffer.policy
-                                                     : opts_.net.policy);
+  auto policy =
+      make_policy(opts_.net.policy.empty() ? topo_.spec().buffer.policy : opts_.net.policy);
   if (!policy) return policy.errors();
   NetworkOptions first = opts_.net;
   if ((*policy)->needs_counts()) first.policy = opts_.profile_policy;

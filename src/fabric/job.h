@@ -20,8 +20,8 @@
 namespace xpusim::fabric {
 
 struct ReallocSchedule {
-  std::vector<sim::Tick> at;     // explicit times (seed4 ¶64 "a fixed number of times")
-  sim::Tick every_ps = 0;        // periodic, after the explicit times (0 = none)
+  std::vector<sim::Tick> at;               // explicit times (seed4 ¶64 "a fixed number of times")
+  sim::Tick every_ps = 0;                  // periodic, after the explicit times (0 = none)
   sim::Tick pause_timeout_ps = 2'000'000;  // drain must finish within this (¶63, 510/512)
   sim::Tick retry_after_ps = 5'000'000;    // when it did not: resume, retry this much later
   std::string policy = "count";
@@ -35,8 +35,8 @@ struct JobOptions {
   std::uint64_t profile_bytes = 1 << 20;
   std::string profile_policy = "rtt";  // the allocation the profile run uses
   ReallocSchedule realloc;
-  sim::Tick sample_ps = 0;  // time-series interval; 0 = no series
-  bool keep_series = false; // also keep the series for stats_json (memory: chips x ports)
+  sim::Tick sample_ps = 0;   // time-series interval; 0 = no series
+  bool keep_series = false;  // also keep the series for stats_json (memory: chips x ports)
   sim::Tick time_limit = sim::kMaxTick;
 };
 
@@ -51,7 +51,7 @@ struct JobReport {
   std::uint32_t reallocations = 0, realloc_retries = 0;
   std::uint64_t packet_hops = 0, packets = 0;
   std::string traffic;
-  std::string verify;  // "" when not functional; "ok" or the first mismatch
+  std::string verify;    // "" when not functional; "ok" or the first mismatch
   nlohmann::json stats;  // Network::stats_json + series
 };
 

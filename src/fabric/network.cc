@@ -113,8 +113,10 @@ Status Network::init(const NetworkOptions& opts) {
       const sim::Tick ser = serialization(out, header_);
       sim::Tick t = ser + 2 * l.latency_ps + router_ps_;
       sim::Rng probe = sim::Rng::for_stream(opts.seed, fmt::format("fabric.rtt{}", o));
-      const double p_err = 1.0 - std::pow(1.0 - l.bit_error_rate, 8.0 * static_cast<double>(header_));
-      while (probe.bernoulli(p_err)) t += ser + 2 * l.latency_ps;
+      const double p_err =
+          1.0 - std::pow(1.0 - l.bit_error_rate, 8.0 * static_cast<double>(header_));
+      while (probe.bernoulli(p_err))
+        t += ser + 2 * l.latency_ps;
       rtt_[o] = t;
     }
   }
@@ -153,7 +155,8 @@ AllocationInput Network::allocation_input(std::uint32_t chip) const {
     d.rtt_ps = rtt_[chip * P_ + p];
     d.bdp_bytes = port_bdp(chip, p);
     d.received_per_vc.resize(V_);
-    for (std::uint32_t v = 0; v < V_; ++v) d.received_per_vc[v] = received(chip, p, v);
+    for (std::uint32_t v = 0; v < V_; ++v)
+      d.received_per_vc[v] = received(chip, p, v);
   }
   return in;
 }
@@ -213,8 +216,9 @@ bool Network::drained() const {
 
 Status Network::reallocate(const AllocationPolicy& policy) {
   if (!drained()) {
-    return Error{"reallocate: the fabric is not drained (packets or credits in flight): "
-                 "queues are reprogrammed only when empty (seed4 ¶63)"};
+    return Error{
+        "reallocate: the fabric is not drained (packets or credits in flight): "
+        "queues are reprogrammed only when empty (seed4 ¶63)"};
   }
   for (std::uint32_t o = 0; o < out_.size(); ++o) {  // every credit is home: drop the records
     Output& out = out_[o];
@@ -247,7 +251,8 @@ void Network::pause_injection(bool paused) {
 }
 
 void Network::clear_counters() {
-  for (QueueStats& q : qstats_) q.received = 0;
+  for (QueueStats& q : qstats_)
+    q.received = 0;
 }
 
 void Network::clear_stats() {
@@ -268,8 +273,8 @@ void Network::clear_stats() {
 Result<MessageId> Network::send(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
                                 std::uint64_t tag, MessageSink* sink) {
   if (src >= N_ || dst >= N_ || !topo_.active(src) || !topo_.active(dst)) {
-    return Error{fmt::format("send: chip {} -> {}: both ends must be active chips of the job",
-                             src, dst)};
+    return Error{
+        fmt::format("send: chip {} -> {}: both ends must be active chips of the job", src, dst)};
   }
   if (src == dst) return Error{fmt::format("send: chip {} to itself", src)};
   if (auto h = hops(src, dst); !h) return h.errors();
@@ -332,9 +337,8 @@ nlohmann::json Network::stats_json(sim::Tick elapsed) const {
     const std::uint32_t chip = q / (P_ * V_), mq = q % (P_ * V_);
     if (!topo_.port(chip, mq / V_).used) continue;
     const QueueStats& s = qstats_[q];
-    const double integral =
-        s.used_integral + static_cast<double>(mem_[chip]->used(mq)) *
-                              static_cast<double>(now - inq_[q].last);
+    const double integral = s.used_integral + static_cast<double>(mem_[chip]->used(mq)) *
+                                                  static_cast<double>(now - inq_[q].last);
     const QueueRange r = mem_[chip]->range(mq);
     queues.push_back({{"chip", chip},
                       {"port", mq / V_},

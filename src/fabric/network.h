@@ -47,8 +47,8 @@ class MessageSink {
 };
 
 struct NetworkOptions {
-  std::string policy;             // allocation policy; empty = the pod's buffer.policy
-  std::uint64_t buffer_bytes = 0; // 0 = the pod's buffer.bytes
+  std::string policy;              // allocation policy; empty = the pod's buffer.policy
+  std::uint64_t buffer_bytes = 0;  // 0 = the pod's buffer.bytes
   RttSource rtt_source = RttSource::kTable;
   std::uint64_t seed = 1;
 };
@@ -61,9 +61,9 @@ struct OutputStats {
 };
 
 struct QueueStats {
-  std::uint64_t received = 0;       // seed4 ¶57 counter: packets received (retries included)
-  std::uint64_t max_used = 0;       // bytes
-  double used_integral = 0.0;       // byte x ps, for the time-weighted mean
+  std::uint64_t received = 0;  // seed4 ¶57 counter: packets received (retries included)
+  std::uint64_t max_used = 0;  // bytes
+  double used_integral = 0.0;  // byte x ps, for the time-weighted mean
 };
 
 class Network {
@@ -168,12 +168,12 @@ class Network {
   bool holes_ = false;  // an unused link or inactive chip: routes must check their path
 
   std::vector<std::unique_ptr<BufferMemory>> mem_;  // per chip
-  std::vector<Output> out_;                          // chip x port
-  std::vector<InQueue> inq_;                         // (chip x port) x vc, then outbound
-  std::vector<QueueStats> qstats_;                   // (chip x port) x vc
-  std::vector<sim::Tick> rtt_;                       // chip x port
-  std::vector<std::array<std::uint8_t, 3>> coord_;   // per chip
-  std::vector<std::uint8_t> next_hop_;               // explicit: chip x chip -> port
+  std::vector<Output> out_;                         // chip x port
+  std::vector<InQueue> inq_;                        // (chip x port) x vc, then outbound
+  std::vector<QueueStats> qstats_;                  // (chip x port) x vc
+  std::vector<sim::Tick> rtt_;                      // chip x port
+  std::vector<std::array<std::uint8_t, 3>> coord_;  // per chip
+  std::vector<std::uint8_t> next_hop_;              // explicit: chip x chip -> port
   std::vector<Packet> packets_;
   std::vector<std::uint32_t> free_packets_;
   std::vector<Message> messages_;

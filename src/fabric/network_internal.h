@@ -30,8 +30,8 @@ struct Network::Packet {
 
 struct Network::Message {
   std::uint32_t src = 0, dst = 0;
-  std::uint64_t bytes_left = 0;     // not yet cut into packets
-  std::uint64_t packets_left = 0;   // not yet cut (a 0-byte message is one header packet)
+  std::uint64_t bytes_left = 0;       // not yet cut into packets
+  std::uint64_t packets_left = 0;     // not yet cut (a 0-byte message is one header packet)
   std::uint64_t packets_pending = 0;  // cut, not yet consumed
   std::uint64_t tag = 0;
   MessageSink* sink = nullptr;
@@ -93,6 +93,5 @@ class Network::WakeEvent final : public sim::Event {
   Network& net_;
   std::uint32_t o_;
 };
-
 
 }  // namespace xpusim::fabric

@@ -29,11 +29,11 @@ std::string_view shape_name(Shape s);
 // Per-medium link properties: the offline-calibrated latency table (seed4 ¶48-¶49) plus a
 // per-metre term, the serial bandwidth and the bit error rate that drives link-level retries.
 struct MediumSpec {
-  sim::Tick latency_ps = 0;            // one-way, fixed part (SerDes, FEC, switch)
-  sim::Tick per_metre_ps = 0;          // one-way, per metre of cable
+  sim::Tick latency_ps = 0;                 // one-way, fixed part (SerDes, FEC, switch)
+  sim::Tick per_metre_ps = 0;               // one-way, per metre of cable
   std::uint64_t bandwidth_bytes_per_s = 0;  // per direction
-  double bit_error_rate = 0.0;         // 0 disables retries
-  double default_length_m = 0.0;       // used when a link does not give a length
+  double bit_error_rate = 0.0;              // 0 disables retries
+  double default_length_m = 0.0;            // used when a link does not give a length
 };
 
 struct ExplicitLink {
@@ -51,14 +51,14 @@ struct LinkEnd {
 };
 
 struct BufferSpec {
-  std::uint64_t bytes = 0;          // the shared buffer memory per chip (seed4 ¶44)
-  std::uint64_t unit_bytes = 0;     // allocation / alignment unit; queue bounds are multiples
-  std::uint64_t outbound_bytes = 0; // per used port: the outbound-to-port (injection) queue
-  std::uint64_t inbound_bytes = 0;  // the port-to-inbound (ejection) queue, one per chip
-  std::uint32_t vcs = 0;            // virtual channels per port
+  std::uint64_t bytes = 0;             // the shared buffer memory per chip (seed4 ¶44)
+  std::uint64_t unit_bytes = 0;        // allocation / alignment unit; queue bounds are multiples
+  std::uint64_t outbound_bytes = 0;    // per used port: the outbound-to-port (injection) queue
+  std::uint64_t inbound_bytes = 0;     // the port-to-inbound (ejection) queue, one per chip
+  std::uint32_t vcs = 0;               // virtual channels per port
   std::uint64_t min_bytes_per_vc = 0;  // floor for each used (port, VC); 0 = one max packet
-  std::string policy;               // default allocation policy name
-  int line = 0;                     // 1-based line of `buffer.bytes`, for later errors
+  std::string policy;                  // default allocation policy name
+  int line = 0;                        // 1-based line of `buffer.bytes`, for later errors
 };
 
 enum class RttSource : std::uint8_t { kTable, kMeasured };  // seed4 ¶48 vs ¶15
@@ -80,7 +80,7 @@ struct PodSpec {
   std::vector<std::uint32_t> slice_origin, slice_extent;
   std::vector<std::array<std::uint32_t, 3>> failed_chips;  // coordinates
   std::vector<LinkEnd> failed_links;                       // seed4 ¶42
-  sim::Tick router_latency_ps = 0;   // input queue to output port, per hop
+  sim::Tick router_latency_ps = 0;                         // input queue to output port, per hop
   std::uint64_t max_packet_bytes = 0;  // messages are cut into packets of at most this
   std::uint64_t header_bytes = 0;      // per packet on the wire
   BufferSpec buffer;

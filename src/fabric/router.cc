@@ -27,7 +27,9 @@ std::uint32_t Network::alloc_packet() {
   return k;
 }
 
-void Network::free_packet(std::uint32_t k) { free_packets_.push_back(k); }
+void Network::free_packet(std::uint32_t k) {
+  free_packets_.push_back(k);
+}
 
 void Network::schedule_wake(std::uint32_t o, sim::Tick t) {
   WakeEvent& w = *wake_ev_[o];

@@ -32,7 +32,8 @@ bool Network::route(std::uint32_t chip, Packet& k) const {
   const auto& t = coord_[k.dst];
   std::uint32_t d = 0;
   const std::uint32_t rank = topo_.rank();
-  while (d < rank && c[d] == t[d]) ++d;
+  while (d < rank && c[d] == t[d])
+    ++d;
   if (d == rank) return false;
   if (d != k.dim) {
     // Entering a dimension: pick the direction once (shorter; + on a tie; the healthy one

@@ -31,8 +31,9 @@ std::string utilization_svg(const Topology& topo, const nlohmann::json& links) {
   }
   auto centre = [&](std::uint32_t chip) {
     const auto c = topo.is_grid() ? topo.coord(chip) : std::array<std::uint32_t, 3>{chip, 0, 0};
-    return std::pair<int, int>{kPad + static_cast<int>(c[2]) * panel_w + static_cast<int>(c[0]) * kCell,
-                               kPad + 20 + static_cast<int>(c[1]) * kCell};
+    return std::pair<int, int>{
+        kPad + static_cast<int>(c[2]) * panel_w + static_cast<int>(c[0]) * kCell,
+        kPad + 20 + static_cast<int>(c[1]) * kCell};
   };
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
@@ -41,8 +42,8 @@ std::string utilization_svg(const Topology& topo, const nlohmann::json& links) {
       "</text>\n",
       width, height, kPad, topo.spec().name);
   for (std::uint32_t z = 0; z < planes && topo.is_grid() && planes > 1; ++z) {
-    out += fmt::format("<text x=\"{}\" y=\"{}\">z = {}</text>\n", kPad + static_cast<int>(z) * panel_w,
-                       height - 8, z);
+    out += fmt::format("<text x=\"{}\" y=\"{}\">z = {}</text>\n",
+                       kPad + static_cast<int>(z) * panel_w, height - 8, z);
   }
   for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
     const LinkInfo& l = topo.links()[i];

@@ -36,9 +36,9 @@ struct LinkInfo {
   sim::Tick latency_ps = 0;                 // one-way: medium latency + length x per-metre
   double bit_error_rate = 0.0;
   bool failed = false;
-  bool used = false;        // both ends in the job and not failed
-  bool wraps = false;       // a torus wrap-around link (the dateline of its ring)
-  std::uint8_t dim = 0;     // grid dimension it runs along (grids only)
+  bool used = false;     // both ends in the job and not failed
+  bool wraps = false;    // a torus wrap-around link (the dateline of its ring)
+  std::uint8_t dim = 0;  // grid dimension it runs along (grids only)
 };
 
 class Topology {

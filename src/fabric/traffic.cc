@@ -11,8 +11,8 @@
 namespace xpusim::fabric {
 namespace {
 
-constexpr std::array kTrafficNames{"alltoall", "neighbour", "uniform", "allreduce", "allgather",
-                                   "reducescatter"};
+constexpr std::array kTrafficNames{"alltoall",  "neighbour", "uniform",
+                                   "allreduce", "allgather", "reducescatter"};
 constexpr std::array kAlgoNames{"ring", "bidir", "torus"};
 
 // Every chip sends its messages at time 0; done when every message is consumed. verify()
@@ -48,7 +48,8 @@ class Pattern final : public Traffic, public MessageSink {
         default:
           for (std::uint32_t m = 0; m < spec_.messages; ++m) {
             std::uint32_t d = src;
-            while (d == src) d = active[rng.uniform(active.size())];
+            while (d == src)
+              d = active[rng.uniform(active.size())];
             dsts.push_back(d);
           }
           break;
@@ -98,8 +99,12 @@ class Pattern final : public Traffic, public MessageSink {
 
 }  // namespace
 
-std::string_view traffic_name(TrafficKind k) { return kTrafficNames[static_cast<int>(k)]; }
-std::string_view algo_name(CollectiveAlgo a) { return kAlgoNames[static_cast<int>(a)]; }
+std::string_view traffic_name(TrafficKind k) {
+  return kTrafficNames[static_cast<int>(k)];
+}
+std::string_view algo_name(CollectiveAlgo a) {
+  return kAlgoNames[static_cast<int>(a)];
+}
 
 Result<TrafficKind> parse_traffic(std::string_view text) {
   for (std::size_t i = 0; i < kTrafficNames.size(); ++i) {

@@ -10,10 +10,10 @@ class FabricCli : public CliTest {};
 
 TEST_F(FabricCli, FunctionalAllReduceReportsTimeBandwidthAndVerifies) {
   const fs::path stats = dir_ / "s.json", svg = dir_ / "u.svg";
-  const CliRun r = run(fmt::format(
-      "--stats {} fabric --pod ring-8 --traffic allreduce --algo bidir --bytes 64KiB "
-      "--functional --svg {}",
-      stats.string(), svg.string()));
+  const CliRun r = run(
+      fmt::format("--stats {} fabric --pod ring-8 --traffic allreduce --algo bidir --bytes 64KiB "
+                  "--functional --svg {}",
+                  stats.string(), svg.string()));
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* key : {"time ", "bus bw", "links ", "stalls ", "queues ", "verify     ok"}) {
     EXPECT_NE(r.out.find(key), std::string::npos) << key << "\n" << r.out;
