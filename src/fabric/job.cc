@@ -77,7 +77,11 @@ class FabricJob::Reallocator final : public sim::Event {
  public:
   Reallocator(sim::Simulation& sim, Network& net, const ReallocSchedule& s)
       : sim_(sim), net_(net), s_(s) {}
-  void begin() { plan_next(sim_.now()); }
+  // Scheduled times count from the start of the measured traffic (after any profile run).
+  void begin() {
+    base_ = sim_.now();
+    plan_next(sim_.now());
+  }
   void stop() {
     if (scheduled()) sim_.events().deschedule(*this);
     if (net_.injection_paused()) net_.pause_injection(false);
