@@ -158,7 +158,6 @@ Status FabricJob::run_profile() {
   auto profile = make_traffic(*net_, ps);
   if (!profile) return profile.errors();
   net_->clear_counters();
-  const sim::Tick t0 = sim_.now();
   if (Status s = (*profile)->start(); !s) return s;
   sim_.run(opts_.time_limit);
   if (!(*profile)->done()) return Error{"profile run: did not finish within --max-time"};
@@ -169,7 +168,6 @@ Status FabricJob::run_profile() {
   }
   if (Status s = net_->reallocate(opts_.net.policy); !s) return s;
   net_->clear_counters();
-  (void)t0;
   return Ok{};
 }
 

@@ -1,5 +1,5 @@
 // PodSpec: the immutable description of a pod of chips joined by the chip-to-chip fabric,
-// loaded from configs/pods/NAME.yaml (docs/fabric.md has the key reference). Quantities are
+// loaded from configs/pods/NAME.yaml (docs/fabric-pods.md has the key reference). Quantities are
 // integers in base units (bytes, bytes/s, ps); lengths are metres.
 #pragma once
 

@@ -25,6 +25,18 @@ TEST_F(FabricCli, FunctionalAllReduceReportsTimeBandwidthAndVerifies) {
   EXPECT_NE(slurp(svg).find("<svg"), std::string::npos);
 }
 
+TEST_F(FabricCli, TraceCarriesPerPortCounters) {
+  const fs::path trace = dir_ / "t.json";
+  const CliRun r = run(
+      fmt::format("--trace {} fabric --pod ring-8 --traffic uniform --bytes 64KiB --sample 200ns",
+                  trace.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string t = slurp(trace);
+  EXPECT_NE(t.find("fabric.chip0"), std::string::npos);
+  EXPECT_NE(t.find("port0.util"), std::string::npos);
+  EXPECT_NE(t.find("port1.vc0.bytes"), std::string::npos);
+}
+
 TEST_F(FabricCli, SameSeedSameReport) {
   const std::string args = "fabric --pod mesh-4x4 --traffic uniform --bytes 32KiB";
   const CliRun a = run("--seed 3 " + args), b = run("--seed 3 " + args);
