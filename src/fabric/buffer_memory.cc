@@ -135,37 +135,6 @@ Status BufferMemory::program_layout(const Allocation& a, std::uint64_t outbound_
   return Ok{};
 }
 
-std::uint64_t BufferMemory::push(std::uint32_t q, std::uint64_t bytes) {
-  XPUSIM_CHECK(q < queues(), "queue id out of range");
-  Queue& s = q_[q];
-  const std::uint64_t fp = footprint(bytes);
-  // seed4 ¶37: a sender never sends more than its credits, so this is a model bug.
-  XPUSIM_CHECK(fp <= capacity(q) - s.used, "push overflows the queue (credit accounting bug)");
-  const std::uint64_t at = s.tail;
-  if (fp == 0) return at;
-  // FIFO pointers move relative to start/stop and wrap at stop (seed4 ¶46-¶47).
-  // fp <= capacity, so one conditional subtraction is the modulo (no division per packet).
-  std::uint64_t off = s.tail - s.range.start + fp;
-  if (off >= capacity(q)) off -= capacity(q);
-  s.tail = s.range.start + off;
-  s.used += fp;
-  return at;
-}
-
-std::uint64_t BufferMemory::pop(std::uint32_t q, std::uint64_t bytes) {
-  XPUSIM_CHECK(q < queues(), "queue id out of range");
-  Queue& s = q_[q];
-  const std::uint64_t fp = footprint(bytes);
-  XPUSIM_CHECK(fp <= s.used, "pop underflows the queue");
-  const std::uint64_t at = s.head;
-  if (fp == 0) return at;
-  std::uint64_t off = s.head - s.range.start + fp;
-  if (off >= capacity(q)) off -= capacity(q);
-  s.head = s.range.start + off;
-  s.used -= fp;
-  return at;
-}
-
 bool BufferMemory::drained() const {
   for (const Queue& s : q_) {
     if (s.used > 0) return false;

@@ -62,9 +62,29 @@ class BufferMemory {
   std::uint64_t free(std::uint32_t q) const { return capacity(q) - q_[q].used; }
   // Appends at the tail; returns the address written. The caller checked free() (credits):
   // an overflow is an internal error (XPUSIM_CHECK), never silent.
-  std::uint64_t push(std::uint32_t q, std::uint64_t bytes);
+  std::uint64_t push(std::uint32_t q, std::uint64_t bytes) {
+    XPUSIM_CHECK(q < q_.size(), "queue id out of range");
+    Queue& s = q_[q];
+    const std::uint64_t fp = footprint(bytes);
+    const std::uint64_t cap = s.range.stop - s.range.start;
+    // seed4 ¶37: a sender never sends more than its credits, so this is a model bug.
+    XPUSIM_CHECK(fp <= cap - s.used, "push overflows the queue (credit accounting bug)");
+    const std::uint64_t at = s.tail;
+    s.tail = advance(s, s.tail, fp, cap);
+    s.used += fp;
+    return at;
+  }
   // Removes `bytes` (a packet's footprint) from the head; returns the head address it read.
-  std::uint64_t pop(std::uint32_t q, std::uint64_t bytes);
+  std::uint64_t pop(std::uint32_t q, std::uint64_t bytes) {
+    XPUSIM_CHECK(q < q_.size(), "queue id out of range");
+    Queue& s = q_[q];
+    const std::uint64_t fp = footprint(bytes);
+    XPUSIM_CHECK(fp <= s.used, "pop underflows the queue");
+    const std::uint64_t at = s.head;
+    s.head = advance(s, s.head, fp, s.range.stop - s.range.start);
+    s.used -= fp;
+    return at;
+  }
   std::uint64_t head(std::uint32_t q) const { return q_[q].head; }
   std::uint64_t tail(std::uint32_t q) const { return q_[q].tail; }
   bool drained() const;  // every queue empty
@@ -74,6 +94,16 @@ class BufferMemory {
     QueueRange range;
     std::uint64_t head = 0, tail = 0, used = 0;
   };
+  // A FIFO pointer moved by fp <= cap inside [start, stop), wrapping at stop (seed4 ¶46-¶47):
+  // one conditional subtraction is the modulo (no division per packet).
+  static std::uint64_t advance(const Queue& s, std::uint64_t ptr, std::uint64_t fp,
+                               std::uint64_t cap) {
+    if (fp == 0) return ptr;
+    std::uint64_t off = ptr - s.range.start + fp;
+    if (off >= cap) off -= cap;
+    return s.range.start + off;
+  }
+
   std::uint64_t bytes_, unit_;
   std::uint32_t ports_, vcs_;
   std::vector<Queue> q_;

@@ -261,7 +261,10 @@ Status Collective::advance(std::uint32_t chip, std::uint32_t lane) {
   }
   if (!L.finished) {
     L.finished = true;
-    if (++finished_lanes_ == members_.size() * lanes_) finish_ = net_.now();
+    if (++finished_lanes_ == members_.size() * lanes_) {
+      finish_ = net_.now();
+      finished();
+    }
   }
   return Ok{};
 }

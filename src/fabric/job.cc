@@ -199,12 +199,10 @@ Result<JobReport> FabricJob::run() {
     realloc_ = std::make_unique<Reallocator>(sim_, *net_, opts_.realloc);
     realloc_->begin();
   }
-  if (Status s = (*traffic)->start(); !s) return s.errors();
   // Run until the traffic finishes (the sampler and the re-allocator would run forever).
-  while (!(*traffic)->done() && sim_.now() < opts_.time_limit) {
-    if (sim_.events().empty()) break;
-    sim_.events().step();
-  }
+  (*traffic)->set_on_done([this] { sim_.events().stop(); });
+  if (Status s = (*traffic)->start(); !s) return s.errors();
+  if (!(*traffic)->done()) sim_.events().run(opts_.time_limit);
   if (sampler_) sampler_->stop();
   if (realloc_) {
     realloc_->stop();

@@ -9,6 +9,7 @@
 
 #include "config/units.h"
 #include "fabric/network_internal.h"
+#include "fabric/route.h"
 
 namespace xpusim::fabric {
 
@@ -37,6 +38,16 @@ Status Network::init(const NetworkOptions& opts) {
   outbound_bytes_ = spec.buffer.outbound_bytes;
   inbound_bytes_ = spec.buffer.inbound_bytes;
   buffer_bytes_ = opts.buffer_bytes ? opts.buffer_bytes : spec.buffer.bytes;
+  unit_ = std::max<std::uint64_t>(spec.buffer.unit_bytes, 1);
+  unit_pow2_ = (unit_ & (unit_ - 1)) == 0;
+  pv_ = P_ * V_;
+  port_queues_ = N_ * pv_;
+  grid_ = topo_.is_grid();
+  rank_ = topo_.rank();
+  dims_ = topo_.dims();
+  for (std::uint32_t d = 0; d < 3; ++d)
+    wraps_[d] = d < rank_ && topo_.wraps(d);
+  classes_ = vcs_ >= 2 ? vcs_ / 2 : 1;
   if (vcs_ == 0 || vcs_ > kMaxVcs) {
     return Error{fmt::format("buffer.vcs: {} is outside [1, {}]", vcs_, kMaxVcs)};
   }
@@ -67,7 +78,7 @@ Status Network::init(const NetworkOptions& opts) {
   }
   mem_.reserve(N_);
   for (std::uint32_t c = 0; c < N_; ++c) {
-    mem_.push_back(std::make_unique<BufferMemory>(buffer_bytes_, spec.buffer.unit_bytes, P_, V_));
+    mem_.emplace_back(buffer_bytes_, spec.buffer.unit_bytes, P_, V_);
   }
   if (inbound_bytes_ < footprint(max_packet_) || outbound_bytes_ < footprint(max_packet_)) {
     return Error{fmt::format(
@@ -77,24 +88,33 @@ Status Network::init(const NetworkOptions& opts) {
         config::format_size(footprint(max_packet_)))};
   }
 
-  out_.resize(static_cast<std::size_t>(N_) * P_);
+  outputs_ = static_cast<std::size_t>(N_) * P_;
+  out_ = std::make_unique<Output[]>(outputs_);
   inq_.resize(static_cast<std::size_t>(N_) * P_ * V_ + static_cast<std::size_t>(N_) * P_);
   qstats_.resize(static_cast<std::size_t>(N_) * P_ * V_);
   rtt_.assign(static_cast<std::size_t>(N_) * P_, 0);
-  arrival_ev_.reserve(out_.size());
-  wake_ev_.reserve(out_.size());
-  link_rng_.reserve(out_.size());
-  for (std::uint32_t o = 0; o < out_.size(); ++o) {
-    arrival_ev_.push_back(std::make_unique<ArrivalEvent>(*this, o));
-    wake_ev_.push_back(std::make_unique<WakeEvent>(*this, o));
+  link_rng_.reserve(outputs_);
+  for (std::uint32_t q = 0; q < inq_.size(); ++q) {
+    inq_[q].chip = q < port_queues_ ? q / pv_ : (q - port_queues_) / P_;
+    inq_[q].vc = q < port_queues_ ? q % V_ : 0;
+  }
+  for (std::uint32_t o = 0; o < outputs_; ++o) {
     link_rng_.push_back(sim::Rng::for_stream(opts.seed, fmt::format("fabric.out{}", o)));
     const std::uint32_t chip = o / P_, p = o % P_;
     const PortInfo& pi = topo_.port(chip, p);
     Output& out = out_[o];
+    out.arrival.bind(this, o);
+    out.wake.bind(this, o);
+    out.chip = chip;
+    out.port = static_cast<std::uint8_t>(p);
     out.used = pi.used;
     if (!pi.connected) continue;
     const LinkInfo& l = topo_.links()[pi.link];
     out.peer = pi.peer_chip * P_ + pi.peer_port;
+    out.peer_chip = pi.peer_chip;
+    out.peer_port = static_cast<std::uint8_t>(pi.peer_port);
+    for (std::uint32_t v = 0; v < V_; ++v)
+      inq_[out.peer * V_ + v].feeder = o;
     out.latency = l.latency_ps;
     out.bandwidth = l.bandwidth_bytes_per_s;
     out.bit_error_rate = l.bit_error_rate;
@@ -183,17 +203,17 @@ Status Network::program_all(const AllocationPolicy& policy) {
   // Only a complete, checked plan reaches the registers (nothing runs on a broken one).
   for (std::uint32_t c = 0; c < N_; ++c) {
     if (!topo_.active(c)) continue;
-    if (Status s = mem_[c]->program_layout(plan[c], outbound_bytes_, inbound_bytes_); !s) {
+    if (Status s = mem_[c].program_layout(plan[c], outbound_bytes_, inbound_bytes_); !s) {
       return Error{fmt::format("chip {}: {}", c, s.error().message)};
     }
   }
-  for (std::uint32_t o = 0; o < out_.size(); ++o) {
+  for (std::uint32_t o = 0; o < outputs_; ++o) {
     Output& out = out_[o];
     out.credits.fill(0);
     if (!out.used) continue;
-    const BufferMemory& down = *mem_[out.peer / P_];
+    const BufferMemory& down = mem_[out.peer_chip];
     for (std::uint32_t v = 0; v < V_; ++v) {
-      const std::uint32_t q = down.port_queue(out.peer % P_, v);
+      const std::uint32_t q = down.port_queue(out.peer_port, v);
       out.credits[v] = static_cast<std::int64_t>(down.capacity(q) - down.used(q));
     }
   }
@@ -202,14 +222,17 @@ Status Network::program_all(const AllocationPolicy& policy) {
 
 bool Network::drained() const {
   const sim::Tick now = events_.now();
-  for (const Output& out : out_) {
+  for (std::uint32_t o = 0; o < outputs_; ++o) {
+    const Output& out = out_[o];
     if (out.fl_head != kNil) return false;
-    for (std::uint32_t c = out.cr_head; c != kNil; c = credit_pool_[c].next) {
-      if (credit_pool_[c].t > now) return false;
+    // The ring is in time order: its last credit is the latest.
+    if (out.cr_count != 0) {
+      const std::size_t last = (out.cr_head + out.cr_count - 1) & (out.cr.size() - 1);
+      if (out.cr[last].t > now) return false;
     }
   }
   for (std::uint32_t c = 0; c < N_; ++c) {
-    if (!mem_[c]->drained()) return false;
+    if (!mem_[c].drained()) return false;
   }
   return true;
 }
@@ -220,12 +243,8 @@ Status Network::reallocate(const AllocationPolicy& policy) {
         "reallocate: the fabric is not drained (packets or credits in flight): "
         "queues are reprogrammed only when empty (seed4 ¶63)"};
   }
-  for (std::uint32_t o = 0; o < out_.size(); ++o) {  // every credit is home: drop the records
-    Output& out = out_[o];
-    for (std::uint32_t c = out.cr_head; c != kNil; c = credit_pool_[c].next) {
-      free_credits_.push_back(c);
-    }
-    out.cr_head = out.cr_tail = kNil;
+  for (std::uint32_t o = 0; o < outputs_; ++o) {  // every credit is home: drop the records
+    out_[o].cr_head = out_[o].cr_count = 0;
   }
   if (Status s = program_all(policy); !s) return s;
   policy_ = nullptr;
@@ -260,9 +279,10 @@ void Network::clear_stats() {
   for (std::uint32_t q = 0; q < qstats_.size(); ++q) {
     qstats_[q] = QueueStats{};
     inq_[q].last = now;
-    qstats_[q].max_used = mem_[q / (P_ * V_)]->used(q % (P_ * V_));
+    qstats_[q].max_used = mem_[q / (P_ * V_)].used(q % (P_ * V_));
   }
-  for (Output& out : out_) {
+  for (std::uint32_t o = 0; o < outputs_; ++o) {
+    Output& out = out_[o];
     out.stats = OutputStats{};
     if (out.stalled) out.stall_start = now;
   }
@@ -315,7 +335,7 @@ nlohmann::json Network::stats_json(sim::Tick elapsed) const {
   const sim::Tick now = events_.now();
   const double span = static_cast<double>(std::max<sim::Tick>(elapsed, 1));
   json links = json::array();
-  for (std::uint32_t o = 0; o < out_.size(); ++o) {
+  for (std::uint32_t o = 0; o < outputs_; ++o) {
     const Output& out = out_[o];
     if (!out.used) continue;
     const OutputStats& s = out.stats;
@@ -337,9 +357,9 @@ nlohmann::json Network::stats_json(sim::Tick elapsed) const {
     const std::uint32_t chip = q / (P_ * V_), mq = q % (P_ * V_);
     if (!topo_.port(chip, mq / V_).used) continue;
     const QueueStats& s = qstats_[q];
-    const double integral = s.used_integral + static_cast<double>(mem_[chip]->used(mq)) *
+    const double integral = s.used_integral + static_cast<double>(mem_[chip].used(mq)) *
                                                   static_cast<double>(now - inq_[q].last);
-    const QueueRange r = mem_[chip]->range(mq);
+    const QueueRange r = mem_[chip].range(mq);
     queues.push_back({{"chip", chip},
                       {"port", mq / V_},
                       {"vc", mq % V_},

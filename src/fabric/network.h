@@ -19,6 +19,7 @@
 // packet (docs/performance.md, "Fabric").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,7 +38,6 @@
 namespace xpusim::fabric {
 
 using MessageId = std::uint32_t;
-struct Credit;
 
 // Told when the last byte of a message has been consumed at its destination.
 class MessageSink {
@@ -86,7 +86,7 @@ class Network {
   Result<std::uint32_t> hops(std::uint32_t src, std::uint32_t dst) const;
 
   // --- allocation and the register path ---
-  const BufferMemory& buffer(std::uint32_t chip) const { return *mem_[chip]; }
+  const BufferMemory& buffer(std::uint32_t chip) const { return mem_[chip]; }
   // The RTT each port's allocation used (table or measured) and its bandwidth-delay product.
   sim::Tick port_rtt(std::uint32_t chip, std::uint32_t p) const { return rtt_[chip * P_ + p]; }
   std::uint64_t port_bdp(std::uint32_t chip, std::uint32_t p) const;
@@ -119,7 +119,7 @@ class Network {
   std::uint64_t messages_pending() const { return messages_live_; }
   // Bytes in one queue now.
   std::uint64_t queue_used(std::uint32_t chip, std::uint32_t p, std::uint32_t vc) const {
-    return mem_[chip]->used(mem_[chip]->port_queue(p, vc));
+    return mem_[chip].used(mem_[chip].port_queue(p, vc));
   }
   // Summary + per-link + per-queue JSON (the --stats file's "fabric" section); `elapsed` is
   // the interval the utilization and mean occupancy are over.
@@ -143,16 +143,19 @@ class Network {
                     std::uint32_t target) const;
 
   void on_arrival(std::uint32_t o);
-  void on_wake(std::uint32_t o);
   void head_changed(std::uint32_t q);  // q: input queue id (port queue or outbound)
   void try_send(std::uint32_t o);
   void transmit(std::uint32_t o, std::uint32_t req_index);
-  void return_credit(std::uint32_t chip, std::uint32_t p, std::uint32_t vc, std::uint64_t bytes);
+  void return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes);  // o: the sender
   void refill_outbound(std::uint32_t chip, std::uint32_t p);
   void consume(std::uint32_t chip, std::uint32_t pkt);
-  void note_used(std::uint32_t q, std::uint64_t before);
+  void note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after);
   void schedule_wake(std::uint32_t o, sim::Tick t);
-  std::uint64_t footprint(std::uint64_t payload) const;
+  // Bytes a packet of `payload` occupies in a queue: with its header, rounded up to the unit.
+  std::uint64_t footprint(std::uint64_t payload) const {
+    const std::uint64_t b = payload + header_ + unit_ - 1;
+    return unit_pow2_ ? b & ~(unit_ - 1) : b / unit_ * unit_;
+  }
   sim::Tick serialization(const Output& out, std::uint64_t wire_bytes) const;
   std::uint32_t alloc_packet();
   void free_packet(std::uint32_t k);
@@ -164,11 +167,20 @@ class Network {
   sim::Tick router_ps_ = 0;
   std::uint64_t max_packet_ = 0, header_ = 0, outbound_bytes_ = 0, inbound_bytes_ = 0;
   std::uint64_t buffer_bytes_ = 0;
+  std::uint64_t unit_ = 1;
+  bool unit_pow2_ = true;
+  std::uint32_t pv_ = 0, port_queues_ = 0;  // P x V; N x P x V (the first outbound queue id)
+  // Routing constants, copied from the topology (read every hop).
+  bool grid_ = true;
+  std::uint32_t rank_ = 0, classes_ = 1;
+  std::array<std::uint32_t, 3> dims_{};
+  std::array<bool, 3> wraps_{};
   bool paused_ = false;
   bool holes_ = false;  // an unused link or inactive chip: routes must check their path
 
-  std::vector<std::unique_ptr<BufferMemory>> mem_;  // per chip
-  std::vector<Output> out_;                         // chip x port
+  std::vector<BufferMemory> mem_;    // per chip
+  std::unique_ptr<Output[]> out_;    // chip x port (fixed: outputs hold their events)
+  std::size_t outputs_ = 0;
   std::vector<InQueue> inq_;                        // (chip x port) x vc, then outbound
   std::vector<QueueStats> qstats_;                  // (chip x port) x vc
   std::vector<sim::Tick> rtt_;                      // chip x port
@@ -178,10 +190,6 @@ class Network {
   std::vector<std::uint32_t> free_packets_;
   std::vector<Message> messages_;
   std::vector<std::uint32_t> free_messages_;
-  std::vector<Credit> credit_pool_;
-  std::vector<std::uint32_t> free_credits_;
-  std::vector<std::unique_ptr<ArrivalEvent>> arrival_ev_;
-  std::vector<std::unique_ptr<WakeEvent>> wake_ev_;
   std::vector<sim::Rng> link_rng_;  // per output, for bit errors
   std::uint64_t packets_injected_ = 0, packet_hops_ = 0, messages_delivered_ = 0;
   std::uint64_t messages_live_ = 0;

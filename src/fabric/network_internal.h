@@ -1,5 +1,6 @@
-// Network's private records (network.h): pooled packets, messages and credits linked into
-// intrusive FIFOs by index, so the datapath allocates nothing per packet.
+// Network's private records (network.h): pooled packets and messages linked into intrusive
+// FIFOs by index, per-output rings of credits in flight, so the datapath allocates nothing per
+// packet. Field order follows use: what one hop touches sits together (docs/performance.md).
 #pragma once
 
 #include <array>
@@ -26,6 +27,7 @@ struct Network::Packet {
   std::uint8_t dim = kNoDim, dir = 0, crossed = 0;  // dimension-order state
   std::uint8_t hops = 0;
   std::uint8_t attempts = 1;  // sends on the last link (> 1 after bit-error retries)
+  std::uint8_t vc_base = 0;   // the message's VC pair on grids: 2 x (message id mod classes)
 };
 
 struct Network::Message {
@@ -38,60 +40,79 @@ struct Network::Message {
   std::uint32_t next = kNil;  // backlog FIFO of its first-hop port
 };
 
-struct Credit {
-  sim::Tick t = 0;  // arrives at the sender
-  std::uint32_t next = kNil;
-  std::uint32_t bytes = 0;
-  std::uint8_t vc = 0;
+// A queue head asking an output: the packet and what arbitration needs of it, so choosing
+// reads no packet record.
+struct Request {
+  std::uint32_t q = 0;   // input queue id
+  std::uint32_t k = 0;   // its head packet
+  std::uint32_t fp = 0;  // the packet's footprint in the downstream queue
+  std::uint32_t vc = 0;
 };
 
+// A credit message on the reverse channel: `bytes` of VC `vc` back at the sender at `t`.
+struct CreditRec {
+  sim::Tick t = 0;
+  std::uint32_t bytes = 0;
+  std::uint32_t vc = 0;
+};
+
+class Network::ArrivalEvent final : public sim::Event {
+ public:
+  void bind(Network* n, std::uint32_t o) { net_ = n, o_ = o; }
+
+ protected:
+  void process() override { net_->on_arrival(o_); }
+
+ private:
+  Network* net_ = nullptr;
+  std::uint32_t o_ = 0;
+};
+
+class Network::WakeEvent final : public sim::Event {
+ public:
+  void bind(Network* n, std::uint32_t o) { net_ = n, o_ = o; }
+
+ protected:
+  void process() override { net_->try_send(o_); }
+
+ private:
+  Network* net_ = nullptr;
+  std::uint32_t o_ = 0;
+};
+
+// One direction of a link: the sender's output port, its link and its credits. Not movable
+// (its events sit in the event queue): the network holds outputs in a fixed array.
 struct Network::Output {
-  bool used = false;
-  bool wraps = false;      // a wrap-around link: the dateline of its ring
-  std::uint32_t peer = 0;  // receiver's chip x P + port
-  sim::Tick ser_full = 0;  // serialization of a maximum packet (the common case, no division)
+  WakeEvent wake;  // free again, or credits back
+  sim::Tick busy_until = 0;
   sim::Tick latency = 0;   // one-way
+  sim::Tick ser_full = 0;  // serialization of a maximum packet (the common case, no division)
+  std::uint32_t fl_head = kNil, fl_tail = kNil;  // packets on the link
+  std::uint32_t chip = 0, peer_chip = 0;         // this end's chip, the receiver's
+  std::uint32_t peer = 0;                        // receiver's chip x P + port
+  std::uint32_t cr_head = 0, cr_count = 0;       // credits coming back: ring in cr
+  std::uint8_t port = 0, peer_port = 0;
+  bool used = false;
+  bool wraps = false;  // a wrap-around link: the dateline of its ring
+  bool stalled = false;
+  std::vector<Request> requests;  // queue heads wanting this port, oldest first
+  std::vector<CreditRec> cr;      // ring, power-of-two size
+  std::array<std::int64_t, kMaxVcs> credits{};
+  ArrivalEvent arrival;  // the first packet on the link lands
+  sim::Tick stall_start = 0;
+  std::uint32_t bl_head = kNil, bl_tail = kNil;  // messages waiting to be cut (source side)
   std::uint64_t bandwidth = 0;
   double bit_error_rate = 0.0;
   double bits_to_error = 0.0;
-  sim::Tick busy_until = 0;
-  std::array<std::int64_t, kMaxVcs> credits{};
-  std::uint32_t fl_head = kNil, fl_tail = kNil;  // packets on the link
-  std::uint32_t cr_head = kNil, cr_tail = kNil;  // credits coming back
-  std::uint32_t bl_head = kNil, bl_tail = kNil;  // messages waiting to be cut (source side)
-  std::vector<std::uint32_t> requests;           // queues whose head wants this port, oldest first
-  bool stalled = false;
-  sim::Tick stall_start = 0;
   OutputStats stats;
 };
 
 struct Network::InQueue {
   std::uint32_t head = kNil, tail = kNil;
-  sim::Tick last = 0;  // last occupancy change, for the time-weighted mean
-};
-
-class Network::ArrivalEvent final : public sim::Event {
- public:
-  ArrivalEvent(Network& n, std::uint32_t o) : net_(n), o_(o) {}
-
- protected:
-  void process() override { net_.on_arrival(o_); }
-
- private:
-  Network& net_;
-  std::uint32_t o_;
-};
-
-class Network::WakeEvent final : public sim::Event {
- public:
-  WakeEvent(Network& n, std::uint32_t o) : net_(n), o_(o) {}
-
- protected:
-  void process() override { net_.try_send(o_); }
-
- private:
-  Network& net_;
-  std::uint32_t o_;
+  std::uint32_t chip = 0;
+  std::uint32_t feeder = kNil;  // the output sending into it (credits go back there)
+  std::uint32_t vc = 0;         // a port queue's VC
+  sim::Tick last = 0;           // last occupancy change, for the time-weighted mean
 };
 
 }  // namespace xpusim::fabric

@@ -4,12 +4,25 @@
 
 #include "fabric/network.h"
 #include "fabric/network_internal.h"
+#include "fabric/route.h"
 
 namespace xpusim::fabric {
 
-std::uint64_t Network::footprint(std::uint64_t payload) const {
-  return mem_.front()->footprint(payload + header_);
+namespace {
+
+// Appends packet k to an intrusive FIFO of `pool`; true if the FIFO was empty.
+template <class Pool>
+bool fifo_append(Pool& pool, std::uint32_t& head, std::uint32_t& tail, std::uint32_t k) {
+  if (tail == kNil) {
+    head = tail = k;
+    return true;
+  }
+  pool[tail].next = k;
+  tail = k;
+  return false;
 }
+
+}  // namespace
 
 sim::Tick Network::serialization(const Output& out, std::uint64_t wire_bytes) const {
   if (wire_bytes == max_packet_ + header_ && out.ser_full) return out.ser_full;
@@ -32,7 +45,7 @@ void Network::free_packet(std::uint32_t k) {
 }
 
 void Network::schedule_wake(std::uint32_t o, sim::Tick t) {
-  WakeEvent& w = *wake_ev_[o];
+  WakeEvent& w = out_[o].wake;
   if (!w.scheduled()) {
     events_.schedule(w, t);
   } else if (w.when() > t) {
@@ -40,23 +53,23 @@ void Network::schedule_wake(std::uint32_t o, sim::Tick t) {
   }
 }
 
-void Network::note_used(std::uint32_t q, std::uint64_t before) {
-  if (q >= qstats_.size()) return;  // outbound queues keep no occupancy stats
+// Occupancy bookkeeping of a port queue (outbound queues keep none): `before` and `after`
+// are its bytes around the change that happens now.
+void Network::note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after) {
   InQueue& iq = inq_[q];
   QueueStats& qs = qstats_[q];
   const sim::Tick now = events_.now();
   qs.used_integral += static_cast<double>(before) * static_cast<double>(now - iq.last);
   iq.last = now;
-  const std::uint32_t chip = q / (P_ * V_);
-  const std::uint64_t used = mem_[chip]->used(q % (P_ * V_));
-  if (used > qs.max_used) qs.max_used = used;
+  if (after > qs.max_used) qs.max_used = after;
 }
 
 void Network::on_arrival(std::uint32_t o) {
   Output& out = out_[o];
   const sim::Tick now = events_.now();
-  const std::uint32_t chip = out.peer / P_;
-  BufferMemory& mem = *mem_[chip];
+  BufferMemory& mem = mem_[out.peer_chip];
+  const std::uint32_t q0 = out.peer * V_;
+  const std::uint32_t mq0 = out.peer_port * V_;
   while (out.fl_head != kNil && packets_[out.fl_head].t <= now) {
     const std::uint32_t k = out.fl_head;
     Packet& pk = packets_[k];
@@ -64,27 +77,21 @@ void Network::on_arrival(std::uint32_t o) {
     if (out.fl_head == kNil) out.fl_tail = kNil;
     pk.next = kNil;
     ++packet_hops_;
-    const std::uint32_t q = out.peer * V_ + pk.vc;
-    const std::uint32_t mq = q % (P_ * V_);
+    const std::uint32_t q = q0 + pk.vc;
+    const std::uint32_t mq = mq0 + pk.vc;
     const std::uint64_t before = mem.used(mq);
     mem.push(mq, footprint(pk.bytes));  // the sender held the credits: never overflows
-    note_used(q, before);
+    note_used(q, before, mem.used(mq));
     qstats_[q].received += pk.attempts;  // seed4 ¶62: retries inflate the counts
     InQueue& iq = inq_[q];
-    if (iq.head == kNil) {
-      iq.head = iq.tail = k;
-      head_changed(q);
-    } else {
-      packets_[iq.tail].next = k;
-      iq.tail = k;
-    }
+    if (fifo_append(packets_, iq.head, iq.tail, k)) head_changed(q);
   }
-  if (out.fl_head != kNil) events_.schedule(*arrival_ev_[o], packets_[out.fl_head].t);
+  if (out.fl_head != kNil) events_.schedule(out.arrival, packets_[out.fl_head].t);
 }
 
 void Network::consume(std::uint32_t chip, std::uint32_t k) {
   // Through the port-to-inbound queue; the local consumer (HBM writes) keeps up with a link.
-  BufferMemory& mem = *mem_[chip];
+  BufferMemory& mem = mem_[chip];
   const std::uint32_t in = mem.inbound_queue();
   const std::uint64_t fp = footprint(packets_[k].bytes);
   mem.push(in, fp);
@@ -103,63 +110,59 @@ void Network::consume(std::uint32_t chip, std::uint32_t k) {
 }
 
 void Network::head_changed(std::uint32_t q) {
-  const std::uint32_t port_queues = N_ * P_ * V_;
-  if (q >= port_queues) {  // an outbound queue: the route was set when the packet was cut
-    const std::uint32_t o = q - port_queues;
-    out_[o].requests.push_back(q);
+  if (q >= port_queues_) {  // an outbound queue: the route was set when the packet was cut
+    const std::uint32_t o = q - port_queues_;
+    const std::uint32_t k = inq_[q].head;
+    const Packet& pk = packets_[k];
+    out_[o].requests.push_back(
+        Request{q, k, static_cast<std::uint32_t>(footprint(pk.bytes)), pk.vc});
     try_send(o);
     return;
   }
-  const std::uint32_t chip = q / (P_ * V_);
-  const std::uint32_t mq = q % (P_ * V_);
-  BufferMemory& mem = *mem_[chip];
   InQueue& iq = inq_[q];
+  const std::uint32_t chip = iq.chip;
+  const std::uint32_t mq = q - chip * pv_;
+  BufferMemory& mem = mem_[chip];
   while (iq.head != kNil) {
     const std::uint32_t k = iq.head;
     Packet& pk = packets_[k];
+    const auto fp = static_cast<std::uint32_t>(footprint(pk.bytes));
     if (pk.dst != chip) {
       const bool ok = route(chip, pk);
       XPUSIM_CHECK(ok, "a packet in flight lost its route (routes are checked at send)");
       const std::uint32_t o = chip * P_ + pk.out;
-      out_[o].requests.push_back(q);
+      out_[o].requests.push_back(Request{q, k, fp, pk.vc});
       try_send(o);
       return;
     }
     iq.head = pk.next;
     if (iq.head == kNil) iq.tail = kNil;
-    const std::uint64_t fp = footprint(pk.bytes);
     const std::uint64_t before = mem.used(mq);
     mem.pop(mq, fp);
-    note_used(q, before);
-    return_credit(chip, mq / V_, mq % V_, fp);
+    note_used(q, before, mem.used(mq));
+    return_credit(iq.feeder, iq.vc, fp);
     consume(chip, k);  // may send new messages: no Packet& is held past here
   }
 }
 
-void Network::return_credit(std::uint32_t chip, std::uint32_t p, std::uint32_t vc,
-                            std::uint64_t bytes) {
-  const PortInfo& pi = topo_.port(chip, p);
-  const std::uint32_t o = pi.peer_chip * P_ + pi.peer_port;
+void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes) {
   Output& up = out_[o];
-  std::uint32_t c;
-  if (free_credits_.empty()) {
-    credit_pool_.emplace_back();
-    c = static_cast<std::uint32_t>(credit_pool_.size() - 1);
-  } else {
-    c = free_credits_.back();
-    free_credits_.pop_back();
+  // A credit message on the reverse channel: it arrives one link latency later, after every
+  // credit sent before it (the ring is in time order).
+  if (up.cr_count == up.cr.size()) {
+    std::vector<CreditRec> grown(std::max<std::size_t>(8, 2 * up.cr.size()));
+    const std::size_t mask = up.cr.size() - 1;
+    for (std::uint32_t i = 0; i < up.cr_count; ++i)
+      grown[i] = up.cr[(up.cr_head + i) & mask];
+    up.cr.swap(grown);
+    up.cr_head = 0;
   }
-  // A credit message on the reverse channel: it arrives one link latency later.
-  credit_pool_[c] = Credit{events_.now() + up.latency, kNil, static_cast<std::uint32_t>(bytes),
-                           static_cast<std::uint8_t>(vc)};
-  if (up.cr_tail == kNil) {
-    up.cr_head = up.cr_tail = c;
-  } else {
-    credit_pool_[up.cr_tail].next = c;
-    up.cr_tail = c;
-  }
+  const sim::Tick t = events_.now() + up.latency;
+  up.cr[(up.cr_head + up.cr_count) & (up.cr.size() - 1)] =
+      CreditRec{t, static_cast<std::uint32_t>(bytes), vc};
+  ++up.cr_count;
   // A stalled sender wakes when credits land; a busy one absorbs them when it is free.
-  if (up.stalled) schedule_wake(o, credit_pool_[c].t);
+  if (up.stalled) schedule_wake(o, t);
 }
 
 void Network::try_send(std::uint32_t o) {
@@ -170,17 +173,17 @@ void Network::try_send(std::uint32_t o) {
     schedule_wake(o, out.busy_until);
     return;
   }
-  while (out.cr_head != kNil && credit_pool_[out.cr_head].t <= now) {
-    const Credit& c = credit_pool_[out.cr_head];
+  const std::size_t mask = out.cr.size() - 1;
+  while (out.cr_count != 0 && out.cr[out.cr_head].t <= now) {
+    const CreditRec& c = out.cr[out.cr_head];
     out.credits[c.vc] += c.bytes;
-    free_credits_.push_back(out.cr_head);
-    out.cr_head = c.next;
-    if (out.cr_head == kNil) out.cr_tail = kNil;
+    out.cr_head = static_cast<std::uint32_t>((out.cr_head + 1) & mask);
+    --out.cr_count;
   }
   const std::size_t n = out.requests.size();
   for (std::size_t i = 0; i < n; ++i) {
-    const Packet& pk = packets_[inq_[out.requests[i]].head];
-    if (out.credits[pk.vc] >= static_cast<std::int64_t>(footprint(pk.bytes))) {
+    const Request& r = out.requests[i];
+    if (out.credits[r.vc] >= static_cast<std::int64_t>(r.fp)) {
       if (out.stalled) {
         out.stats.stall_ps += now - out.stall_start;
         out.stalled = false;
@@ -194,28 +197,27 @@ void Network::try_send(std::uint32_t o) {
     out.stalled = true;
     out.stall_start = now;
   }
-  if (out.cr_head != kNil) schedule_wake(o, credit_pool_[out.cr_head].t);
+  if (out.cr_count != 0) schedule_wake(o, out.cr[out.cr_head].t);
 }
 
 void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   Output& out = out_[o];
   const sim::Tick now = events_.now();
-  const std::uint32_t q = out.requests[req_index];
+  const Request r = out.requests[req_index];
   out.requests.erase(out.requests.begin() + req_index);
-  const std::uint32_t port_queues = N_ * P_ * V_;
-  const std::uint32_t chip = o / P_;
-  BufferMemory& mem = *mem_[chip];
+  const std::uint32_t q = r.q;
+  const std::uint32_t k = r.k;
+  BufferMemory& mem = mem_[out.chip];
   InQueue& iq = inq_[q];
-  const std::uint32_t k = iq.head;
   Packet& pk = packets_[k];
   iq.head = pk.next;
   if (iq.head == kNil) iq.tail = kNil;
   pk.next = kNil;
-  const std::uint64_t fp = footprint(pk.bytes);
-  const std::uint32_t mq = q < port_queues ? q % (P_ * V_) : mem.outbound_queue(o % P_);
+  const bool from_port = q < port_queues_;
+  const std::uint32_t mq = from_port ? q - out.chip * pv_ : mem.outbound_queue(out.port);
   const std::uint64_t before = mem.used(mq);
-  mem.pop(mq, fp);
-  note_used(q, before);
+  mem.pop(mq, r.fp);
+  if (from_port) note_used(q, before, mem.used(mq));
 
   // Serialization, plus go-back-N replays for bit errors: the error position is drawn once per
   // error (exponential bits-to-error), so an error-free packet costs no random draw.
@@ -237,36 +239,31 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   out.stats.packets += 1;
   out.stats.bytes += pk.bytes;
   out.stats.retries += attempts - 1;
-  out.credits[pk.vc] -= static_cast<std::int64_t>(fp);
+  out.credits[r.vc] -= static_cast<std::int64_t>(r.fp);
   pk.attempts = static_cast<std::uint8_t>(std::min<std::uint32_t>(attempts, 255));
   pk.hops += 1;
   pk.t = now + busy + out.latency + router_ps_;
-  if (out.fl_tail == kNil) {
-    out.fl_head = out.fl_tail = k;
-    events_.schedule(*arrival_ev_[o], pk.t);
-  } else {
-    packets_[out.fl_tail].next = k;
-    out.fl_tail = k;
-  }
+  if (fifo_append(packets_, out.fl_head, out.fl_tail, k)) events_.schedule(out.arrival, pk.t);
   if (!out.requests.empty()) schedule_wake(o, out.busy_until);
 
-  if (q < port_queues) {
-    return_credit(chip, mq / V_, mq % V_, fp);
+  if (from_port) {
+    return_credit(iq.feeder, iq.vc, r.fp);  // the VC of the queue it left
     if (iq.head != kNil) head_changed(q);
   } else {
     if (iq.head != kNil) head_changed(q);
-    refill_outbound(chip, o % P_);
+    refill_outbound(out.chip, out.port);
   }
 }
 
 void Network::refill_outbound(std::uint32_t chip, std::uint32_t p) {
   if (paused_) return;
   const std::uint32_t o = chip * P_ + p;
-  BufferMemory& mem = *mem_[chip];
+  BufferMemory& mem = mem_[chip];
   const std::uint32_t mq = mem.outbound_queue(p);
-  const std::uint32_t q = N_ * P_ * V_ + o;
-  while (out_[o].bl_head != kNil) {
-    const std::uint32_t id = out_[o].bl_head;
+  const std::uint32_t q = port_queues_ + o;
+  Output& out = out_[o];
+  while (out.bl_head != kNil) {
+    const std::uint32_t id = out.bl_head;
     const std::uint64_t size = std::min(messages_[id].bytes_left, max_packet_);
     const std::uint64_t fp = footprint(size);
     if (mem.free(mq) < fp) return;
@@ -276,6 +273,7 @@ void Network::refill_outbound(std::uint32_t chip, std::uint32_t p) {
     pk.msg = id;
     pk.dst = m.dst;
     pk.bytes = static_cast<std::uint32_t>(size);
+    pk.vc_base = static_cast<std::uint8_t>(classes_ > 1 ? 2 * (id % classes_) : 0);
     const bool ok = route(chip, pk);
     XPUSIM_CHECK(ok && pk.out == p, "a message's packets must leave by its first-hop port");
     m.bytes_left -= size;
@@ -283,18 +281,12 @@ void Network::refill_outbound(std::uint32_t chip, std::uint32_t p) {
     m.packets_pending += 1;
     ++packets_injected_;
     if (m.packets_left == 0) {
-      out_[o].bl_head = m.next;
-      if (out_[o].bl_head == kNil) out_[o].bl_tail = kNil;
+      out.bl_head = m.next;
+      if (out.bl_head == kNil) out.bl_tail = kNil;
     }
     mem.push(mq, fp);
     InQueue& iq = inq_[q];
-    if (iq.head == kNil) {
-      iq.head = iq.tail = k;
-      head_changed(q);
-    } else {
-      packets_[iq.tail].next = k;
-      iq.tail = k;
-    }
+    if (fifo_append(packets_, iq.head, iq.tail, k)) head_changed(q);
   }
 }
 

@@ -1,11 +1,12 @@
-// Routing of the fabric (network.h): dimension order with a per-dimension ring direction and
-// dateline VCs on grids; shortest path with hop-indexed VCs on explicit topologies.
+// Routing of the fabric (network.h): the direction checks around failures, hop counts and the
+// next-hop tables of explicit topologies. The per-hop decision is inline in route.h.
 #include <deque>
 
 #include <fmt/format.h>
 
 #include "fabric/network.h"
 #include "fabric/network_internal.h"
+#include "fabric/route.h"
 
 namespace xpusim::fabric {
 
@@ -17,49 +18,6 @@ bool Network::healthy_path(std::uint32_t chip, std::uint32_t d, std::uint32_t di
     if (!pi.used || steps > topo_.dims()[d]) return false;
     cur = pi.peer_chip;
   }
-  return true;
-}
-
-bool Network::route(std::uint32_t chip, Packet& k) const {
-  if (!topo_.is_grid()) {
-    const std::uint8_t port = next_hop_[static_cast<std::size_t>(chip) * N_ + k.dst];
-    if (port == 0xFF || k.hops >= vcs_) return false;
-    k.out = port;
-    k.vc = k.hops;  // hop-indexed VCs: the channel dependency graph is acyclic
-    return true;
-  }
-  const auto& c = coord_[chip];
-  const auto& t = coord_[k.dst];
-  std::uint32_t d = 0;
-  const std::uint32_t rank = topo_.rank();
-  while (d < rank && c[d] == t[d])
-    ++d;
-  if (d == rank) return false;
-  if (d != k.dim) {
-    // Entering a dimension: pick the direction once (shorter; + on a tie; the healthy one
-    // when failures break the other) and restart on VC 0 before the dateline.
-    const std::uint32_t n = topo_.dims()[d];
-    std::uint32_t first = t[d] > c[d] ? 0 : 1;
-    if (topo_.wraps(d)) {
-      const std::uint32_t plus = (t[d] + n - c[d]) % n;
-      first = plus <= n - plus ? 0 : 1;
-    }
-    std::uint32_t dir = first;
-    if (holes_ && !healthy_path(chip, d, dir, t[d])) {
-      dir = 1 - first;
-      if (!topo_.wraps(d) || !healthy_path(chip, d, dir, t[d])) return false;
-    }
-    k.dim = static_cast<std::uint8_t>(d);
-    k.dir = static_cast<std::uint8_t>(dir);
-    k.crossed = 0;
-  }
-  const std::uint32_t port = 2 * d + k.dir;
-  const Output& out = out_[chip * P_ + port];
-  if (!out.used) return false;
-  if (out.wraps) k.crossed = 1;  // the dateline: VC 1 from here on
-  k.out = static_cast<std::uint8_t>(port);
-  const std::uint32_t classes = vcs_ >= 2 ? vcs_ / 2 : 1;
-  k.vc = static_cast<std::uint8_t>(vcs_ >= 2 ? 2 * (k.msg % classes) + k.crossed : 0);
   return true;
 }
 

@@ -84,8 +84,8 @@ class Pattern final : public Traffic, public MessageSink {
   }
   void delivered(MessageId, std::uint32_t, std::uint32_t dst, std::uint64_t tag) override {
     received_[dst] += tag;  // the tag carries the message's size
-    --pending_;
     finish_ = net_.now();
+    if (--pending_ == 0) finished();
   }
 
  private:

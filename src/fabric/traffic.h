@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,6 +58,18 @@ class Traffic {
   // received exactly the bytes sent to it (patterns). Error names the first wrong chip/element.
   virtual Status verify() const = 0;
   virtual std::string describe() const = 0;
+
+  // Called when the traffic becomes done (at its last delivery); the job stops its event loop
+  // there instead of asking done() after every event.
+  void set_on_done(std::function<void()> f) { on_done_ = std::move(f); }
+
+ protected:
+  void finished() const {
+    if (on_done_) on_done_();
+  }
+
+ private:
+  std::function<void()> on_done_;
 };
 
 Result<std::unique_ptr<Traffic>> make_traffic(Network& net, const TrafficSpec& spec);

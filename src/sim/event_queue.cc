@@ -7,8 +7,6 @@
 namespace xpusim::sim {
 
 namespace {
-constexpr std::uint64_t kSequenceBits = 56;
-constexpr std::uint64_t kSequenceMask = (std::uint64_t{1} << kSequenceBits) - 1;
 // How many events ahead run() prefetches (in a large model, a host memory latency is about
 // one event's work; farther ahead measured no better on docs/performance.md's streaming run),
 // and from how many pending events on: a smaller model sits in the host's caches, where the
@@ -48,16 +46,6 @@ EventQueue::~EventQueue() {
     e.event->order_ = 0;
     e.event->queue_ = nullptr;
   });
-}
-
-void EventQueue::schedule(Event& ev, Tick when, Priority prio) {
-  XPUSIM_CHECK(!ev.scheduled(), "event scheduled twice");
-  XPUSIM_CHECK(when >= now_, "event scheduled in the past");
-  ev.queue_ = this;
-  ev.when_ = when;
-  ev.order_ = (static_cast<std::uint64_t>(static_cast<std::uint8_t>(prio + 128)) << kSequenceBits) |
-              (sequence_++ & kSequenceMask);
-  pending_.push(PendingEntry{when, ev.order_, &ev}, now_);
 }
 
 void EventQueue::reschedule(Event& ev, Tick when, Priority prio) {

@@ -76,7 +76,16 @@ class EventQueue {
   Tick now() const { return now_; }
 
   // `when` must not be in the past; an event must not already be scheduled.
-  void schedule(Event& ev, Tick when, Priority prio = kPriorityDefault);
+  void schedule(Event& ev, Tick when, Priority prio = kPriorityDefault) {
+    XPUSIM_CHECK(!ev.scheduled(), "event scheduled twice");
+    XPUSIM_CHECK(when >= now_, "event scheduled in the past");
+    ev.queue_ = this;
+    ev.when_ = when;
+    ev.order_ =
+        (static_cast<std::uint64_t>(static_cast<std::uint8_t>(prio + 128)) << kSequenceBits) |
+        (sequence_++ & kSequenceMask);
+    pending_.push(PendingEntry{when, ev.order_, &ev}, now_);
+  }
   void reschedule(Event& ev, Tick when, Priority prio = kPriorityDefault);
   void deschedule(Event& ev);
 
@@ -97,6 +106,8 @@ class EventQueue {
 
  private:
   class PostedEvent;
+  static constexpr std::uint64_t kSequenceBits = 56;
+  static constexpr std::uint64_t kSequenceMask = (std::uint64_t{1} << kSequenceBits) - 1;
 
   void fire(const PendingEntry& e);
   void prefetch_ahead() const;  // run()'s prefetch hints for the events about to fire

@@ -7,29 +7,15 @@ namespace xpusim::sim {
 
 namespace {
 constexpr std::uint64_t kMask = PendingSet::kBuckets - 1;
-// Delays beyond this are clamped in the width estimate (they go to the far heap anyway).
-constexpr Tick kDelayClamp = Tick{1} << 40;
 }  // namespace
 
 PendingSet::PendingSet() {
   current_.reserve(256);
 }
 
-void PendingSet::push(const PendingEntry& e, Tick now) {
-  ++size_;
-  delay_sum_ += std::min(e.tick - now, kDelayClamp);
-  place(e);
-  if (++delay_count_ == kAdaptEvery) adapt(now);
-}
-
-void PendingSet::place(const PendingEntry& e) {
-  const std::uint64_t idx = e.tick >> shift_;
-  if (idx <= cur_) {
+void PendingSet::place_slow(const PendingEntry& e) {
+  if ((e.tick >> shift_) <= cur_) {
     insert_current(e);
-  } else if (idx - cur_ < kBuckets) {
-    const std::uint64_t p = idx & kMask;
-    buckets_[p].push_back(e);
-    occupied_[p >> 6] |= std::uint64_t{1} << (p & 63);
   } else {
     far_push(e);
   }

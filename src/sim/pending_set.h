@@ -44,7 +44,14 @@ class PendingSet {
   std::size_t size() const { return size_; }
 
   // `now` is the current time (no entry is earlier); it feeds the bucket-width estimate.
-  void push(const PendingEntry& e, Tick now);
+  // Inline: every schedule comes through here (docs/performance.md, "Fabric").
+  void push(const PendingEntry& e, Tick now) {
+    ++size_;
+    const Tick delay = e.tick - now;
+    delay_sum_ += delay < kDelayClamp ? delay : kDelayClamp;
+    place(e);
+    if (++delay_count_ == kAdaptEvery) adapt(now);
+  }
   // The smallest entry. Must not be called when empty.
   const PendingEntry& top() {
     if (head_ == current_.size()) advance();
@@ -89,7 +96,20 @@ class PendingSet {
   static constexpr std::size_t kWords = kBuckets / 64;
   static constexpr std::uint64_t kAdaptEvery = 8192;
 
-  void place(const PendingEntry& e);
+  // Delays beyond this are clamped in the width estimate (they go to the far heap anyway).
+  static constexpr Tick kDelayClamp = Tick{1} << 40;
+
+  void place(const PendingEntry& e) {
+    const std::uint64_t idx = e.tick >> shift_;
+    if (idx > cur_ && idx - cur_ < kBuckets) {  // the common case: an append to a bucket
+      const std::uint64_t p = idx & (kBuckets - 1);
+      buckets_[p].push_back(e);
+      occupied_[p >> 6] |= std::uint64_t{1} << (p & 63);
+    } else {
+      place_slow(e);
+    }
+  }
+  void place_slow(const PendingEntry& e);  // the bucket being drained, or the far heap
   void insert_current(const PendingEntry& e);
   // Moves the window to the next non-empty bucket and sorts it into current_.
   void advance();
