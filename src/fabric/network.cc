@@ -91,7 +91,6 @@ Status Network::init(const NetworkOptions& opts) {
   outputs_ = static_cast<std::size_t>(N_) * P_;
   out_ = std::make_unique<Output[]>(outputs_);
   inq_.resize(static_cast<std::size_t>(N_) * P_ * V_ + static_cast<std::size_t>(N_) * P_);
-  qstats_.resize(static_cast<std::size_t>(N_) * P_ * V_);
   rtt_.assign(static_cast<std::size_t>(N_) * P_, 0);
   link_rng_.reserve(outputs_);
   for (std::uint32_t q = 0; q < inq_.size(); ++q) {
@@ -156,7 +155,7 @@ const OutputStats& Network::output_stats(std::uint32_t chip, std::uint32_t p) co
 
 const QueueStats& Network::queue_stats(std::uint32_t chip, std::uint32_t p,
                                        std::uint32_t vc) const {
-  return qstats_[(chip * P_ + p) * V_ + vc];
+  return inq_[(chip * P_ + p) * V_ + vc].stats;
 }
 
 AllocationInput Network::allocation_input(std::uint32_t chip) const {
@@ -270,16 +269,16 @@ void Network::pause_injection(bool paused) {
 }
 
 void Network::clear_counters() {
-  for (QueueStats& q : qstats_)
-    q.received = 0;
+  for (std::uint32_t q = 0; q < port_queues_; ++q)
+    inq_[q].stats.received = 0;
 }
 
 void Network::clear_stats() {
   const sim::Tick now = events_.now();
-  for (std::uint32_t q = 0; q < qstats_.size(); ++q) {
-    qstats_[q] = QueueStats{};
+  for (std::uint32_t q = 0; q < port_queues_; ++q) {
+    inq_[q].stats = QueueStats{};
     inq_[q].last = now;
-    qstats_[q].max_used = mem_[q / (P_ * V_)].used(q % (P_ * V_));
+    inq_[q].stats.max_used = mem_[q / (P_ * V_)].used(q % (P_ * V_));
   }
   for (std::uint32_t o = 0; o < outputs_; ++o) {
     Output& out = out_[o];
@@ -353,10 +352,10 @@ nlohmann::json Network::stats_json(sim::Tick elapsed) const {
                      {"stall_ns", static_cast<double>(stall) / 1000.0}});
   }
   json queues = json::array();
-  for (std::uint32_t q = 0; q < qstats_.size(); ++q) {
+  for (std::uint32_t q = 0; q < port_queues_; ++q) {
     const std::uint32_t chip = q / (P_ * V_), mq = q % (P_ * V_);
     if (!topo_.port(chip, mq / V_).used) continue;
-    const QueueStats& s = qstats_[q];
+    const QueueStats& s = inq_[q].stats;
     const double integral = s.used_integral + static_cast<double>(mem_[chip].used(mq)) *
                                                   static_cast<double>(now - inq_[q].last);
     const QueueRange r = mem_[chip].range(mq);

@@ -181,8 +181,7 @@ class Network {
   std::vector<BufferMemory> mem_;    // per chip
   std::unique_ptr<Output[]> out_;    // chip x port (fixed: outputs hold their events)
   std::size_t outputs_ = 0;
-  std::vector<InQueue> inq_;                        // (chip x port) x vc, then outbound
-  std::vector<QueueStats> qstats_;                  // (chip x port) x vc
+  std::vector<InQueue> inq_;  // (chip x port) x vc, then outbound; with their stats
   std::vector<sim::Tick> rtt_;                      // chip x port
   std::vector<std::array<std::uint8_t, 3>> coord_;  // per chip
   std::vector<std::uint8_t> next_hop_;              // explicit: chip x chip -> port

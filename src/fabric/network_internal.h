@@ -113,6 +113,7 @@ struct Network::InQueue {
   std::uint32_t feeder = kNil;  // the output sending into it (credits go back there)
   std::uint32_t vc = 0;         // a port queue's VC
   sim::Tick last = 0;           // last occupancy change, for the time-weighted mean
+  QueueStats stats;             // port queues only
 };
 
 }  // namespace xpusim::fabric

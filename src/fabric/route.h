@@ -8,7 +8,7 @@
 
 namespace xpusim::fabric {
 
-inline bool Network::route(std::uint32_t chip, Packet& k) const {
+[[gnu::always_inline]] inline bool Network::route(std::uint32_t chip, Packet& k) const {
   if (!grid_) {
     const std::uint8_t port = next_hop_[static_cast<std::size_t>(chip) * N_ + k.dst];
     if (port == 0xFF || k.hops >= vcs_) return false;

@@ -57,7 +57,7 @@ void Network::schedule_wake(std::uint32_t o, sim::Tick t) {
 // are its bytes around the change that happens now.
 void Network::note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after) {
   InQueue& iq = inq_[q];
-  QueueStats& qs = qstats_[q];
+  QueueStats& qs = iq.stats;
   const sim::Tick now = events_.now();
   qs.used_integral += static_cast<double>(before) * static_cast<double>(now - iq.last);
   iq.last = now;
@@ -82,7 +82,7 @@ void Network::on_arrival(std::uint32_t o) {
     const std::uint64_t before = mem.used(mq);
     mem.push(mq, footprint(pk.bytes));  // the sender held the credits: never overflows
     note_used(q, before, mem.used(mq));
-    qstats_[q].received += pk.attempts;  // seed4 ¶62: retries inflate the counts
+    inq_[q].stats.received += pk.attempts;  // seed4 ¶62: retries inflate the counts
     InQueue& iq = inq_[q];
     if (fifo_append(packets_, iq.head, iq.tail, k)) head_changed(q);
   }

@@ -76,7 +76,7 @@ class EventQueue {
   Tick now() const { return now_; }
 
   // `when` must not be in the past; an event must not already be scheduled.
-  void schedule(Event& ev, Tick when, Priority prio = kPriorityDefault) {
+  [[gnu::always_inline]] void schedule(Event& ev, Tick when, Priority prio = kPriorityDefault) {
     XPUSIM_CHECK(!ev.scheduled(), "event scheduled twice");
     XPUSIM_CHECK(when >= now_, "event scheduled in the past");
     ev.queue_ = this;
