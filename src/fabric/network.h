@@ -146,10 +146,14 @@ class Network {
   void head_changed(std::uint32_t q);  // q: input queue id (port queue or outbound)
   void try_send(std::uint32_t o);
   void transmit(std::uint32_t o, std::uint32_t req_index);
-  void return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes);  // o: the sender
+  // A credit of `bytes` for VC `vc` freed at `at` back to sender o (one latency later).
+  void return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes, sim::Tick at);
+  // The arrival of packet k on output o at its time t, done at send time: only for a packet
+  // consumed at once on arrival (network.h, "Arrivals known at send time").
+  void arrive_consumed(std::uint32_t o, std::uint32_t k);
   void refill_outbound(std::uint32_t chip, std::uint32_t p);
   void consume(std::uint32_t chip, std::uint32_t pkt);
-  void note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after);
+  void note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after, sim::Tick at);
   void schedule_wake(std::uint32_t o, sim::Tick t);
   // Bytes a packet of `payload` occupies in a queue: with its header, rounded up to the unit.
   std::uint64_t footprint(std::uint64_t payload) const {

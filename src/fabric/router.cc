@@ -54,13 +54,13 @@ void Network::schedule_wake(std::uint32_t o, sim::Tick t) {
 }
 
 // Occupancy bookkeeping of a port queue (outbound queues keep none): `before` and `after`
-// are its bytes around the change that happens now.
-void Network::note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after) {
+// are its bytes around the change that happens at `at`.
+void Network::note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after,
+                        sim::Tick at) {
   InQueue& iq = inq_[q];
   QueueStats& qs = iq.stats;
-  const sim::Tick now = events_.now();
-  qs.used_integral += static_cast<double>(before) * static_cast<double>(now - iq.last);
-  iq.last = now;
+  qs.used_integral += static_cast<double>(before) * static_cast<double>(at - iq.last);
+  iq.last = at;
   if (after > qs.max_used) qs.max_used = after;
 }
 
@@ -81,7 +81,7 @@ void Network::on_arrival(std::uint32_t o) {
     const std::uint32_t mq = mq0 + pk.vc;
     const std::uint64_t before = mem.used(mq);
     mem.push(mq, footprint(pk.bytes));  // the sender held the credits: never overflows
-    note_used(q, before, mem.used(mq));
+    note_used(q, before, mem.used(mq), now);
     inq_[q].stats.received += pk.attempts;  // seed4 ¶62: retries inflate the counts
     InQueue& iq = inq_[q];
     if (fifo_append(packets_, iq.head, iq.tail, k)) head_changed(q);
@@ -139,16 +139,42 @@ void Network::head_changed(std::uint32_t q) {
     if (iq.head == kNil) iq.tail = kNil;
     const std::uint64_t before = mem.used(mq);
     mem.pop(mq, fp);
-    note_used(q, before, mem.used(mq));
-    return_credit(iq.feeder, iq.vc, fp);
+    note_used(q, before, mem.used(mq), events_.now());
+    return_credit(iq.feeder, iq.vc, fp, events_.now());
     consume(chip, k);  // may send new messages: no Packet& is held past here
   }
 }
 
-void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes) {
+// The arrival of packet k, sent on output o just now, done at send time: the packet is for
+// the receiving chip, nothing is ahead of it on the link or in its queue and it is not its
+// message's last packet, so at its arrival time t it would enter an empty queue and be
+// consumed at once, with effects on nothing but that queue's stats and pointers, one credit
+// (sent at t) and its message's count. Doing it now spares the arrival event.
+void Network::arrive_consumed(std::uint32_t o, std::uint32_t k) {
+  Output& out = out_[o];
+  const Packet& pk = packets_[k];
+  const sim::Tick t = pk.t;
+  ++packet_hops_;
+  const std::uint32_t q = out.peer * V_ + pk.vc;
+  const std::uint32_t mq = out.peer_port * V_ + pk.vc;
+  const std::uint64_t fp = footprint(pk.bytes);
+  BufferMemory& mem = mem_[out.peer_chip];
+  InQueue& iq = inq_[q];
+  mem.push(mq, fp);
+  note_used(q, 0, fp, t);
+  iq.stats.received += pk.attempts;  // seed4 ¶62
+  mem.pop(mq, fp);
+  note_used(q, fp, 0, t);
+  return_credit(o, iq.vc, fp, t);
+  consume(out.peer_chip, k);
+}
+
+void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes,
+                            sim::Tick at) {
   Output& up = out_[o];
-  // A credit message on the reverse channel: it arrives one link latency later, after every
-  // credit sent before it (the ring is in time order).
+  // A credit message on the reverse channel: it arrives one link latency later. The ring is
+  // kept in arrival order (credits of arrivals done at send time can be later than ones
+  // freed afterwards by packets leaving for another port).
   if (up.cr_count == up.cr.size()) {
     std::vector<CreditRec> grown(std::max<std::size_t>(8, 2 * up.cr.size()));
     const std::size_t mask = up.cr.size() - 1;
@@ -157,9 +183,14 @@ void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t byt
     up.cr.swap(grown);
     up.cr_head = 0;
   }
-  const sim::Tick t = events_.now() + up.latency;
-  up.cr[(up.cr_head + up.cr_count) & (up.cr.size() - 1)] =
-      CreditRec{t, static_cast<std::uint32_t>(bytes), vc};
+  const sim::Tick t = at + up.latency;
+  const std::size_t mask = up.cr.size() - 1;
+  std::size_t i = up.cr_count;
+  while (i > 0 && up.cr[(up.cr_head + i - 1) & mask].t > t) {
+    up.cr[(up.cr_head + i) & mask] = up.cr[(up.cr_head + i - 1) & mask];
+    --i;
+  }
+  up.cr[(up.cr_head + i) & mask] = CreditRec{t, static_cast<std::uint32_t>(bytes), vc};
   ++up.cr_count;
   // A stalled sender wakes when credits land; a busy one absorbs them when it is free.
   if (up.stalled) schedule_wake(o, t);
@@ -217,7 +248,7 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   const std::uint32_t mq = from_port ? q - out.chip * pv_ : mem.outbound_queue(out.port);
   const std::uint64_t before = mem.used(mq);
   mem.pop(mq, r.fp);
-  if (from_port) note_used(q, before, mem.used(mq));
+  if (from_port) note_used(q, before, mem.used(mq), now);
 
   // Serialization, plus go-back-N replays for bit errors: the error position is drawn once per
   // error (exponential bits-to-error), so an error-free packet costs no random draw.
@@ -243,11 +274,16 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   pk.attempts = static_cast<std::uint8_t>(std::min<std::uint32_t>(attempts, 255));
   pk.hops += 1;
   pk.t = now + busy + out.latency + router_ps_;
-  if (fifo_append(packets_, out.fl_head, out.fl_tail, k)) events_.schedule(out.arrival, pk.t);
+  if (pk.dst == out.peer_chip && out.fl_head == kNil && inq_[out.peer * V_ + pk.vc].head == kNil &&
+      messages_[pk.msg].packets_left != 0) {
+    arrive_consumed(o, k);  // frees k
+  } else if (fifo_append(packets_, out.fl_head, out.fl_tail, k)) {
+    events_.schedule(out.arrival, pk.t);
+  }
   if (!out.requests.empty()) schedule_wake(o, out.busy_until);
 
   if (from_port) {
-    return_credit(iq.feeder, iq.vc, r.fp);  // the VC of the queue it left
+    return_credit(iq.feeder, iq.vc, r.fp, now);  // the VC of the queue it left
     if (iq.head != kNil) head_changed(q);
   } else {
     if (iq.head != kNil) head_changed(q);
