@@ -24,7 +24,7 @@ void run_job(benchmark::State& state, const std::string& pod, TrafficKind kind, 
     state.SkipWithError(topo.error().message.c_str());
     return;
   }
-  std::uint64_t hops = 0;
+  std::uint64_t hops = 0, events = 0;
   double sim_us = 0;
   for (auto _ : state) {
     sim::Simulation sim(1);
@@ -39,11 +39,14 @@ void run_job(benchmark::State& state, const std::string& pod, TrafficKind kind, 
       return;
     }
     hops += r->packet_hops;
+    events += sim.events().processed();
     sim_us = static_cast<double>(r->finish - r->start) / 1e6;
   }
   state.counters["packet_hops_per_s"] =
       benchmark::Counter(static_cast<double>(hops), benchmark::Counter::kIsRate);
   state.counters["simulated_us"] = sim_us;
+  state.counters["events_per_hop"] =
+      hops ? static_cast<double>(events) / static_cast<double>(hops) : 0.0;
 }
 
 void BM_TorusAllReduce64(benchmark::State& state) {

@@ -223,12 +223,8 @@ bool Network::drained() const {
   const sim::Tick now = events_.now();
   for (std::uint32_t o = 0; o < outputs_; ++o) {
     const Output& out = out_[o];
-    if (out.fl_head != kNil) return false;
-    // The ring is in time order: its last credit is the latest.
-    if (out.cr_count != 0) {
-      const std::size_t last = (out.cr_head + out.cr_count - 1) & (out.cr.size() - 1);
-      if (out.cr[last].t > now) return false;
-    }
+    if (!out.fl.empty()) return false;
+    if (!out.cr.empty() && out.cr.back().t > now) return false;  // in time order
   }
   for (std::uint32_t c = 0; c < N_; ++c) {
     if (!mem_[c].drained()) return false;
@@ -243,7 +239,7 @@ Status Network::reallocate(const AllocationPolicy& policy) {
         "queues are reprogrammed only when empty (seed4 ¶63)"};
   }
   for (std::uint32_t o = 0; o < outputs_; ++o) {  // every credit is home: drop the records
-    out_[o].cr_head = out_[o].cr_count = 0;
+    out_[o].cr.clear();
   }
   if (Status s = program_all(policy); !s) return s;
   policy_ = nullptr;

@@ -148,9 +148,9 @@ class Network {
   void transmit(std::uint32_t o, std::uint32_t req_index);
   // A credit of `bytes` for VC `vc` freed at `at` back to sender o (one latency later).
   void return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes, sim::Tick at);
-  // The arrival of packet k on output o at its time t, done at send time: only for a packet
-  // consumed at once on arrival (network.h, "Arrivals known at send time").
-  void arrive_consumed(std::uint32_t o, std::uint32_t k);
+  // The arrival of packet k on output o at time t, done at send time: only for a packet
+  // consumed at once on arrival (router.cc has the conditions).
+  void arrive_consumed(std::uint32_t o, std::uint32_t k, sim::Tick t);
   void refill_outbound(std::uint32_t chip, std::uint32_t p);
   void consume(std::uint32_t chip, std::uint32_t pkt);
   void note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after, sim::Tick at);

@@ -17,7 +17,6 @@ inline constexpr std::uint32_t kMaxVcs = 8;
 inline constexpr std::uint8_t kNoDim = 0xFF;
 
 struct Network::Packet {
-  sim::Tick t = 0;  // while on a link: when it is in the receiver's input queue
   std::uint32_t next = kNil;
   std::uint32_t msg = 0;
   std::uint32_t dst = 0;
@@ -56,6 +55,53 @@ struct CreditRec {
   std::uint32_t vc = 0;
 };
 
+// A packet on a link: in the receiver's input queue at `t`.
+struct Flight {
+  sim::Tick t = 0;
+  std::uint32_t k = 0;
+};
+
+// A FIFO of records with a `t` field, in a power-of-two ring that grows as needed; insert()
+// keeps it sorted by t (from the back: the new record is nearly always the latest).
+template <class T>
+class TimeRing {
+ public:
+  bool empty() const { return n_ == 0; }
+  std::uint32_t size() const { return n_; }
+  const T& front() const { return v_[head_]; }
+  const T& back() const { return v_[(head_ + n_ - 1) & mask()]; }
+  void pop_front() {
+    head_ = (head_ + 1) & mask();
+    --n_;
+  }
+  void clear() { head_ = n_ = 0; }
+  void push_back(const T& x) {
+    if (n_ == v_.size()) grow();
+    v_[(head_ + n_) & mask()] = x;
+    ++n_;
+  }
+  void insert(const T& x) {
+    if (n_ == v_.size()) grow();
+    std::uint32_t i = n_;
+    for (; i > 0 && v_[(head_ + i - 1) & mask()].t > x.t; --i)
+      v_[(head_ + i) & mask()] = v_[(head_ + i - 1) & mask()];
+    v_[(head_ + i) & mask()] = x;
+    ++n_;
+  }
+
+ private:
+  std::uint32_t mask() const { return static_cast<std::uint32_t>(v_.size() - 1); }
+  void grow() {
+    std::vector<T> g(v_.empty() ? 8 : 2 * v_.size());
+    for (std::uint32_t i = 0; i < n_; ++i)
+      g[i] = v_[(head_ + i) & mask()];
+    v_.swap(g);
+    head_ = 0;
+  }
+  std::vector<T> v_;
+  std::uint32_t head_ = 0, n_ = 0;
+};
+
 class Network::ArrivalEvent final : public sim::Event {
  public:
   void bind(Network* n, std::uint32_t o) { net_ = n, o_ = o; }
@@ -87,16 +133,15 @@ struct Network::Output {
   sim::Tick busy_until = 0;
   sim::Tick latency = 0;   // one-way
   sim::Tick ser_full = 0;  // serialization of a maximum packet (the common case, no division)
-  std::uint32_t fl_head = kNil, fl_tail = kNil;  // packets on the link
   std::uint32_t chip = 0, peer_chip = 0;         // this end's chip, the receiver's
   std::uint32_t peer = 0;                        // receiver's chip x P + port
-  std::uint32_t cr_head = 0, cr_count = 0;       // credits coming back: ring in cr
   std::uint8_t port = 0, peer_port = 0;
   bool used = false;
   bool wraps = false;  // a wrap-around link: the dateline of its ring
   bool stalled = false;
   std::vector<Request> requests;  // queue heads wanting this port, oldest first
-  std::vector<CreditRec> cr;      // ring, power-of-two size
+  TimeRing<Flight> fl;            // packets on the link, in arrival order
+  TimeRing<CreditRec> cr;         // credits coming back, in arrival order
   std::array<std::int64_t, kMaxVcs> credits{};
   ArrivalEvent arrival;  // the first packet on the link lands
   sim::Tick stall_start = 0;

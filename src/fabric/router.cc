@@ -70,12 +70,10 @@ void Network::on_arrival(std::uint32_t o) {
   BufferMemory& mem = mem_[out.peer_chip];
   const std::uint32_t q0 = out.peer * V_;
   const std::uint32_t mq0 = out.peer_port * V_;
-  while (out.fl_head != kNil && packets_[out.fl_head].t <= now) {
-    const std::uint32_t k = out.fl_head;
+  while (!out.fl.empty() && out.fl.front().t <= now) {
+    const std::uint32_t k = out.fl.front().k;
+    out.fl.pop_front();
     Packet& pk = packets_[k];
-    out.fl_head = pk.next;
-    if (out.fl_head == kNil) out.fl_tail = kNil;
-    pk.next = kNil;
     ++packet_hops_;
     const std::uint32_t q = q0 + pk.vc;
     const std::uint32_t mq = mq0 + pk.vc;
@@ -86,7 +84,7 @@ void Network::on_arrival(std::uint32_t o) {
     InQueue& iq = inq_[q];
     if (fifo_append(packets_, iq.head, iq.tail, k)) head_changed(q);
   }
-  if (out.fl_head != kNil) events_.schedule(out.arrival, packets_[out.fl_head].t);
+  if (!out.fl.empty()) events_.schedule(out.arrival, out.fl.front().t);
 }
 
 void Network::consume(std::uint32_t chip, std::uint32_t k) {
@@ -150,10 +148,9 @@ void Network::head_changed(std::uint32_t q) {
 // message's last packet, so at its arrival time t it would enter an empty queue and be
 // consumed at once, with effects on nothing but that queue's stats and pointers, one credit
 // (sent at t) and its message's count. Doing it now spares the arrival event.
-void Network::arrive_consumed(std::uint32_t o, std::uint32_t k) {
+void Network::arrive_consumed(std::uint32_t o, std::uint32_t k, sim::Tick t) {
   Output& out = out_[o];
   const Packet& pk = packets_[k];
-  const sim::Tick t = pk.t;
   ++packet_hops_;
   const std::uint32_t q = out.peer * V_ + pk.vc;
   const std::uint32_t mq = out.peer_port * V_ + pk.vc;
@@ -175,23 +172,8 @@ void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t byt
   // A credit message on the reverse channel: it arrives one link latency later. The ring is
   // kept in arrival order (credits of arrivals done at send time can be later than ones
   // freed afterwards by packets leaving for another port).
-  if (up.cr_count == up.cr.size()) {
-    std::vector<CreditRec> grown(std::max<std::size_t>(8, 2 * up.cr.size()));
-    const std::size_t mask = up.cr.size() - 1;
-    for (std::uint32_t i = 0; i < up.cr_count; ++i)
-      grown[i] = up.cr[(up.cr_head + i) & mask];
-    up.cr.swap(grown);
-    up.cr_head = 0;
-  }
   const sim::Tick t = at + up.latency;
-  const std::size_t mask = up.cr.size() - 1;
-  std::size_t i = up.cr_count;
-  while (i > 0 && up.cr[(up.cr_head + i - 1) & mask].t > t) {
-    up.cr[(up.cr_head + i) & mask] = up.cr[(up.cr_head + i - 1) & mask];
-    --i;
-  }
-  up.cr[(up.cr_head + i) & mask] = CreditRec{t, static_cast<std::uint32_t>(bytes), vc};
-  ++up.cr_count;
+  up.cr.insert(CreditRec{t, static_cast<std::uint32_t>(bytes), vc});
   // A stalled sender wakes when credits land; a busy one absorbs them when it is free.
   if (up.stalled) schedule_wake(o, t);
 }
@@ -204,12 +186,9 @@ void Network::try_send(std::uint32_t o) {
     schedule_wake(o, out.busy_until);
     return;
   }
-  const std::size_t mask = out.cr.size() - 1;
-  while (out.cr_count != 0 && out.cr[out.cr_head].t <= now) {
-    const CreditRec& c = out.cr[out.cr_head];
-    out.credits[c.vc] += c.bytes;
-    out.cr_head = static_cast<std::uint32_t>((out.cr_head + 1) & mask);
-    --out.cr_count;
+  while (!out.cr.empty() && out.cr.front().t <= now) {
+    out.credits[out.cr.front().vc] += out.cr.front().bytes;
+    out.cr.pop_front();
   }
   const std::size_t n = out.requests.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -228,7 +207,7 @@ void Network::try_send(std::uint32_t o) {
     out.stalled = true;
     out.stall_start = now;
   }
-  if (out.cr_count != 0) schedule_wake(o, out.cr[out.cr_head].t);
+  if (!out.cr.empty()) schedule_wake(o, out.cr.front().t);
 }
 
 void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
@@ -273,12 +252,13 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   out.credits[r.vc] -= static_cast<std::int64_t>(r.fp);
   pk.attempts = static_cast<std::uint8_t>(std::min<std::uint32_t>(attempts, 255));
   pk.hops += 1;
-  pk.t = now + busy + out.latency + router_ps_;
-  if (pk.dst == out.peer_chip && out.fl_head == kNil && inq_[out.peer * V_ + pk.vc].head == kNil &&
+  const sim::Tick arrival = now + busy + out.latency + router_ps_;
+  if (pk.dst == out.peer_chip && out.fl.empty() && inq_[out.peer * V_ + pk.vc].head == kNil &&
       messages_[pk.msg].packets_left != 0) {
-    arrive_consumed(o, k);  // frees k
-  } else if (fifo_append(packets_, out.fl_head, out.fl_tail, k)) {
-    events_.schedule(out.arrival, pk.t);
+    arrive_consumed(o, k, arrival);  // frees k
+  } else {
+    if (out.fl.empty()) events_.schedule(out.arrival, arrival);
+    out.fl.push_back(Flight{arrival, k});
   }
   if (!out.requests.empty()) schedule_wake(o, out.busy_until);
 

@@ -684,5 +684,100 @@ router: {latency: 50ns, header: 32B}
   EXPECT_EQ(seen.size(), 3u);
 }
 
+// A one-hop stream: every packet but the last is consumed on arrival into an empty queue, the
+// case the network does at send time (router.cc, arrive_consumed). The timeline, counters
+// and credits must be those of arrivals done at arrival time, computed here by hand.
+class TimedSink final : public MessageSink {
+ public:
+  explicit TimedSink(const Network& net) : net_(net) {}
+  void delivered(MessageId, std::uint32_t, std::uint32_t, std::uint64_t) override {
+    times.push_back(net_.now());
+  }
+  std::vector<sim::Tick> times;
+
+ private:
+  const Network& net_;
+};
+
+TEST(SendTimeArrivals, OneHopStreamKeepsTheHandComputedTimelineCountsAndCredits) {
+  const Topology topo = pod_file("ring-8");
+  sim::Simulation sim(1);
+  auto net = make_net(sim, topo);
+  ASSERT_NE(net, nullptr);
+  TimedSink sink(*net);
+  // 8 packets of 512 B + 32 B header at 50 GB/s: 10 880 ps each, back to back (the outbound
+  // queue refills as each leaves); copper 60 ns + 1 m x 5 ns one way, router 50 ns.
+  constexpr sim::Tick kSer = 10'880, kLat = 65'000, kRouter = 50'000;
+  ASSERT_TRUE(net->send(0, 1, 8 * 512, 0, &sink).ok());
+  EXPECT_EQ(sim.run(kDeadline), sim::StopReason::kDrained);
+  ASSERT_EQ(sink.times.size(), 1u);
+  EXPECT_EQ(sink.times[0], 8 * kSer + kLat + kRouter);
+  // Chip 1 receives on its -x port (1), VC 0 (no wrap-around crossed): 8 packets, never more
+  // than one in the queue, empty now; every credit is back at the sender.
+  EXPECT_EQ(net->received(1, 1, 0), 8u);
+  EXPECT_EQ(net->queue_stats(1, 1, 0).max_used, 544u);
+  EXPECT_EQ(net->queue_used(1, 1, 0), 0u);
+  EXPECT_EQ(net->packet_hops(), 8u);
+  // The last credit is still on its way back (credits need no event to land).
+  EXPECT_FALSE(net->drained());
+  sim.events().post(sim.now() + kLat, [] {});
+  sim.run(kDeadline);
+  EXPECT_TRUE(net->drained());
+  // Full credits again: the same message takes exactly as long a second time.
+  const sim::Tick t1 = sim.now();
+  ASSERT_TRUE(net->send(0, 1, 8 * 512, 1, &sink).ok());
+  EXPECT_EQ(sim.run(kDeadline), sim::StopReason::kDrained);
+  ASSERT_EQ(sink.times.size(), 2u);
+  EXPECT_EQ(sink.times[1] - t1, 8 * kSer + kLat + kRouter);
+  EXPECT_EQ(net->received(1, 1, 0), 16u);
+}
+
+TEST(SendTimeArrivals, OnePacketOfCreditPacesTheStreamByTheCreditRoundTrip) {
+  // One packet of credit per VC: packet i + 1 leaves when packet i's credit is back, one
+  // latency after its arrival (it is consumed at once), so credits timed from the send instead
+  // of the arrival would show here as a faster stream.
+  const Topology topo = pod_yaml(kRing8Tiny);
+  sim::Simulation sim(1);
+  auto net = make_net(sim, topo);
+  ASSERT_NE(net, nullptr);
+  TimedSink sink(*net);
+  constexpr sim::Tick kSer = 10'880, kLat = 65'000, kRouter = 50'000;
+  ASSERT_TRUE(net->send(0, 1, 8 * 512, 0, &sink).ok());
+  EXPECT_EQ(sim.run(kDeadline), sim::StopReason::kDrained);
+  ASSERT_EQ(sink.times.size(), 1u);
+  EXPECT_EQ(sink.times[0], 7 * (kSer + 2 * kLat + kRouter) + kSer + kLat + kRouter);
+  EXPECT_EQ(net->received(1, 1, 0), 8u);
+}
+
+TEST(SendTimeArrivals, CreditsFromConsumedAndForwardedPacketsStayInArrivalOrder) {
+  // Tiny buffers (one packet per port VC): a consumed stream 0 -> 1 and a forwarded stream
+  // 0 -> 2 share chip 1's -x queue; the forwarded packets wait there for chip 2's credits, so
+  // consumed packets arrive behind them (no shortcut) or into an empty queue (shortcut), and
+  // their credits interleave. Everything must arrive, with exact counts, and the buffers must
+  // stay consistent throughout.
+  const Topology topo = pod_yaml(kRing8Tiny);
+  sim::Simulation sim(3);
+  auto net = make_net(sim, topo);
+  ASSERT_NE(net, nullptr);
+  RecordingSink sink;
+  for (std::uint32_t i = 0; i < 24; ++i) {
+    const std::uint32_t dst = i % 3 == 0 ? 2 : 1;
+    auto id = net->send(0, dst, 3 * 512 + 7, sink.sent(), &sink);
+    ASSERT_TRUE(id.ok());
+    sink.expect(*id, 0, dst, sink.sent());
+  }
+  InvariantChecker check(sim, *net, nullptr, 5'000, kDeadline);
+  check.begin();
+  EXPECT_EQ(sim.run(kDeadline * 2), sim::StopReason::kDrained);
+  EXPECT_EQ(sink.delivered_count(), 24u);
+  // 4 packets a message; 8 messages go two hops.
+  EXPECT_EQ(net->packets_injected(), 96u);
+  EXPECT_EQ(net->packet_hops(), 96u + 32u);
+  EXPECT_EQ(net->received(1, 1, 0), 96u);
+  EXPECT_EQ(net->received(2, 1, 0), 32u);
+  EXPECT_TRUE(net->drained());
+  EXPECT_EQ(check.violations(), 0u);
+}
+
 }  // namespace
 }  // namespace xpusim::fabric
