@@ -15,8 +15,10 @@
 //
 // Events are per link, not per packet: one arrival event per link direction (packets in
 // flight are a FIFO, the link latency is fixed) and one wake event per output (free again, or
-// credits back). Packets, messages and credits are pooled, intrusive lists: no allocation per
-// packet (docs/performance.md, "Fabric").
+// credits back). A packet that will be consumed on arrival into an empty queue has its arrival
+// done when it is sent, with the arrival's times (router.cc, arrive_consumed). Packets and
+// messages are pooled records in intrusive lists, credits and packets on a link per-output time
+// rings: no allocation per packet (docs/performance.md, "Fabric").
 #pragma once
 
 #include <array>
@@ -182,11 +184,11 @@ class Network {
   bool paused_ = false;
   bool holes_ = false;  // an unused link or inactive chip: routes must check their path
 
-  std::vector<BufferMemory> mem_;    // per chip
-  std::unique_ptr<Output[]> out_;    // chip x port (fixed: outputs hold their events)
+  std::vector<BufferMemory> mem_;  // per chip
+  std::unique_ptr<Output[]> out_;  // chip x port (fixed: outputs hold their events)
   std::size_t outputs_ = 0;
-  std::vector<InQueue> inq_;  // (chip x port) x vc, then outbound; with their stats
-  std::vector<sim::Tick> rtt_;                      // chip x port
+  std::vector<InQueue> inq_;    // (chip x port) x vc, then outbound; with their stats
+  std::vector<sim::Tick> rtt_;  // chip x port
   std::vector<std::array<std::uint8_t, 3>> coord_;  // per chip
   std::vector<std::uint8_t> next_hop_;              // explicit: chip x chip -> port
   std::vector<Packet> packets_;

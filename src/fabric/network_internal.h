@@ -133,8 +133,8 @@ struct Network::Output {
   sim::Tick busy_until = 0;
   sim::Tick latency = 0;   // one-way
   sim::Tick ser_full = 0;  // serialization of a maximum packet (the common case, no division)
-  std::uint32_t chip = 0, peer_chip = 0;         // this end's chip, the receiver's
-  std::uint32_t peer = 0;                        // receiver's chip x P + port
+  std::uint32_t chip = 0, peer_chip = 0;  // this end's chip, the receiver's
+  std::uint32_t peer = 0;                 // receiver's chip x P + port
   std::uint8_t port = 0, peer_port = 0;
   bool used = false;
   bool wraps = false;  // a wrap-around link: the dateline of its ring

@@ -55,8 +55,7 @@ void Network::schedule_wake(std::uint32_t o, sim::Tick t) {
 
 // Occupancy bookkeeping of a port queue (outbound queues keep none): `before` and `after`
 // are its bytes around the change that happens at `at`.
-void Network::note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after,
-                        sim::Tick at) {
+void Network::note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after, sim::Tick at) {
   InQueue& iq = inq_[q];
   QueueStats& qs = iq.stats;
   qs.used_integral += static_cast<double>(before) * static_cast<double>(at - iq.last);
@@ -166,8 +165,7 @@ void Network::arrive_consumed(std::uint32_t o, std::uint32_t k, sim::Tick t) {
   consume(out.peer_chip, k);
 }
 
-void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes,
-                            sim::Tick at) {
+void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes, sim::Tick at) {
   Output& up = out_[o];
   // A credit message on the reverse channel: it arrives one link latency later. The ring is
   // kept in arrival order (credits of arrivals done at send time can be later than ones
