@@ -157,6 +157,8 @@ class Network {
   void consume(std::uint32_t chip, std::uint32_t pkt);
   void note_used(std::uint32_t q, std::uint64_t before, std::uint64_t after, sim::Tick at);
   void schedule_wake(std::uint32_t o, sim::Tick t);
+  // A stalled output's wake: when the credits on their way back first let a waiting packet go.
+  void wake_when_ready(std::uint32_t o);
   // Bytes a packet of `payload` occupies in a queue: with its header, rounded up to the unit.
   std::uint64_t footprint(std::uint64_t payload) const {
     const std::uint64_t b = payload + header_ + unit_ - 1;

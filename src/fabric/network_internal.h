@@ -69,6 +69,7 @@ class TimeRing {
   bool empty() const { return n_ == 0; }
   std::uint32_t size() const { return n_; }
   const T& front() const { return v_[head_]; }
+  const T& operator[](std::uint32_t i) const { return v_[(head_ + i) & mask()]; }
   const T& back() const { return v_[(head_ + n_ - 1) & mask()]; }
   void pop_front() {
     head_ = (head_ + 1) & mask();
@@ -143,7 +144,8 @@ struct Network::Output {
   TimeRing<Flight> fl;            // packets on the link, in arrival order
   TimeRing<CreditRec> cr;         // credits coming back, in arrival order
   std::array<std::int64_t, kMaxVcs> credits{};
-  ArrivalEvent arrival;  // the first packet on the link lands
+  std::array<std::uint32_t, kMaxVcs> passing{};  // packets on the link to be forwarded, per VC
+  ArrivalEvent arrival;                          // the first packet on the link lands
   sim::Tick stall_start = 0;
   std::uint32_t bl_head = kNil, bl_tail = kNil;  // messages waiting to be cut (source side)
   std::uint64_t bandwidth = 0;

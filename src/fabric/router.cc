@@ -74,6 +74,7 @@ void Network::on_arrival(std::uint32_t o) {
     out.fl.pop_front();
     Packet& pk = packets_[k];
     ++packet_hops_;
+    if (pk.dst != out.peer_chip) --out.passing[pk.vc];
     const std::uint32_t q = q0 + pk.vc;
     const std::uint32_t mq = mq0 + pk.vc;
     const std::uint64_t before = mem.used(mq);
@@ -142,11 +143,13 @@ void Network::head_changed(std::uint32_t q) {
   }
 }
 
-// The arrival of packet k, sent on output o just now, done at send time: the packet is for
-// the receiving chip, nothing is ahead of it on the link or in its queue and it is not its
-// message's last packet, so at its arrival time t it would enter an empty queue and be
-// consumed at once, with effects on nothing but that queue's stats and pointers, one credit
-// (sent at t) and its message's count. Doing it now spares the arrival event.
+// The arrival of packet k, sent on output o just now, done at send time. The packet is for
+// the receiving chip, its receive queue is empty, every packet ahead of it on the link for
+// that queue is for the receiving chip too (so each is consumed on arrival and the queue is
+// still empty at t), and it is not its message's last packet: at its arrival time t it would
+// enter an empty queue and be consumed at once, with effects on nothing but that queue's stats
+// and pointers, one credit (sent at t) and its message's count. Doing it now spares the
+// arrival event.
 void Network::arrive_consumed(std::uint32_t o, std::uint32_t k, sim::Tick t) {
   Output& out = out_[o];
   const Packet& pk = packets_[k];
@@ -172,8 +175,8 @@ void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t byt
   // freed afterwards by packets leaving for another port).
   const sim::Tick t = at + up.latency;
   up.cr.insert(CreditRec{t, static_cast<std::uint32_t>(bytes), vc});
-  // A stalled sender wakes when credits land; a busy one absorbs them when it is free.
-  if (up.stalled) schedule_wake(o, t);
+  // A stalled sender wakes when credits let a packet go; a busy one absorbs them when free.
+  if (up.stalled) wake_when_ready(o);
 }
 
 void Network::try_send(std::uint32_t o) {
@@ -205,7 +208,26 @@ void Network::try_send(std::uint32_t o) {
     out.stalled = true;
     out.stall_start = now;
   }
-  if (!out.cr.empty()) schedule_wake(o, out.cr.front().t);
+  wake_when_ready(o);
+}
+
+void Network::wake_when_ready(std::uint32_t o) {
+  // Credits in arrival order, added up per VC until one covers the smallest waiting packet of
+  // its VC; waking at each credit before that would find nothing to send.
+  const Output& out = out_[o];
+  std::array<std::int64_t, kMaxVcs> need;
+  need.fill(INT64_MAX);
+  for (const Request& r : out.requests)
+    need[r.vc] = std::min<std::int64_t>(need[r.vc], r.fp);
+  std::array<std::int64_t, kMaxVcs> have = out.credits;
+  for (std::uint32_t i = 0; i < out.cr.size(); ++i) {
+    const CreditRec& c = out.cr[i];
+    have[c.vc] += c.bytes;
+    if (have[c.vc] >= need[c.vc]) {
+      schedule_wake(o, c.t);
+      return;
+    }
+  }
 }
 
 void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
@@ -251,10 +273,11 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   pk.attempts = static_cast<std::uint8_t>(std::min<std::uint32_t>(attempts, 255));
   pk.hops += 1;
   const sim::Tick arrival = now + busy + out.latency + router_ps_;
-  if (pk.dst == out.peer_chip && out.fl.empty() && inq_[out.peer * V_ + pk.vc].head == kNil &&
-      messages_[pk.msg].packets_left != 0) {
+  if (pk.dst == out.peer_chip && out.passing[pk.vc] == 0 &&
+      inq_[out.peer * V_ + pk.vc].head == kNil && messages_[pk.msg].packets_left != 0) {
     arrive_consumed(o, k, arrival);  // frees k
   } else {
+    if (pk.dst != out.peer_chip) ++out.passing[pk.vc];
     if (out.fl.empty()) events_.schedule(out.arrival, arrival);
     out.fl.push_back(Flight{arrival, k});
   }
