@@ -1,8 +1,9 @@
 // gemm.tma on the tiny chip: small GEMMs verify against the naive reference across tile
 // widths, stage counts, clusters with and without multicast, swizzle on and off, the
 // per-thread copy variant, bf16 and s8; multicast reads each shared tile once per cluster;
-// the swizzle removes the consumers' bank conflicts; cycles grow with K; bad parameters are
-// named setup errors; a corrupted C element is named; timing-only mode gives the functional
+// the swizzle removes the consumers' bank conflicts; cycles grow with K; memory- and
+// compute-bound shapes respond to HBM and tensor throughput as the roofline says; bad parameters
+// are named setup errors; a corrupted C element is named; timing-only mode gives the functional
 // run's cycles.
 #include "workloads/gemm_tma.h"
 
@@ -30,9 +31,11 @@ config::ChipSpec tiny() {
 // Sets up gemm.tma with `overrides` on a fresh tiny chip, runs it, calls `after_run`, and
 // returns the report (or the setup error).
 Result<std::vector<Measurement>> run(const ParamValues& overrides, bool functional = true,
-                                     const std::function<void(system::Chip&)>& after_run = {}) {
+                                     const std::function<void(system::Chip&)>& after_run = {},
+                                     const std::function<void(config::ChipSpec&)>& tweak = {}) {
   sim::Simulation sim{1};
-  const config::ChipSpec spec = tiny();
+  config::ChipSpec spec = tiny();
+  if (tweak) tweak(spec);
   auto chip = system::Chip::create(
       sim, spec,
       system::ChipOptions{.functional = functional, .timing = system::sm_timing_of(spec)});
@@ -156,6 +159,39 @@ TEST(GemmTma, CyclesGrowWithK) {
   auto k4 = run(small({{"k", 512}}), false);
   ASSERT_TRUE(k4.ok()) << k4.error().message;
   EXPECT_GT(measured(*k4, "cycles"), measured(*k1, "cycles") * 1.5);
+}
+
+// The roofline: a GEMM with few flops per byte of HBM slows markedly when the HBM bandwidth
+// halves and not when the tensor units halve; one with many flops per byte the other way
+// round. Timing-only on the tiny chip (ridge: 8 SMs x 2 048 FMA x 2 = 32 768 flop per cycle
+// over 200 B per cycle, about 164 flop/B) with its L2 crossbar widened 8x: at its own width
+// (4 slices x 64 B per cycle) every GEMM here is bound by the L2 first (each 64x64 CTA tile
+// reads its A and B panels through it). These small GEMMs also pay pipeline latency (they run
+// 2-4x above both bounds), so the test checks which resource they respond to, not the ratio.
+double cycles_with(const ParamValues& p, double hbm_scale, double tensor_scale) {
+  auto r = run(p, false, {}, [&](config::ChipSpec& s) {
+    s.l2.slice_bytes_per_cycle *= 8;
+    s.hbm.bandwidth_bytes_per_s =
+        static_cast<std::uint64_t>(static_cast<double>(s.hbm.bandwidth_bytes_per_s) * hbm_scale);
+    s.sm.tensor.bf16_fma_per_cycle = static_cast<std::uint32_t>(
+        static_cast<double>(s.sm.tensor.bf16_fma_per_cycle) * tensor_scale);
+  });
+  EXPECT_TRUE(r.ok()) << describe(p) << ": " << (r.ok() ? "" : r.error().message);
+  return r.ok() ? measured(*r, "cycles") : 0.0;
+}
+
+TEST(GemmTma, BandwidthAndComputeBoundRegimesFollowTheRoofline) {
+  // 64 x 1024 x 1024: 134 Mflop over 2 MiB of B read once from HBM (~64 flop/B, below the
+  // ridge of 32 768 flop per cycle / 200 B per cycle = 164 flop/B): memory-bound.
+  const ParamValues thin{{"m", 64}, {"n", 1024}, {"k", 1024}, {"consumers", 2}, {"tile_n", 64}};
+  const double thin_base = cycles_with(thin, 1, 1);
+  EXPECT_GT(cycles_with(thin, 0.5, 1), 1.25 * thin_base);
+  EXPECT_LT(cycles_with(thin, 1, 0.5), 1.05 * thin_base);
+  // 512 x 512 x 512: 268 Mflop over 1 MiB of A and B (~256 flop/B): compute-bound.
+  const ParamValues fat{{"m", 512}, {"n", 512}, {"k", 512}, {"consumers", 2}, {"tile_n", 64}};
+  const double fat_base = cycles_with(fat, 1, 1);
+  EXPECT_GT(cycles_with(fat, 1, 0.5), 1.25 * fat_base);
+  EXPECT_LT(cycles_with(fat, 0.5, 1), 1.08 * fat_base);
 }
 
 TEST(GemmTma, TimingOnlyRunsAndGivesTheFunctionalCycles) {
