@@ -93,6 +93,7 @@ Status Network::init(const NetworkOptions& opts) {
   inq_.resize(static_cast<std::size_t>(N_) * P_ * V_ + static_cast<std::size_t>(N_) * P_);
   rtt_.assign(static_cast<std::size_t>(N_) * P_, 0);
   link_rng_.reserve(outputs_);
+  port_flags_.assign(outputs_, 0);
   for (std::uint32_t q = 0; q < inq_.size(); ++q) {
     inq_[q].chip = q < port_queues_ ? q / pv_ : (q - port_queues_) / P_;
     inq_[q].vc = q < port_queues_ ? q % V_ : 0;
@@ -111,6 +112,8 @@ Status Network::init(const NetworkOptions& opts) {
     const LinkInfo& l = topo_.links()[pi.link];
     out.peer = pi.peer_chip * P_ + pi.peer_port;
     out.peer_chip = pi.peer_chip;
+    port_flags_[o] =
+        static_cast<std::uint8_t>((pi.used ? kPortUsed : 0) | (l.wraps ? kPortWraps : 0));
     out.peer_port = static_cast<std::uint8_t>(pi.peer_port);
     for (std::uint32_t v = 0; v < V_; ++v)
       inq_[out.peer * V_ + v].feeder = o;
@@ -293,10 +296,6 @@ Result<MessageId> Network::send(std::uint32_t src, std::uint32_t dst, std::uint6
   }
   if (src == dst) return Error{fmt::format("send: chip {} to itself", src)};
   if (auto h = hops(src, dst); !h) return h.errors();
-  Packet probe;
-  probe.dst = dst;
-  const bool ok = route(src, probe);
-  XPUSIM_CHECK(ok, "hops() found a route");
   std::uint32_t id;
   if (free_messages_.empty()) {
     messages_.emplace_back();
@@ -313,15 +312,22 @@ Result<MessageId> Network::send(std::uint32_t src, std::uint32_t dst, std::uint6
   m.packets_left = bytes == 0 ? 1 : (bytes + max_packet_ - 1) / max_packet_;
   m.tag = tag;
   m.sink = sink;
+  // Every packet of the message leaves by the same first hop: route it once.
+  m.proto.msg = id;
+  m.proto.dst = dst;
+  m.proto.vc_base = static_cast<std::uint8_t>(classes_ > 1 ? 2 * (id % classes_) : 0);
+  const bool ok = route(src, m.proto);
+  XPUSIM_CHECK(ok, "hops() found a route");
+  const std::uint32_t first = m.proto.out;
   ++messages_live_;
-  Output& out = out_[src * P_ + probe.out];
+  Output& out = out_[src * P_ + first];
   if (out.bl_tail == kNil) {
     out.bl_head = out.bl_tail = id;
   } else {
     messages_[out.bl_tail].next = id;
     out.bl_tail = id;
   }
-  refill_outbound(src, probe.out);
+  refill_outbound(src, first);
   return id;
 }
 

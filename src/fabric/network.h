@@ -183,6 +183,8 @@ class Network {
   std::uint32_t rank_ = 0, classes_ = 1;
   std::array<std::uint32_t, 3> dims_{};
   std::array<bool, 3> wraps_{};
+  static constexpr std::uint8_t kPortUsed = 1, kPortWraps = 2;
+  std::vector<std::uint8_t> port_flags_;  // chip x port: used, wraps (dense, for route())
   bool paused_ = false;
   bool holes_ = false;  // an unused link or inactive chip: routes must check their path
 

@@ -37,6 +37,7 @@ struct Network::Message {
   std::uint64_t tag = 0;
   MessageSink* sink = nullptr;
   std::uint32_t next = kNil;  // backlog FIFO of its first-hop port
+  Packet proto;               // its packets' state at the source, routed once (bytes aside)
 };
 
 // A queue head asking an output: the packet and what arbitration needs of it, so choosing

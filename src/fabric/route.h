@@ -41,9 +41,9 @@ namespace xpusim::fabric {
     k.crossed = 0;
   }
   const std::uint32_t port = 2 * d + k.dir;
-  const Output& out = out_[chip * P_ + port];
-  if (!out.used) return false;
-  if (out.wraps) k.crossed = 1;  // the dateline: VC 1 from here on
+  const std::uint8_t flags = port_flags_[chip * P_ + port];
+  if (!(flags & kPortUsed)) return false;
+  if (flags & kPortWraps) k.crossed = 1;  // the dateline: VC 1 from here on
   k.out = static_cast<std::uint8_t>(port);
   k.vc = static_cast<std::uint8_t>(vcs_ >= 2 ? k.vc_base + k.crossed : 0);
   return true;

@@ -36,8 +36,7 @@ std::uint32_t Network::alloc_packet() {
   }
   const std::uint32_t k = free_packets_.back();
   free_packets_.pop_back();
-  packets_[k] = Packet{};
-  return k;
+  return k;  // the caller writes the whole record
 }
 
 void Network::free_packet(std::uint32_t k) {
@@ -307,12 +306,8 @@ void Network::refill_outbound(std::uint32_t chip, std::uint32_t p) {
     const std::uint32_t k = alloc_packet();
     Message& m = messages_[id];
     Packet& pk = packets_[k];
-    pk.msg = id;
-    pk.dst = m.dst;
+    pk = m.proto;
     pk.bytes = static_cast<std::uint32_t>(size);
-    pk.vc_base = static_cast<std::uint8_t>(classes_ > 1 ? 2 * (id % classes_) : 0);
-    const bool ok = route(chip, pk);
-    XPUSIM_CHECK(ok && pk.out == p, "a message's packets must leave by its first-hop port");
     m.bytes_left -= size;
     m.packets_left -= 1;
     m.packets_pending += 1;
