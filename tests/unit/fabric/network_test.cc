@@ -699,37 +699,45 @@ class TimedSink final : public MessageSink {
   const Network& net_;
 };
 
+// 8 packets of 512 B + 32 B header at 50 GB/s: 10 880 ps each, back to back (the outbound
+// queue refills as each leaves); copper 60 ns + 1 m x 5 ns one way, router 50 ns.
+constexpr sim::Tick kSer = 10'880, kLat = 65'000, kRouter = 50'000;
+
+// One 8-packet message from chip 0 to chip 1 on a ring-8 pod; returns when it was delivered
+// (0 on failure) after `since`.
+struct OneHopStream {
+  explicit OneHopStream(const Topology& topo) : net(make_net(sim, topo)), sink(*net) {}
+  sim::Tick send_and_run(std::uint64_t tag) {
+    const sim::Tick since = sim.now();
+    const std::size_t before = sink.times.size();
+    EXPECT_TRUE(net->send(0, 1, 8 * 512, tag, &sink).ok());
+    EXPECT_EQ(sim.run(kDeadline), sim::StopReason::kDrained);
+    return sink.times.size() == before + 1 ? sink.times.back() - since : 0;
+  }
+  sim::Simulation sim{1};
+  std::unique_ptr<Network> net;
+  TimedSink sink;
+};
+
 TEST(SendTimeArrivals, OneHopStreamKeepsTheHandComputedTimelineCountsAndCredits) {
   const Topology topo = pod_file("ring-8");
-  sim::Simulation sim(1);
-  auto net = make_net(sim, topo);
-  ASSERT_NE(net, nullptr);
-  TimedSink sink(*net);
-  // 8 packets of 512 B + 32 B header at 50 GB/s: 10 880 ps each, back to back (the outbound
-  // queue refills as each leaves); copper 60 ns + 1 m x 5 ns one way, router 50 ns.
-  constexpr sim::Tick kSer = 10'880, kLat = 65'000, kRouter = 50'000;
-  ASSERT_TRUE(net->send(0, 1, 8 * 512, 0, &sink).ok());
-  EXPECT_EQ(sim.run(kDeadline), sim::StopReason::kDrained);
-  ASSERT_EQ(sink.times.size(), 1u);
-  EXPECT_EQ(sink.times[0], 8 * kSer + kLat + kRouter);
+  OneHopStream s(topo);
+  EXPECT_EQ(s.send_and_run(0), 8 * kSer + kLat + kRouter);
   // Chip 1 receives on its -x port (1), VC 0 (no wrap-around crossed): 8 packets, never more
   // than one in the queue, empty now; every credit is back at the sender.
-  EXPECT_EQ(net->received(1, 1, 0), 8u);
-  EXPECT_EQ(net->queue_stats(1, 1, 0).max_used, 544u);
-  EXPECT_EQ(net->queue_used(1, 1, 0), 0u);
-  EXPECT_EQ(net->packet_hops(), 8u);
+  Network& net = *s.net;
+  EXPECT_EQ(net.received(1, 1, 0), 8u);
+  EXPECT_EQ(net.queue_stats(1, 1, 0).max_used, 544u);
+  EXPECT_EQ(net.queue_used(1, 1, 0), 0u);
+  EXPECT_EQ(net.packet_hops(), 8u);
   // The last credit is still on its way back (credits need no event to land).
-  EXPECT_FALSE(net->drained());
-  sim.events().post(sim.now() + kLat, [] {});
-  sim.run(kDeadline);
-  EXPECT_TRUE(net->drained());
+  EXPECT_FALSE(net.drained());
+  s.sim.events().post(s.sim.now() + kLat, [] {});
+  s.sim.run(kDeadline);
+  EXPECT_TRUE(net.drained());
   // Full credits again: the same message takes exactly as long a second time.
-  const sim::Tick t1 = sim.now();
-  ASSERT_TRUE(net->send(0, 1, 8 * 512, 1, &sink).ok());
-  EXPECT_EQ(sim.run(kDeadline), sim::StopReason::kDrained);
-  ASSERT_EQ(sink.times.size(), 2u);
-  EXPECT_EQ(sink.times[1] - t1, 8 * kSer + kLat + kRouter);
-  EXPECT_EQ(net->received(1, 1, 0), 16u);
+  EXPECT_EQ(s.send_and_run(1), 8 * kSer + kLat + kRouter);
+  EXPECT_EQ(net.received(1, 1, 0), 16u);
 }
 
 TEST(SendTimeArrivals, OnePacketOfCreditPacesTheStreamByTheCreditRoundTrip) {
@@ -737,16 +745,9 @@ TEST(SendTimeArrivals, OnePacketOfCreditPacesTheStreamByTheCreditRoundTrip) {
   // latency after its arrival (it is consumed at once), so credits timed from the send instead
   // of the arrival would show here as a faster stream.
   const Topology topo = pod_yaml(kRing8Tiny);
-  sim::Simulation sim(1);
-  auto net = make_net(sim, topo);
-  ASSERT_NE(net, nullptr);
-  TimedSink sink(*net);
-  constexpr sim::Tick kSer = 10'880, kLat = 65'000, kRouter = 50'000;
-  ASSERT_TRUE(net->send(0, 1, 8 * 512, 0, &sink).ok());
-  EXPECT_EQ(sim.run(kDeadline), sim::StopReason::kDrained);
-  ASSERT_EQ(sink.times.size(), 1u);
-  EXPECT_EQ(sink.times[0], 7 * (kSer + 2 * kLat + kRouter) + kSer + kLat + kRouter);
-  EXPECT_EQ(net->received(1, 1, 0), 8u);
+  OneHopStream s(topo);
+  EXPECT_EQ(s.send_and_run(0), 7 * (kSer + 2 * kLat + kRouter) + kSer + kLat + kRouter);
+  EXPECT_EQ(s.net->received(1, 1, 0), 8u);
 }
 
 TEST(SendTimeArrivals, CreditsFromConsumedAndForwardedPacketsStayInArrivalOrder) {
