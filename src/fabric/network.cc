@@ -120,7 +120,6 @@ Status Network::init(const NetworkOptions& opts) {
     out.latency = l.latency_ps;
     out.bandwidth = l.bandwidth_bytes_per_s;
     out.bit_error_rate = l.bit_error_rate;
-    out.wraps = l.wraps;
     out.ser_full = serialization(out, max_packet_ + header_);
     if (!l.used) holes_ = true;
     if (out.bit_error_rate > 0.0) {

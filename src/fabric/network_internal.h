@@ -139,7 +139,6 @@ struct Network::Output {
   std::uint32_t peer = 0;                 // receiver's chip x P + port
   std::uint8_t port = 0, peer_port = 0;
   bool used = false;
-  bool wraps = false;  // a wrap-around link: the dateline of its ring
   bool stalled = false;
   std::vector<Request> requests;  // queue heads wanting this port, oldest first
   TimeRing<Flight> fl;            // packets on the link, in arrival order

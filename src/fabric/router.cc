@@ -159,10 +159,9 @@ void Network::arrive_consumed(std::uint32_t o, std::uint32_t k, sim::Tick t) {
   BufferMemory& mem = mem_[out.peer_chip];
   InQueue& iq = inq_[q];
   mem.push(mq, fp);
-  note_used(q, 0, fp, t);
+  note_used(q, 0, fp, t);  // in and out at t: the pop adds nothing to the occupancy integral
   iq.stats.received += pk.attempts;  // seed4 ¶62
   mem.pop(mq, fp);
-  note_used(q, fp, 0, t);
   return_credit(o, iq.vc, fp, t);
   consume(out.peer_chip, k);
 }

@@ -75,8 +75,9 @@ class EventQueue {
 
   Tick now() const { return now_; }
 
-  // `when` must not be in the past; an event must not already be scheduled.
-  [[gnu::always_inline]] void schedule(Event& ev, Tick when, Priority prio = kPriorityDefault) {
+  // `when` must not be in the past; an event must not already be scheduled. Inline: every
+  // model schedules through here.
+  void schedule(Event& ev, Tick when, Priority prio = kPriorityDefault) {
     XPUSIM_CHECK(!ev.scheduled(), "event scheduled twice");
     XPUSIM_CHECK(when >= now_, "event scheduled in the past");
     ev.queue_ = this;

@@ -146,6 +146,22 @@ TEST(FabricJob, SeriesAreSampledWhenKept) {
   EXPECT_DOUBLE_EQ(s["t_ns"][0].get<double>(), 100.0);
 }
 
+TEST(FabricJob, StopsAtTheLastDeliveryWhileTheSamplerWouldRunOn) {
+  // The sampler reschedules itself forever: only the traffic's done callback ends the loop at
+  // the last delivery (else the run would go on to the time limit).
+  const Topology topo = pod_file("ring-8");
+  JobOptions jo = allreduce_job(64 * 1024);
+  jo.sample_ps = 100'000;
+  jo.time_limit = 1'000'000'000;  // 1 ms, far past the ~20 us all-reduce
+  sim::Simulation sim(1);
+  FabricJob job(sim, topo, jo);
+  auto r = job.run();
+  ASSERT_TRUE(r.ok()) << joined(r.errors());
+  ASSERT_TRUE(r->completed);
+  EXPECT_EQ(sim.now(), r->finish);
+  EXPECT_LT(sim.now(), jo.time_limit);
+}
+
 TEST(FabricJob, ReallocTimesCountFromTheTrafficStart) {
   const Topology topo = pod_file("tpuv4-4x4x4");
   JobOptions jo = allreduce_job(32 * 1024);

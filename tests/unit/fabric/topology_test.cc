@@ -12,37 +12,14 @@
 
 #include <gtest/gtest.h>
 
+#include "fabric_test_util.h"
+
 namespace xpusim::fabric {
 namespace {
 
-const std::filesystem::path kConfigDir = XPUSIM_CONFIG_DIR;
+using namespace testutil;
 
 using Coord = std::array<std::uint32_t, 3>;
-
-std::string joined(const std::vector<Error>& errors) {
-  std::string out;
-  for (const Error& e : errors)
-    out += e.message + "\n";
-  return out;
-}
-
-Topology build_yaml(const std::string& yaml) {
-  const Result<PodSpec> spec = load_pod_string(yaml, "t.yaml");
-  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : joined(spec.errors()));
-  if (!spec.ok()) return Topology{};
-  const Result<Topology> t = build_topology(*spec);
-  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : joined(t.errors()));
-  return t.ok() ? *t : Topology{};
-}
-
-Topology build_file(const std::string& name) {
-  const Result<PodSpec> spec = load_pod_file(kConfigDir / "pods" / (name + ".yaml"));
-  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : joined(spec.errors()));
-  if (!spec.ok()) return Topology{};
-  const Result<Topology> t = build_topology(*spec);
-  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : joined(t.errors()));
-  return t.ok() ? *t : Topology{};
-}
 
 std::array<std::uint32_t, kMediumCount> count_media(const Topology& t) {
   std::array<std::uint32_t, kMediumCount> n{};
@@ -84,7 +61,7 @@ constexpr auto kCopper = static_cast<std::size_t>(Medium::kCopper);
 constexpr auto kOptical = static_cast<std::size_t>(Medium::kOptical);
 
 TEST(Topology, TpuV4CubeCountsAndMedia) {
-  const Topology t = build_file("tpuv4-4x4x4");
+  const Topology t = pod_file("tpuv4-4x4x4");
   ASSERT_EQ(t.chips(), 64u);
   EXPECT_EQ(t.active_chips(), 64u);
   EXPECT_EQ(t.rank(), 3u);
@@ -118,7 +95,7 @@ TEST(Topology, TpuV4CubeCountsAndMedia) {
 }
 
 TEST(Topology, TpuV4FullPodMedia) {
-  const Topology t = build_file("tpuv4-16x16x16");
+  const Topology t = pod_file("tpuv4-16x16x16");
   ASSERT_EQ(t.chips(), 4096u);
   ASSERT_EQ(t.links().size(), 3u * 4096);
   const auto media = count_media(t);
@@ -133,7 +110,7 @@ TEST(Topology, TpuV4FullPodMedia) {
 }
 
 TEST(Topology, GridPortNumberingAndCoordinates) {
-  const Topology t = build_file("tpuv4-4x4x4");
+  const Topology t = pod_file("tpuv4-4x4x4");
   for (std::uint32_t c = 0; c < t.chips(); ++c)
     EXPECT_EQ(t.chip_at(t.coord(c)), c);
   EXPECT_EQ(t.chip_at({1, 2, 3}), 1u + 4 * (2 + 4 * 3));
@@ -156,7 +133,7 @@ TEST(Topology, GridPortNumberingAndCoordinates) {
 }
 
 TEST(Topology, MeshEdgesAreUnconnected) {
-  const Topology t = build_file("mesh-4x4");
+  const Topology t = pod_file("mesh-4x4");
   ASSERT_EQ(t.chips(), 16u);
   EXPECT_FALSE(t.wraps(0));
   EXPECT_FALSE(t.wraps(1));
@@ -179,7 +156,7 @@ TEST(Topology, MeshEdgesAreUnconnected) {
 }
 
 TEST(Topology, V5eLikeMesh) {
-  const Topology t = build_file("torus-4x4-v5e");
+  const Topology t = pod_file("torus-4x4-v5e");
   EXPECT_EQ(t.ports_per_chip(), 4u);
   EXPECT_EQ(t.links().size(), 24u);
   for (const LinkInfo& l : t.links()) {
@@ -189,7 +166,7 @@ TEST(Topology, V5eLikeMesh) {
 }
 
 TEST(Topology, RingWrapsOnce) {
-  const Topology t = build_file("ring-8");
+  const Topology t = pod_file("ring-8");
   ASSERT_EQ(t.chips(), 8u);
   ASSERT_EQ(t.links().size(), 8u);
   EXPECT_TRUE(t.wraps(0));
@@ -204,7 +181,7 @@ TEST(Topology, RingWrapsOnce) {
 }
 
 TEST(Topology, TorusOfTwoHasTwoSeparateLinks) {
-  const Topology t = build_yaml("name: t\nshape: torus\ndims: [2]\nports_per_chip: 2\n");
+  const Topology t = pod_yaml("name: t\nshape: torus\ndims: [2]\nports_per_chip: 2\n");
   ASSERT_EQ(t.links().size(), 2u);
   EXPECT_NE(t.port(0, 0).link, t.port(0, 1).link);
   EXPECT_EQ(t.port(0, 0).peer_chip, 1u);
@@ -215,7 +192,7 @@ TEST(Topology, TorusOfTwoHasTwoSeparateLinks) {
 }
 
 TEST(Topology, SliceLeavesOutwardPortsUnused) {
-  const Topology t = build_file("slice-4x4-failed-link");
+  const Topology t = pod_file("slice-4x4-failed-link");
   EXPECT_EQ(t.chips(), 64u);
   EXPECT_EQ(t.active_chips(), 16u);
   for (std::uint32_t c = 0; c < t.chips(); ++c) {
@@ -254,7 +231,7 @@ TEST(Topology, SliceLeavesOutwardPortsUnused) {
 
 TEST(Topology, PartialSliceDropsTheWrapAround) {
   const Topology t =
-      build_yaml("name: s\nshape: torus\ndims: [4, 4]\nslice: {origin: [1, 0], extent: [2, 4]}\n");
+      pod_yaml("name: s\nshape: torus\ndims: [4, 4]\nslice: {origin: [1, 0], extent: [2, 4]}\n");
   EXPECT_EQ(t.active_chips(), 8u);
   for (const LinkInfo& l : t.links()) {
     const bool both_in = t.active(l.chip_a) && t.active(l.chip_b);
@@ -275,7 +252,7 @@ TEST(Topology, PartialSliceDropsTheWrapAround) {
 
 TEST(Topology, FailedChipTakesItsNeighboursPortsOutOfTheJob) {
   const Topology t =
-      build_yaml("name: f\nshape: tpuv4\ndims: [4, 4, 4]\nfailed_chips: [[1, 1, 1]]\n");
+      pod_yaml("name: f\nshape: tpuv4\ndims: [4, 4, 4]\nfailed_chips: [[1, 1, 1]]\n");
   const std::uint32_t dead = t.chip_at({1, 1, 1});
   EXPECT_FALSE(t.active(dead));
   EXPECT_EQ(t.active_chips(), 63u);
@@ -291,7 +268,7 @@ TEST(Topology, FailedChipTakesItsNeighboursPortsOutOfTheJob) {
 }
 
 TEST(Topology, TableRttArithmetic) {
-  const Topology t = build_file("tpuv4-4x4x4");
+  const Topology t = pod_file("tpuv4-4x4x4");
   const std::uint32_t c = t.chip_at({0, 0, 0});
   // PCB +x: 30 ns + round(0.3 m x 5 ns) = 31.5 ns one way; RTT 2 x 31.5 + 2 x 50 ns router.
   EXPECT_EQ(t.links()[t.port(c, 0).link].latency_ps, 31'500u);
@@ -304,7 +281,7 @@ TEST(Topology, TableRttArithmetic) {
   EXPECT_EQ(t.table_rtt(c, 6), 0u);    // no such port
   EXPECT_EQ(t.table_rtt(999, 0), 0u);  // no such chip
 
-  const Topology e = build_file("explicit-example");
+  const Topology e = pod_file("explicit-example");
   // Link 1 is copper with an explicit 2 m: 60 + 10 = 70 ns; RTT 140 + 100.
   const LinkInfo& l1 = e.links()[1];
   EXPECT_EQ(l1.medium, Medium::kCopper);
@@ -319,7 +296,7 @@ TEST(Topology, TableRttArithmetic) {
 }
 
 TEST(Topology, ExplicitGraph) {
-  const Topology t = build_file("explicit-example");
+  const Topology t = pod_file("explicit-example");
   EXPECT_FALSE(t.is_grid());
   EXPECT_EQ(t.chips(), 4u);
   EXPECT_EQ(t.dims(), (Coord{4, 1, 1}));
@@ -336,7 +313,7 @@ TEST(Topology, PortPeersAreSymmetricInEveryShippedPod) {
   for (const auto& entry : std::filesystem::directory_iterator(kConfigDir / "pods")) {
     if (entry.path().extension() != ".yaml") continue;
     SCOPED_TRACE(entry.path().string());
-    const Topology t = build_file(entry.path().stem().string());
+    const Topology t = pod_file(entry.path().stem().string());
     ASSERT_GT(t.chips(), 0u);
     std::uint32_t connected = 0;
     for (std::uint32_t c = 0; c < t.chips(); ++c) {
