@@ -60,12 +60,23 @@ class BufferMemory {
   }
   std::uint64_t used(std::uint32_t q) const { return q_[q].used; }
   std::uint64_t free(std::uint32_t q) const { return capacity(q) - q_[q].used; }
-  // Appends at the tail; returns the address written. The caller checked free() (credits):
-  // an overflow is an internal error (XPUSIM_CHECK), never silent.
+  // Appends `bytes` (rounded up to the unit) at the tail; returns the address written. The
+  // caller checked free() (credits): an overflow is an internal error (XPUSIM_CHECK), never
+  // silent.
   std::uint64_t push(std::uint32_t q, std::uint64_t bytes) {
     XPUSIM_CHECK(q < q_.size(), "queue id out of range");
+    return push_fp(q, footprint(bytes));
+  }
+  // Removes `bytes` (a packet's size, rounded up likewise) from the head; returns the head
+  // address it read.
+  std::uint64_t pop(std::uint32_t q, std::uint64_t bytes) {
+    XPUSIM_CHECK(q < q_.size(), "queue id out of range");
+    return pop_fp(q, footprint(bytes));
+  }
+  // The router's datapath: the same with `fp` already a footprint (a unit multiple) and q one
+  // of the router's own queue ids, so nothing is rounded or range-checked again per packet.
+  std::uint64_t push_fp(std::uint32_t q, std::uint64_t fp) {
     Queue& s = q_[q];
-    const std::uint64_t fp = footprint(bytes);
     const std::uint64_t cap = s.range.stop - s.range.start;
     // seed4 ¶37: a sender never sends more than its credits, so this is a model bug.
     XPUSIM_CHECK(fp <= cap - s.used, "push overflows the queue (credit accounting bug)");
@@ -74,16 +85,22 @@ class BufferMemory {
     s.used += fp;
     return at;
   }
-  // Removes `bytes` (a packet's footprint) from the head; returns the head address it read.
-  std::uint64_t pop(std::uint32_t q, std::uint64_t bytes) {
-    XPUSIM_CHECK(q < q_.size(), "queue id out of range");
+  std::uint64_t pop_fp(std::uint32_t q, std::uint64_t fp) {
     Queue& s = q_[q];
-    const std::uint64_t fp = footprint(bytes);
     XPUSIM_CHECK(fp <= s.used, "pop underflows the queue");
     const std::uint64_t at = s.head;
     s.head = advance(s, s.head, fp, s.range.stop - s.range.start);
     s.used -= fp;
     return at;
+  }
+  // A packet written and read back at once (consumed on arrival): push_fp then pop_fp, which
+  // leave the occupancy as it was and move both pointers by fp.
+  void pass_fp(std::uint32_t q, std::uint64_t fp) {
+    Queue& s = q_[q];
+    const std::uint64_t cap = s.range.stop - s.range.start;
+    XPUSIM_CHECK(fp <= cap - s.used, "push overflows the queue (credit accounting bug)");
+    s.tail = advance(s, s.tail, fp, cap);
+    s.head = advance(s, s.head, fp, cap);
   }
   std::uint64_t head(std::uint32_t q) const { return q_[q].head; }
   std::uint64_t tail(std::uint32_t q) const { return q_[q].tail; }
@@ -96,9 +113,9 @@ class BufferMemory {
   };
   // A FIFO pointer moved by fp <= cap inside [start, stop), wrapping at stop (seed4 ¶46-¶47):
   // one conditional subtraction is the modulo (no division per packet).
+  // (fp == 0 on a zero-size queue: off = 0 >= cap = 0 subtracts nothing.)
   static std::uint64_t advance(const Queue& s, std::uint64_t ptr, std::uint64_t fp,
                                std::uint64_t cap) {
-    if (fp == 0) return ptr;
     std::uint64_t off = ptr - s.range.start + fp;
     if (off >= cap) off -= cap;
     return s.range.start + off;

@@ -77,7 +77,7 @@ void Network::on_arrival(std::uint32_t o) {
     const std::uint32_t q = q0 + pk.vc;
     const std::uint32_t mq = mq0 + pk.vc;
     const std::uint64_t before = mem.used(mq);
-    mem.push(mq, footprint(pk.bytes));  // the sender held the credits: never overflows
+    mem.push_fp(mq, footprint(pk.bytes));  // the sender held the credits: never overflows
     note_used(q, before, mem.used(mq), now);
     inq_[q].stats.received += pk.attempts;  // seed4 ¶62: retries inflate the counts
     InQueue& iq = inq_[q];
@@ -91,8 +91,7 @@ void Network::consume(std::uint32_t chip, std::uint32_t k) {
   BufferMemory& mem = mem_[chip];
   const std::uint32_t in = mem.inbound_queue();
   const std::uint64_t fp = footprint(packets_[k].bytes);
-  mem.push(in, fp);
-  mem.pop(in, fp);
+  mem.pass_fp(in, fp);
   const std::uint32_t id = packets_[k].msg;
   free_packet(k);
   Message& m = messages_[id];
@@ -135,7 +134,7 @@ void Network::head_changed(std::uint32_t q) {
     iq.head = pk.next;
     if (iq.head == kNil) iq.tail = kNil;
     const std::uint64_t before = mem.used(mq);
-    mem.pop(mq, fp);
+    mem.pop_fp(mq, fp);
     note_used(q, before, mem.used(mq), events_.now());
     return_credit(iq.feeder, iq.vc, fp, events_.now());
     consume(chip, k);  // may send new messages: no Packet& is held past here
@@ -158,10 +157,9 @@ void Network::arrive_consumed(std::uint32_t o, std::uint32_t k, sim::Tick t) {
   const std::uint64_t fp = footprint(pk.bytes);
   BufferMemory& mem = mem_[out.peer_chip];
   InQueue& iq = inq_[q];
-  mem.push(mq, fp);
-  note_used(q, 0, fp, t);  // in and out at t: the pop adds nothing to the occupancy integral
+  mem.pass_fp(mq, fp);               // in and out at t
+  note_used(q, 0, fp, t);            // the pop adds nothing to the occupancy integral
   iq.stats.received += pk.attempts;  // seed4 ¶62
-  mem.pop(mq, fp);
   return_credit(o, iq.vc, fp, t);
   consume(out.peer_chip, k);
 }
@@ -244,7 +242,7 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   const bool from_port = q < port_queues_;
   const std::uint32_t mq = from_port ? q - out.chip * pv_ : mem.outbound_queue(out.port);
   const std::uint64_t before = mem.used(mq);
-  mem.pop(mq, r.fp);
+  mem.pop_fp(mq, r.fp);
   if (from_port) note_used(q, before, mem.used(mq), now);
 
   // Serialization, plus go-back-N replays for bit errors: the error position is drawn once per
@@ -315,7 +313,7 @@ void Network::refill_outbound(std::uint32_t chip, std::uint32_t p) {
       out.bl_head = m.next;
       if (out.bl_head == kNil) out.bl_tail = kNil;
     }
-    mem.push(mq, fp);
+    mem.push_fp(mq, fp);
     InQueue& iq = inq_[q];
     if (fifo_append(packets_, iq.head, iq.tail, k)) head_changed(q);
   }

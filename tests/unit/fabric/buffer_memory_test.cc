@@ -175,6 +175,26 @@ TEST(BufferMemory, FifoPointersWrapAtStop) {
   EXPECT_EQ(m.free(q), 0u);
 }
 
+// The router's pass-through (a packet consumed as it arrives) is a push and a pop of the same
+// footprint: both pointers move and wrap, the occupancy stays.
+TEST(BufferMemory, PassThroughMovesBothPointersAndKeepsTheOccupancy) {
+  BufferMemory m(1024, 32, 1, 1);
+  const std::uint32_t q = m.port_queue(0, 0);
+  ASSERT_TRUE(m.program(q, {64, 224}).ok());  // 160 B
+  EXPECT_EQ(m.push_fp(q, 64), 64u);
+  m.pass_fp(q, 64);
+  EXPECT_EQ(m.tail(q), 192u);
+  EXPECT_EQ(m.head(q), 128u);
+  EXPECT_EQ(m.used(q), 64u);
+  m.pass_fp(q, 96);  // the last 96 B: both pointers wrap past stop
+  EXPECT_EQ(m.tail(q), 128u);
+  EXPECT_EQ(m.head(q), 64u);
+  EXPECT_EQ(m.used(q), 64u);
+  EXPECT_EQ(m.pop_fp(q, 64), 64u);
+  EXPECT_EQ(m.head(q), m.tail(q));
+  EXPECT_TRUE(m.drained());
+}
+
 TEST(BufferMemoryDeathTest, OverflowAndUnderflowAreInternalErrors) {
   BufferMemory m(1024, 32, 1, 1);
   const std::uint32_t q = m.port_queue(0, 0);
@@ -183,6 +203,10 @@ TEST(BufferMemoryDeathTest, OverflowAndUnderflowAreInternalErrors) {
   EXPECT_DEATH(m.push(q, 1), "overflows");
   m.pop(q, 64);
   EXPECT_DEATH(m.pop(q, 32), "underflows");
+  // The datapath forms check the same: a pass-through needs room for the packet.
+  m.push_fp(q, 32);
+  EXPECT_DEATH(m.pass_fp(q, 64), "overflows");
+  EXPECT_DEATH(m.pop_fp(q, 64), "underflows");
 }
 
 }  // namespace
