@@ -68,6 +68,8 @@ struct QueueStats {
   double used_integral = 0.0;  // byte x ps, for the time-weighted mean
 };
 
+struct Request;  // network_internal.h
+
 class Network {
  public:
   static Result<std::unique_ptr<Network>> create(sim::EventQueue& events, const Topology& topo,
@@ -146,7 +148,10 @@ class Network {
 
   void on_arrival(std::uint32_t o);
   void head_changed(std::uint32_t q);  // q: input queue id (port queue or outbound)
-  void try_send(std::uint32_t o);
+  void try_send(std::uint32_t o);      // the wake event: arbitrate unless busy or idle
+  // Queue head r asks output o: arbitrate now if the link is free, else wake when it is.
+  void request(std::uint32_t o, const Request& r);
+  void arbitrate(std::uint32_t o);  // o is free: send the oldest request its credits cover
   void transmit(std::uint32_t o, std::uint32_t req_index);
   // A credit of `bytes` for VC `vc` freed at `at` back to sender o (one latency later).
   void return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes, sim::Tick at);

@@ -107,12 +107,10 @@ void Network::consume(std::uint32_t chip, std::uint32_t k) {
 
 void Network::head_changed(std::uint32_t q) {
   if (q >= port_queues_) {  // an outbound queue: the route was set when the packet was cut
-    const std::uint32_t o = q - port_queues_;
     const std::uint32_t k = inq_[q].head;
     const Packet& pk = packets_[k];
-    out_[o].requests.push_back(
-        Request{q, k, static_cast<std::uint32_t>(footprint(pk.bytes)), pk.vc});
-    try_send(o);
+    request(q - port_queues_,
+            Request{q, k, static_cast<std::uint32_t>(footprint(pk.bytes)), pk.vc});
     return;
   }
   InQueue& iq = inq_[q];
@@ -126,9 +124,7 @@ void Network::head_changed(std::uint32_t q) {
     if (pk.dst != chip) {
       const bool ok = route(chip, pk);
       XPUSIM_CHECK(ok, "a packet in flight lost its route (routes are checked at send)");
-      const std::uint32_t o = chip * P_ + pk.out;
-      out_[o].requests.push_back(Request{q, k, fp, pk.vc});
-      try_send(o);
+      request(chip * P_ + pk.out, Request{q, k, fp, pk.vc});
       return;
     }
     iq.head = pk.next;
@@ -175,14 +171,29 @@ void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t byt
   if (up.stalled) wake_when_ready(o);
 }
 
-void Network::try_send(std::uint32_t o) {
+void Network::request(std::uint32_t o, const Request& r) {
   Output& out = out_[o];
-  if (out.requests.empty()) return;
-  const sim::Tick now = events_.now();
-  if (out.busy_until > now) {
+  out.requests.push_back(r);
+  if (out.busy_until > events_.now()) {
     schedule_wake(o, out.busy_until);
     return;
   }
+  arbitrate(o);
+}
+
+void Network::try_send(std::uint32_t o) {
+  Output& out = out_[o];
+  if (out.requests.empty()) return;
+  if (out.busy_until > events_.now()) {
+    schedule_wake(o, out.busy_until);
+    return;
+  }
+  arbitrate(o);
+}
+
+void Network::arbitrate(std::uint32_t o) {
+  Output& out = out_[o];
+  const sim::Tick now = events_.now();
   while (!out.cr.empty() && out.cr.front().t <= now) {
     out.credits[out.cr.front().vc] += out.cr.front().bytes;
     out.cr.pop_front();
@@ -315,7 +326,9 @@ void Network::refill_outbound(std::uint32_t chip, std::uint32_t p) {
     }
     mem.push_fp(mq, fp);
     InQueue& iq = inq_[q];
-    if (fifo_append(packets_, iq.head, iq.tail, k)) head_changed(q);
+    if (fifo_append(packets_, iq.head, iq.tail, k)) {
+      request(o, Request{q, k, static_cast<std::uint32_t>(fp), pk.vc});  // may recurse here
+    }
   }
 }
 
