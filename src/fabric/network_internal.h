@@ -82,7 +82,7 @@ class TimeRing {
     v_[(head_ + n_) & mask()] = x;
     ++n_;
   }
-  void insert(const T& x) {
+  [[gnu::always_inline]] void insert(const T& x) {
     if (n_ == v_.size()) grow();
     std::uint32_t i = n_;
     for (; i > 0 && v_[(head_ + i - 1) & mask()].t > x.t; --i)
@@ -93,7 +93,7 @@ class TimeRing {
 
  private:
   std::uint32_t mask() const { return static_cast<std::uint32_t>(v_.size() - 1); }
-  void grow() {
+  [[gnu::noinline]] void grow() {
     std::vector<T> g(v_.empty() ? 8 : 2 * v_.size());
     for (std::uint32_t i = 0; i < n_; ++i)
       g[i] = v_[(head_ + i) & mask()];
