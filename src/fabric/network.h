@@ -159,11 +159,15 @@ class Network {
   // A credit of `bytes` for VC `vc` freed at `at` back to sender o (one latency later).
   [[gnu::always_inline]] inline void return_credit(std::uint32_t o, std::uint32_t vc,
                                                    std::uint64_t bytes, sim::Tick at);
-  // The arrival of packet k on output o at time t, done at send time: only for a packet
-  // consumed at once on arrival (router.cc has the conditions).
-  [[gnu::always_inline]] inline void arrive_consumed(std::uint32_t o, std::uint32_t k, sim::Tick t);
+  // The arrival of packet k (footprint fp) on output o at time t, done at send time: only for a
+  // packet consumed at once on arrival (router.cc has the conditions).
+  [[gnu::always_inline]] inline void arrive_consumed(std::uint32_t o, std::uint32_t k,
+                                                     std::uint64_t fp, sim::Tick t);
   void refill_outbound(std::uint32_t chip, std::uint32_t p);
-  [[gnu::always_inline]] inline void consume(std::uint32_t chip, std::uint32_t pkt);
+  // Packet pkt (footprint fp) leaves through chip's inbound queue; frees it, may finish its
+  // message.
+  [[gnu::always_inline]] inline void consume(std::uint32_t chip, std::uint32_t pkt,
+                                             std::uint64_t fp);
   [[gnu::always_inline]] inline void note_used(std::uint32_t q, std::uint64_t before,
                                                std::uint64_t after, sim::Tick at);
   [[gnu::always_inline]] inline void schedule_wake(std::uint32_t o, sim::Tick t);

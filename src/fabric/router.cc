@@ -86,12 +86,10 @@ void Network::note_used(std::uint32_t q, std::uint64_t before, std::uint64_t aft
   if (!out.fl.empty()) events_.schedule(out.arrival, out.fl.front().t);
 }
 
-void Network::consume(std::uint32_t chip, std::uint32_t k) {
+void Network::consume(std::uint32_t chip, std::uint32_t k, std::uint64_t fp) {
   // Through the port-to-inbound queue; the local consumer (HBM writes) keeps up with a link.
   BufferMemory& mem = mem_[chip];
-  const std::uint32_t in = mem.inbound_queue();
-  const std::uint64_t fp = footprint(packets_[k].bytes);
-  mem.pass_fp(in, fp);
+  mem.pass_fp(mem.inbound_queue(), fp);
   const std::uint32_t id = packets_[k].msg;
   free_packet(k);
   Message& m = messages_[id];
@@ -133,7 +131,7 @@ void Network::head_changed(std::uint32_t q) {
     mem.pop_fp(mq, fp);
     note_used(q, before, mem.used(mq), events_.now());
     return_credit(iq.feeder, iq.vc, fp, events_.now());
-    consume(chip, k);  // may send new messages: no Packet& is held past here
+    consume(chip, k, fp);  // may send new messages: no Packet& is held past here
   }
 }
 
@@ -144,20 +142,19 @@ void Network::head_changed(std::uint32_t q) {
 // enter an empty queue and be consumed at once, with effects on nothing but that queue's stats
 // and pointers, one credit (sent at t) and its message's count. Doing it now spares the
 // arrival event.
-void Network::arrive_consumed(std::uint32_t o, std::uint32_t k, sim::Tick t) {
+void Network::arrive_consumed(std::uint32_t o, std::uint32_t k, std::uint64_t fp, sim::Tick t) {
   Output& out = out_[o];
   const Packet& pk = packets_[k];
   ++packet_hops_;
   const std::uint32_t q = out.peer * V_ + pk.vc;
   const std::uint32_t mq = out.peer_port * V_ + pk.vc;
-  const std::uint64_t fp = footprint(pk.bytes);
   BufferMemory& mem = mem_[out.peer_chip];
   InQueue& iq = inq_[q];
   mem.pass_fp(mq, fp);               // in and out at t
   note_used(q, 0, fp, t);            // the pop adds nothing to the occupancy integral
   iq.stats.received += pk.attempts;  // seed4 ¶62
   return_credit(o, iq.vc, fp, t);
-  consume(out.peer_chip, k);
+  consume(out.peer_chip, k, fp);
 }
 
 void Network::return_credit(std::uint32_t o, std::uint32_t vc, std::uint64_t bytes, sim::Tick at) {
@@ -284,7 +281,7 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   const sim::Tick arrival = now + busy + out.latency + router_ps_;
   if (pk.dst == out.peer_chip && out.passing[pk.vc] == 0 &&
       inq_[out.peer * V_ + pk.vc].head == kNil && messages_[pk.msg].packets_left != 0) {
-    arrive_consumed(o, k, arrival);  // frees k
+    arrive_consumed(o, k, r.fp, arrival);  // frees k
   } else {
     if (pk.dst != out.peer_chip) ++out.passing[pk.vc];
     if (out.fl.empty()) events_.schedule(out.arrival, arrival);
