@@ -389,19 +389,12 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
 }
 
 std::uint32_t Sm::shared_wavefronts(const Op& op) {
-  std::vector<mem::LaneAccess> lanes;
-  for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
-    if ((op.mask >> l) & 1) {
-      lanes.push_back(
-          {.lane = l, .address = static_cast<std::uint32_t>((*op.addr)[l]), .bytes = op.bytes});
-    }
-  }
-  if (lanes.empty()) return 0;
-  auto cost = mem::bank_conflict_cost(lanes, cfg_.banks);
-  XPUSIM_CHECK(cost.ok(), "shared accesses were checked when accepted");
-  shared_wavefronts_.inc(cost->wavefronts);
-  bank_conflicts_.inc(cost->conflict_wavefronts());
-  return cost->wavefronts;
+  // The accesses were checked when accepted: the allocation-free path (bank_conflicts.h).
+  const mem::BankConflictCost cost =
+      mem::valid_warp_access_cost(*op.addr, op.mask, op.bytes, cfg_.banks);
+  shared_wavefronts_.inc(cost.wavefronts);
+  bank_conflicts_.inc(cost.conflict_wavefronts());
+  return cost.wavefronts;
 }
 
 std::uint64_t Sm::shared_stage(std::uint64_t cycle, std::uint32_t wavefronts) {

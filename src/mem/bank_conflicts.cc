@@ -136,6 +136,82 @@ Result<BankConflictCost> bank_conflict_cost(std::span<const LaneAccess> accesses
   return cost;
 }
 
+BankConflictCost valid_warp_access_cost(std::span<const std::uint64_t, kWarpLanes> addresses,
+                                        std::uint32_t mask, std::uint32_t bytes,
+                                        const BankGeometry& geometry) {
+  BankConflictCost cost;
+  if (mask == 0) return cost;
+  if (geometry.banks > 64) {
+    std::vector<LaneAccess> lanes;
+    for (std::uint32_t l = 0; l < kWarpLanes; ++l) {
+      if ((mask >> l) & 1) {
+        lanes.push_back(
+            {.lane = l, .address = static_cast<std::uint32_t>(addresses[l]), .bytes = bytes});
+      }
+    }
+    auto r = bank_conflict_cost(lanes, geometry);
+    XPUSIM_CHECK(r.ok(), "valid_warp_access_cost was given an invalid access");
+    return *r;
+  }
+  const std::uint32_t banks = geometry.banks;
+  const unsigned shift = static_cast<unsigned>(std::countr_zero(geometry.bank_bytes));
+  const std::uint64_t row_bytes = std::uint64_t{banks} << shift;
+  const auto lanes_per_phase =
+      static_cast<std::uint32_t>(std::clamp<std::uint64_t>(row_bytes / bytes, 1, kWarpLanes));
+  // Words a lane touches: one when the width fits a bank word (aligned), else width / word.
+  const std::uint32_t words_per_lane = std::max<std::uint32_t>(bytes >> shift, 1);
+  std::array<std::uint32_t, 64> word_of{};  // valid where `seen` has the bank's bit
+  for (std::uint32_t first = 0; first < kWarpLanes; first += lanes_per_phase) {
+    const std::uint32_t end = std::min(first + lanes_per_phase, kWarpLanes);
+    // One word seen per bank so far (`seen` says which banks have one); a second, different
+    // word in a bank sends the phase to the counting path below.
+    std::uint64_t seen = 0;
+    bool conflict = false, active = false;
+    for (std::uint32_t l = first; l < end && !conflict; ++l) {
+      if (((mask >> l) & 1) == 0) continue;
+      active = true;
+      const std::uint32_t w0 = static_cast<std::uint32_t>(addresses[l]) >> shift;
+      for (std::uint32_t w = w0; w < w0 + words_per_lane; ++w) {
+        const std::uint32_t b = w % banks;
+        if (((seen >> b) & 1) == 0) {
+          seen |= std::uint64_t{1} << b;
+          word_of[b] = w;
+        } else if (word_of[b] != w) {
+          conflict = true;
+          break;
+        }
+      }
+    }
+    if (!active) continue;
+    ++cost.phases;
+    if (!conflict) {
+      cost.wavefronts += 1;
+      continue;
+    }
+    // Distinct words per bank: sort the phase's (bank, word) keys, count the longest run.
+    std::array<std::uint64_t, 64 * 16> keys;  // <= lanes_per_phase x words_per_lane
+    std::size_t n = 0;
+    for (std::uint32_t l = first; l < end; ++l) {
+      if (((mask >> l) & 1) == 0) continue;
+      const std::uint32_t w0 = static_cast<std::uint32_t>(addresses[l]) >> shift;
+      for (std::uint32_t w = w0; w < w0 + words_per_lane; ++w)
+        keys[n++] = std::uint64_t{w % banks} << 32 | w;
+    }
+    std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
+    const auto last = std::unique(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
+    std::uint32_t worst = 0;
+    for (auto i = keys.begin(); i != last;) {
+      auto j = i;
+      while (j != last && (*j >> 32) == (*i >> 32))
+        ++j;
+      worst = std::max(worst, static_cast<std::uint32_t>(j - i));
+      i = j;
+    }
+    cost.wavefronts += worst;
+  }
+  return cost;
+}
+
 std::vector<LaneAccess> warp_access(std::span<const std::uint32_t> addresses, std::uint32_t bytes) {
   std::vector<LaneAccess> out;
   out.reserve(addresses.size());

@@ -61,6 +61,15 @@ Result<BankConflictCost> bank_conflict_cost(std::span<const LaneAccess> accesses
                                             const BankGeometry& geometry = {},
                                             const AddressMap& map = {});
 
+// The same cost for a warp access already known to be valid (lane l active when bit l of
+// `mask` is set, at addresses[l]; one width of 1/2/4/8/16 B, naturally aligned; no address
+// map): the SM's per-instruction path. It builds no lane records and does not allocate; a
+// phase with no two words in one bank costs one pass over its lanes. Geometries of more than
+// 64 banks take the general path.
+BankConflictCost valid_warp_access_cost(std::span<const std::uint64_t, kWarpLanes> addresses,
+                                        std::uint32_t mask, std::uint32_t bytes,
+                                        const BankGeometry& geometry = {});
+
 // Lanes 0..n-1 each access `bytes` at addresses[lane].
 std::vector<LaneAccess> warp_access(std::span<const std::uint32_t> addresses, std::uint32_t bytes);
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -270,6 +272,68 @@ TEST(BankConflicts, RandomAccessesRespectBoundsAndIgnoreListOrder) {
     EXPECT_EQ(r.wavefronts, c.wavefronts);
     EXPECT_EQ(r.phases, c.phases);
   }
+}
+
+// The SM's fast path against a naive reference written from the rule in bank_conflicts.h (per
+// phase, per bank, the set of distinct words) and against the general function, on random
+// valid accesses: every width, partial masks, geometries of 1..64 banks of 1..16 B, addresses
+// in a small window so that broadcasts and conflicts are common.
+TEST(BankConflicts, FastPathMatchesTheRuleOnRandomValidAccesses) {
+  sim::Rng rng = sim::Rng::for_stream(11, "bank_conflicts_fast_path");
+  constexpr std::array<std::uint32_t, 5> kWidths{1, 2, 4, 8, 16};
+  int conflicted = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const BankGeometry g{.banks = 1 + static_cast<std::uint32_t>(rng.uniform(64)),
+                         .bank_bytes = 1u << rng.uniform(5)};
+    const std::uint32_t bytes = kWidths[rng.uniform(kWidths.size())];
+    const auto mask = static_cast<std::uint32_t>(trial % 4 == 0 ? 0xFFFFFFFFu : rng.next_u64());
+    const std::uint64_t window = 1 + rng.uniform(4096);
+    std::array<std::uint64_t, kWarpLanes> addr{};
+    std::vector<LaneAccess> lanes;
+    for (std::uint32_t l = 0; l < kWarpLanes; ++l) {
+      addr[l] = rng.uniform(window) / bytes * bytes;
+      if ((mask >> l) & 1)
+        lanes.push_back(
+            {.lane = l, .address = static_cast<std::uint32_t>(addr[l]), .bytes = bytes});
+    }
+    // Naive: phase = lane / lanes-per-phase; per (phase, bank) the set of words.
+    const std::uint64_t row = std::uint64_t{g.banks} * g.bank_bytes;
+    const std::uint64_t per_phase = std::clamp<std::uint64_t>(row / bytes, 1, kWarpLanes);
+    std::map<std::uint64_t, std::map<std::uint32_t, std::set<std::uint64_t>>> words;
+    for (const LaneAccess& a : lanes) {
+      for (std::uint64_t b = a.address; b < a.address + a.bytes; ++b) {
+        const std::uint64_t w = b / g.bank_bytes;
+        words[a.lane / per_phase][static_cast<std::uint32_t>(w % g.banks)].insert(w);
+      }
+    }
+    BankConflictCost want;
+    for (const auto& [phase, by_bank] : words) {
+      std::size_t worst = 0;
+      for (const auto& [bank, set] : by_bank)
+        worst = std::max(worst, set.size());
+      want.wavefronts += static_cast<std::uint32_t>(worst);
+      ++want.phases;
+    }
+    const BankConflictCost got = valid_warp_access_cost(addr, mask, bytes, g);
+    ASSERT_EQ(got.wavefronts, want.wavefronts) << "trial " << trial;
+    ASSERT_EQ(got.phases, want.phases) << "trial " << trial;
+    const BankConflictCost general = cost_of(lanes, g);
+    ASSERT_EQ(general.wavefronts, want.wavefronts) << "trial " << trial;
+    if (want.wavefronts > want.phases) ++conflicted;
+  }
+  EXPECT_GT(conflicted, 1000);  // the conflict path ran, not only the one-pass path
+}
+
+// More than 64 banks: the fast path hands the access to the general function.
+TEST(BankConflicts, FastPathOnWideGeometriesUsesTheGeneralRule) {
+  std::array<std::uint64_t, kWarpLanes> addr{};
+  for (std::uint32_t l = 0; l < kWarpLanes; ++l)
+    addr[l] = std::uint64_t{l} * 128 * 4;  // 128 banks x 4 B: every lane in bank 0
+  const BankConflictCost c =
+      valid_warp_access_cost(addr, 0xFFFFFFFFu, 4, {.banks = 128, .bank_bytes = 4});
+  EXPECT_EQ(c.wavefronts, 32u);
+  EXPECT_EQ(c.phases, 1u);
+  EXPECT_EQ(valid_warp_access_cost(addr, 0, 4, {.banks = 128, .bank_bytes = 4}).wavefronts, 0u);
 }
 
 }  // namespace
