@@ -19,43 +19,77 @@ DsmemNetwork::DsmemNetwork(Component& parent, sim::Clock& sm_clock, const DsmemP
     ports_.push_back(std::make_unique<Port>(sm_clock, port));
 }
 
+// One message and its reply: the first leg's arrival at the far end, then the reply's at
+// the requester. The same ticks and scheduling order as posting a callback per leg.
+class DsmemNetwork::Transfer final : public sim::Event {
+ public:
+  explicit Transfer(DsmemNetwork& net) : net_(net) {}
+  Done at_far, done;
+  std::uint32_t back_from = 0, back_bytes = 0;
+  bool returning = false;
+
+ protected:
+  void process() override {
+    if (!returning) {
+      if (at_far) at_far();
+      returning = true;
+      net_.events().schedule(*this, net_.ports_[back_from]->reserve(back_bytes));
+      return;
+    }
+    // Back to the pool first: `done` may start another transfer and reuse this one.
+    Done d = std::move(done);
+    at_far = nullptr;
+    done = nullptr;
+    returning = false;
+    net_.transfer_free_.push_back(this);
+    d();
+  }
+
+ private:
+  DsmemNetwork& net_;
+};
+
+DsmemNetwork::~DsmemNetwork() = default;
+
 void DsmemNetwork::load(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
                         Done done) {
   ++loads_;
   bytes_ += bytes;
-  round_trip(from_sm, to_sm, kControlMessageBytes, bytes, std::move(done));
+  round_trip(from_sm, to_sm, kControlMessageBytes, bytes, nullptr, std::move(done));
 }
 
 void DsmemNetwork::store(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
                          Done done) {
   ++stores_;
   bytes_ += bytes;
-  round_trip(from_sm, to_sm, bytes, kControlMessageBytes, std::move(done));
+  round_trip(from_sm, to_sm, bytes, kControlMessageBytes, nullptr, std::move(done));
 }
 
 void DsmemNetwork::push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
                         Done arrived, Done acked) {
   ++stores_;
   bytes_ += bytes;
-  XPUSIM_CHECK(from_sm < ports_.size() && to_sm < ports_.size(),
-               "DSMEM push names an SM that does not exist");
-  XPUSIM_CHECK(gpc_of_sm_[from_sm] == gpc_of_sm_[to_sm], "DSMEM push between GPCs");
-  events().post(ports_[from_sm]->reserve(bytes),
-                [this, to_sm, arrived = std::move(arrived), acked = std::move(acked)]() mutable {
-                  arrived();
-                  events().post(ports_[to_sm]->reserve(kControlMessageBytes), std::move(acked));
-                });
+  round_trip(from_sm, to_sm, bytes, kControlMessageBytes, std::move(arrived), std::move(acked));
 }
 
 void DsmemNetwork::round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t out,
-                              std::uint32_t back, Done done) {
+                              std::uint32_t back, Done at_b, Done done) {
   XPUSIM_CHECK(a < ports_.size() && b < ports_.size(),
                "DSMEM access names an SM that does not exist");
   XPUSIM_CHECK(gpc_of_sm_[a] == gpc_of_sm_[b], "DSMEM access between SMs of different GPCs");
-  const sim::Tick arrival = ports_[a]->reserve(out);
-  events().post(arrival, [this, b, back, done = std::move(done)]() mutable {
-    events().post(ports_[b]->reserve(back), std::move(done));
-  });
+  Transfer* t;
+  if (transfer_free_.empty()) {
+    transfer_pool_.push_back(std::make_unique<Transfer>(*this));
+    t = transfer_pool_.back().get();
+  } else {
+    t = transfer_free_.back();
+    transfer_free_.pop_back();
+  }
+  t->at_far = std::move(at_b);
+  t->done = std::move(done);
+  t->back_from = b;
+  t->back_bytes = back;
+  events().schedule(*t, ports_[a]->reserve(out));
 }
 
 }  // namespace xpusim::mem

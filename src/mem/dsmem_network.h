@@ -29,6 +29,7 @@ class DsmemNetwork : public sim::Component {
  public:
   DsmemNetwork(Component& parent, sim::Clock& sm_clock, const DsmemParams& params,
                std::vector<std::uint32_t> gpc_of_sm);
+  ~DsmemNetwork() override;
 
   void load(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done done);
   void store(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done done);
@@ -44,9 +45,11 @@ class DsmemNetwork : public sim::Component {
  private:
   struct NoPayload {};
   using Port = sim::Channel<NoPayload>;
-  // Sends `out` bytes from `a` to `b`, then `back` bytes from `b` to `a`; `done` at the end.
+  class Transfer;
+  // Sends `out` bytes from `a` to `b` (`at_b` when they arrive), then `back` bytes from `b` to
+  // `a`; `done` at the end.
   void round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t out, std::uint32_t back,
-                  Done done);
+                  Done at_b, Done done);
 
   DsmemParams params_;
   std::vector<std::uint32_t> gpc_of_sm_;
@@ -54,6 +57,9 @@ class DsmemNetwork : public sim::Component {
   sim::Counter& loads_;
   sim::Counter& stores_;
   sim::Counter& bytes_;
+  // Transfers in flight are pooled events: no allocation and no posted callback per message.
+  std::vector<std::unique_ptr<Transfer>> transfer_pool_;
+  std::vector<Transfer*> transfer_free_;
 };
 
 }  // namespace xpusim::mem
