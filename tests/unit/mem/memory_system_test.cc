@@ -294,6 +294,35 @@ TEST(MemorySystem, DsmemLoadIsARoundTripOverTwoPorts) {
   EXPECT_EQ(stored - t0, (2 + p.dsmem.latency_cycles + 1 + p.dsmem.latency_cycles) * kCycle);
 }
 
+// A push (a TMA multicast line): `arrived` when its data reaches the target, `acked` when the
+// acknowledgement is back. Two pushes from one SM share its port; an ack that starts another
+// push reuses the pooled transfer it arrived on.
+TEST(MemorySystem, DsmemPushArrivesThenAcksAndPushesChain) {
+  const MemoryParams p = small_chip();
+  const sim::Tick lat = p.dsmem.latency_cycles;
+  Rig r(p);
+  std::vector<sim::Tick> arrived(3, 0), acked(3, 0);
+  r.mem.dsmem().push(
+      1, 2, 128, [&] { arrived[0] = r.sim.now(); },
+      [&] {
+        acked[0] = r.sim.now();
+        r.mem.dsmem().push(
+            1, 2, 64, [&] { arrived[2] = r.sim.now(); }, [&] { acked[2] = r.sim.now(); });
+      });
+  r.mem.dsmem().push(
+      1, 3, 128, [&] { arrived[1] = r.sim.now(); }, [&] { acked[1] = r.sim.now(); });
+  r.run();
+  // 128 B is 4 cycles of SM 1's port; the second push waits for the first.
+  EXPECT_EQ(arrived[0], (4 + lat) * kCycle);
+  EXPECT_EQ(arrived[1], (8 + lat) * kCycle);
+  // The 8 B ack is 1 cycle of the target's port.
+  EXPECT_EQ(acked[0], arrived[0] + (1 + lat) * kCycle);
+  EXPECT_EQ(acked[1], arrived[1] + (1 + lat) * kCycle);
+  // The chained push leaves at the first ack (SM 1's port idle again): 64 B is 2 cycles.
+  EXPECT_EQ(arrived[2], acked[0] + (2 + lat) * kCycle);
+  EXPECT_EQ(acked[2], arrived[2] + (1 + lat) * kCycle);
+}
+
 // A fixed pseudo-random stream of loads and stores over several SMs.
 std::string run_stream() {
   Rig r(small_chip());
