@@ -160,9 +160,49 @@ BankConflictCost valid_warp_access_cost(std::span<const std::uint64_t, kWarpLane
       static_cast<std::uint32_t>(std::clamp<std::uint64_t>(row_bytes / bytes, 1, kWarpLanes));
   // Words a lane touches: one when the width fits a bank word (aligned), else width / word.
   const std::uint32_t words_per_lane = std::max<std::uint32_t>(bytes >> shift, 1);
-  std::array<std::uint32_t, 64> word_of{};  // valid where `seen` has the bank's bit
+  // A word's bank: a mask for a power-of-two bank count (every shipped config), no divide.
+  const bool pow2 = std::has_single_bit(banks);
+  const auto bank_of = [pow2, banks](std::uint32_t w) {
+    return pow2 ? w & (banks - 1) : w % banks;
+  };
+  // Valid only where `seen` has the bank's bit: left uninitialized (no 256 B clear per call).
+  std::array<std::uint32_t, 64> word_of;
+  // The banks a lane's consecutive words fall in, as a bit set (wrapping past the last bank).
+  // A lane wider than a row hits a bank twice itself: no quick test then.
+  const bool quick = words_per_lane <= banks;
+  const std::uint64_t all_banks = banks == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << banks) - 1;
+  const std::uint64_t run =
+      words_per_lane >= banks ? all_banks : (std::uint64_t{1} << words_per_lane) - 1;
+  const auto lane_banks = [&](std::uint32_t b0) {
+    if (words_per_lane >= banks) return all_banks;
+    const std::uint64_t low = run << b0 & all_banks;
+    return b0 + words_per_lane > banks ? low | run >> (banks - b0) : low;
+  };
   for (std::uint32_t first = 0; first < kWarpLanes; first += lanes_per_phase) {
     const std::uint32_t end = std::min(first + lanes_per_phase, kWarpLanes);
+    // Quick test: no two lanes of the phase share a bank (the common, conflict-free layout):
+    // one wavefront, without the per-word walk below that broadcasts need.
+    if (quick) {
+      std::uint64_t used = 0;
+      bool disjoint = true, any = false;
+      for (std::uint32_t l = first; l < end; ++l) {
+        if (((mask >> l) & 1) == 0) continue;
+        any = true;
+        const std::uint64_t m =
+            lane_banks(bank_of(static_cast<std::uint32_t>(addresses[l]) >> shift));
+        if ((used & m) != 0) {
+          disjoint = false;
+          break;
+        }
+        used |= m;
+      }
+      if (!any) continue;
+      if (disjoint) {
+        ++cost.phases;
+        cost.wavefronts += 1;
+        continue;
+      }
+    }
     // One word seen per bank so far (`seen` says which banks have one); a second, different
     // word in a bank sends the phase to the counting path below.
     std::uint64_t seen = 0;
@@ -172,7 +212,7 @@ BankConflictCost valid_warp_access_cost(std::span<const std::uint64_t, kWarpLane
       active = true;
       const std::uint32_t w0 = static_cast<std::uint32_t>(addresses[l]) >> shift;
       for (std::uint32_t w = w0; w < w0 + words_per_lane; ++w) {
-        const std::uint32_t b = w % banks;
+        const std::uint32_t b = bank_of(w);
         if (((seen >> b) & 1) == 0) {
           seen |= std::uint64_t{1} << b;
           word_of[b] = w;
@@ -195,7 +235,7 @@ BankConflictCost valid_warp_access_cost(std::span<const std::uint64_t, kWarpLane
       if (((mask >> l) & 1) == 0) continue;
       const std::uint32_t w0 = static_cast<std::uint32_t>(addresses[l]) >> shift;
       for (std::uint32_t w = w0; w < w0 + words_per_lane; ++w)
-        keys[n++] = std::uint64_t{w % banks} << 32 | w;
+        keys[n++] = std::uint64_t{bank_of(w)} << 32 | w;
     }
     std::sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));
     const auto last = std::unique(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(n));

@@ -7,11 +7,7 @@
 namespace xpusim::mem {
 
 sim::Tick cycles_after(const sim::Clock& clock, sim::Tick t, sim::Cycles n) {
-  // The number of the first edge at or after t is cycle_at(next_edge(t)), computed without
-  // the second conversion (edge c lies in cycle c: cycle_at(edge(c)) == c).
-  const sim::Cycles c = clock.cycle_at(t);
-  const sim::Cycles first = clock.edge(c) == t ? c : c + 1;
-  return clock.edge(first + n);
+  return clock.edge(clock.first_cycle_from(t) + n);
 }
 
 Crossbar::Crossbar(Component& parent, sim::Clock& l2_clock, const CrossbarParams& params,

@@ -25,23 +25,35 @@ class DsmemNetwork::Transfer final : public sim::Event {
  public:
   explicit Transfer(DsmemNetwork& net) : net_(net) {}
   Done at_far, done;
+  PushClient* client = nullptr;  // a typed push: reported to the client instead
+  std::uint64_t tag = 0;
   std::uint32_t back_from = 0, back_bytes = 0;
   bool returning = false;
 
  protected:
   void process() override {
     if (!returning) {
-      if (at_far) at_far();
+      if (client != nullptr) {
+        client->push_arrived(tag);
+      } else if (at_far) {
+        at_far();
+      }
       returning = true;
       net_.events().schedule(*this, net_.ports_[back_from]->reserve(back_bytes));
       return;
     }
-    // Back to the pool first: `done` may start another transfer and reuse this one.
+    // Back to the pool first: the callback may start another transfer and reuse this one.
+    returning = false;
+    net_.transfer_free_.push_back(this);
+    if (client != nullptr) {
+      PushClient* c = client;
+      client = nullptr;
+      c->push_acked(tag);
+      return;
+    }
     Done d = std::move(done);
     at_far = nullptr;
     done = nullptr;
-    returning = false;
-    net_.transfer_free_.push_back(this);
     d();
   }
 
@@ -72,8 +84,26 @@ void DsmemNetwork::push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_
   round_trip(from_sm, to_sm, bytes, kControlMessageBytes, std::move(arrived), std::move(acked));
 }
 
+void DsmemNetwork::push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
+                        PushClient& client, std::uint64_t tag) {
+  ++stores_;
+  bytes_ += bytes;
+  Transfer& t = start(from_sm, to_sm, kControlMessageBytes);
+  t.client = &client;
+  t.tag = tag;
+  events().schedule(t, ports_[from_sm]->reserve(bytes));
+}
+
 void DsmemNetwork::round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t out,
                               std::uint32_t back, Done at_b, Done done) {
+  Transfer& t = start(a, b, back);
+  t.at_far = std::move(at_b);
+  t.done = std::move(done);
+  events().schedule(t, ports_[a]->reserve(out));
+}
+
+// A pooled transfer from `a` to `b` whose reply is `back` bytes, not yet scheduled.
+DsmemNetwork::Transfer& DsmemNetwork::start(std::uint32_t a, std::uint32_t b, std::uint32_t back) {
   XPUSIM_CHECK(a < ports_.size() && b < ports_.size(),
                "DSMEM access names an SM that does not exist");
   XPUSIM_CHECK(gpc_of_sm_[a] == gpc_of_sm_[b], "DSMEM access between SMs of different GPCs");
@@ -85,11 +115,9 @@ void DsmemNetwork::round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t ou
     t = transfer_free_.back();
     transfer_free_.pop_back();
   }
-  t->at_far = std::move(at_b);
-  t->done = std::move(done);
   t->back_from = b;
   t->back_bytes = back;
-  events().schedule(*t, ports_[a]->reserve(out));
+  return *t;
 }
 
 }  // namespace xpusim::mem

@@ -20,6 +20,18 @@
 
 namespace xpusim::mem {
 
+// Who hears about a typed push (DsmemNetwork::push below): a hot caller (the TMA unit's
+// multicast, one push per line and destination) names itself and a tag instead of two
+// std::function callbacks whose captures would be allocated per push.
+class PushClient {
+ public:
+  virtual void push_arrived(std::uint64_t tag) = 0;
+  virtual void push_acked(std::uint64_t tag) = 0;
+
+ protected:
+  ~PushClient() = default;
+};
+
 struct DsmemParams {
   sim::Cycles latency_cycles = 200;    // one way, SM clock
   std::uint64_t bytes_per_cycle = 32;  // per SM output port
@@ -40,6 +52,9 @@ class DsmemNetwork : public sim::Component {
   // its last byte reaches `to_sm`, `acked` when the acknowledgement is back at `from_sm`.
   void push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done arrived,
             Done acked);
+  // The same push, reported to `client` with `tag`: the same ticks and event order.
+  void push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, PushClient& client,
+            std::uint64_t tag);
   const DsmemParams& params() const { return params_; }
 
  private:
@@ -50,6 +65,7 @@ class DsmemNetwork : public sim::Component {
   // `a`; `done` at the end.
   void round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t out, std::uint32_t back,
                   Done at_b, Done done);
+  Transfer& start(std::uint32_t a, std::uint32_t b, std::uint32_t back);
 
   DsmemParams params_;
   std::vector<std::uint32_t> gpc_of_sm_;

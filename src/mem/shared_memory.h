@@ -36,6 +36,10 @@ class SharedMemory {
   Status write(std::uint32_t offset, std::span<const std::byte> in);
   // Checks [offset, offset + bytes) lies inside the window.
   Status check_range(std::uint64_t offset, std::uint64_t bytes) const;
+  // The same test without building a Status (for per-lane checks on the hot path).
+  bool contains(std::uint64_t offset, std::uint64_t bytes) const {
+    return offset <= data_.size() && bytes <= data_.size() - offset;
+  }
   std::span<std::byte> bytes() { return data_; }
   std::span<const std::byte> bytes() const { return data_; }
 

@@ -39,11 +39,16 @@ class Clock {
     return e == t ? t : edge(c + 1);
   }
   Cycles now_cycle() const { return cycle_at(queue_->now()); }
-  // Cycle number of the first edge at or after now().
-  Cycles next_cycle() const {
-    const Tick t = queue_->now();
+  // Cycle number of the first edge at or after now(). Units ask several times per event and
+  // many events share a tick: the last answer is kept (two conversions saved per repeat).
+  Cycles next_cycle() const { return first_cycle_from(queue_->now()); }
+  // Cycle number of the first edge at or after t (edge c lies in cycle c).
+  Cycles first_cycle_from(Tick t) const {
+    if (t == memo_tick_) return memo_cycle_;
     const Cycles c = cycle_at(t);
-    return edge(c) == t ? c : c + 1;
+    memo_tick_ = t;
+    memo_cycle_ = edge(c) == t ? c : c + 1;
+    return memo_cycle_;
   }
 
   // Awaitable: resumes on edge cycle_at(now) + n. From an edge that is exactly n periods;
@@ -65,6 +70,8 @@ class Clock {
   // (conversions run several times per memory request).
   FastDiv num_div_;
   FastDiv den_div_;
+  mutable Tick memo_tick_ = kMaxTick;  // first_cycle_from()'s last answer
+  mutable Cycles memo_cycle_ = 0;
 };
 
 }  // namespace xpusim::sim

@@ -323,6 +323,34 @@ TEST(MemorySystem, DsmemPushArrivesThenAcksAndPushesChain) {
   EXPECT_EQ(acked[2], arrived[2] + (1 + lat) * kCycle);
 }
 
+// The typed push (a client and a tag instead of two callbacks, for the TMA multicast) keeps
+// the same timeline, and a push started from an acknowledgement reuses its pooled transfer.
+TEST(MemorySystem, TypedDsmemPushKeepsTheTimeline) {
+  const MemoryParams p = small_chip();
+  const sim::Tick lat = p.dsmem.latency_cycles;
+  Rig r(p);
+  struct Client : PushClient {
+    Rig* rig = nullptr;
+    std::vector<sim::Tick> arrived = std::vector<sim::Tick>(3, 0);
+    std::vector<sim::Tick> acked = std::vector<sim::Tick>(3, 0);
+    void push_arrived(std::uint64_t tag) override { arrived.at(tag) = rig->sim.now(); }
+    void push_acked(std::uint64_t tag) override {
+      acked.at(tag) = rig->sim.now();
+      if (tag == 0) rig->mem.dsmem().push(1, 2, 64, *this, 2);
+    }
+  } c;
+  c.rig = &r;
+  r.mem.dsmem().push(1, 2, 128, c, 0);
+  r.mem.dsmem().push(1, 3, 128, c, 1);
+  r.run();
+  EXPECT_EQ(c.arrived[0], (4 + lat) * kCycle);
+  EXPECT_EQ(c.arrived[1], (8 + lat) * kCycle);
+  EXPECT_EQ(c.acked[0], c.arrived[0] + (1 + lat) * kCycle);
+  EXPECT_EQ(c.acked[1], c.arrived[1] + (1 + lat) * kCycle);
+  EXPECT_EQ(c.arrived[2], c.acked[0] + (2 + lat) * kCycle);
+  EXPECT_EQ(c.acked[2], c.arrived[2] + (1 + lat) * kCycle);
+}
+
 // A fixed pseudo-random stream of loads and stores over several SMs.
 std::string run_stream() {
   Rig r(small_chip());

@@ -32,6 +32,23 @@ TEST(Clock, FractionalPeriodDoesNotDrift) {
   }
 }
 
+// first_cycle_from keeps its last answer: asking in any order (back in time included)
+// still gives the first edge at or after each tick, on and between edges.
+TEST(Clock, FirstCycleFromIsRightInAnyOrder) {
+  EventQueue q;
+  Clock c(q, 1'980'000'000);  // 505.05 ps: edges 0, 506, 1011, ...
+  const Tick ticks[] = {506, 506, 507, 0, 1011, 1010, 1010, 1, 505, 50000, 50000, 49999};
+  for (const Tick t : ticks) {
+    const Cycles k = c.first_cycle_from(t);
+    EXPECT_GE(c.edge(k), t) << t;
+    EXPECT_TRUE(k == 0 || c.edge(k - 1) < t) << t;
+  }
+  EXPECT_EQ(c.first_cycle_from(506), 1u);
+  EXPECT_EQ(c.first_cycle_from(507), 2u);
+  EXPECT_EQ(c.first_cycle_from(0), 0u);
+  EXPECT_EQ(c.next_cycle(), 0u);  // now() is 0
+}
+
 TEST(Clock, HugeTicksUseWideArithmetic) {
   EventQueue q;
   Clock c(q, 1'830'000'000);
