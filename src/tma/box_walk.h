@@ -19,6 +19,7 @@
 
 #include "mem/global_memory.h"
 #include "sim/result.h"
+#include "tma/copy_engine.h"
 #include "tma/tensor_map.h"
 
 namespace xpusim::tma {
@@ -82,6 +83,10 @@ struct BoxRow {
   bool in_bounds = false;
   mem::Addr address = 0;
 };
+
+// Adds the requests a load of the planned box makes (and its element counts) to `rep`: the
+// same list the copy builds (tile_load.cc), for prefetches and timing-only loads.
+void append_box_requests(const BoxPlan& p, CopyReport& rep);
 
 // Calls f(const BoxRow&) for every row, in shared-memory order (an odometer over dims 1..4).
 template <class F>

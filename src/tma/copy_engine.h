@@ -89,6 +89,12 @@ class PreparedTileMap {
 Result<CopyReport> load_tile(const PreparedTileMap& map, std::span<const std::int32_t> coords,
                              const mem::GlobalMemory& global, std::span<const SmemTarget> dst);
 
+// Timing only: what that load_tile reports (the same checks, errors, requests and counts)
+// without reading global memory or writing shared memory.
+Result<CopyReport> load_tile_requests(const PreparedTileMap& map,
+                                      std::span<const std::int32_t> coords,
+                                      std::span<const SmemTarget> dst);
+
 // im2col-mode load. `coords` = {C, W, (H, (D,)) N}; `offsets` has rank-2 entries (W, H, D
 // order), each < 2^16 as in PTX.
 Result<CopyReport> load_im2col(const TensorMap& map, std::span<const std::int32_t> coords,

@@ -215,9 +215,9 @@ class ImageWriter {
   SwizzledRowCopy copy_rows_ = copy_rows_swizzled();
 };
 
-// A load whose plan is built: the destination checks, the copy, multicast.
-Result<CopyReport> load_planned(const TensorMap& map, const BoxPlan& p,
-                                const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
+// The destinations of a load of the planned box, checked.
+Status check_load_destinations(const TensorMap& map, const BoxPlan& p,
+                               std::span<const SmemTarget> dst) {
   constexpr std::string_view op = "load_tile";
   std::vector<Error> errors;
   if (dst.empty()) errors.push_back({"load_tile: no shared-memory destination given"});
@@ -230,6 +230,13 @@ Result<CopyReport> load_planned(const TensorMap& map, const BoxPlan& p,
         {"load_tile: 16U6_ALIGN16B supports SWIZZLE_128B_ATOM_64B for stores only (cuda.h)"});
   }
   if (!errors.empty()) return errors;
+  return Ok{};
+}
+
+// A load whose plan is built: the destination checks, the copy, multicast.
+Result<CopyReport> load_planned(const TensorMap& map, const BoxPlan& p,
+                                const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
+  if (auto st = check_load_destinations(map, p, dst); !st) return st.errors();
 
   CopyReport rep;
   rep.bytes_per_destination = p.box_bytes;
@@ -278,6 +285,21 @@ Result<CopyReport> load_tile(const PreparedTileMap& map, std::span<const std::in
     return st.errors();
   }
   return load_planned(map.map(), p, global, dst);
+}
+
+Result<CopyReport> load_tile_requests(const PreparedTileMap& map,
+                                      std::span<const std::int32_t> coords,
+                                      std::span<const SmemTarget> dst) {
+  BoxPlan p = map.shape();
+  if (auto st = place_tile_box("load_tile", map.map(), coords, p); !st) {
+    return st.errors();
+  }
+  if (auto st = check_load_destinations(map.map(), p, dst); !st) return st.errors();
+  CopyReport rep;
+  rep.bytes_per_destination = p.box_bytes;
+  rep.destinations = static_cast<std::uint32_t>(dst.size());
+  append_box_requests(p, rep);
+  return rep;
 }
 
 }  // namespace xpusim::tma

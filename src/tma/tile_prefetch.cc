@@ -5,11 +5,7 @@
 
 namespace xpusim::tma {
 
-Result<CopyReport> prefetch_tile(const TensorMap& map, std::span<const std::int32_t> coords) {
-  auto planned = plan_tile_box("prefetch_tile", map, coords);
-  if (!planned) return planned.errors();
-  const BoxPlan& p = *planned;
-  CopyReport rep;
+void append_box_requests(const BoxPlan& p, CopyReport& rep) {
   const std::uint64_t n0 = p.count[0];
   for_each_row(p, [&](const BoxRow& row) {
     const bool any = row.in_bounds && p.lo < p.hi;
@@ -25,6 +21,13 @@ Result<CopyReport> prefetch_tile(const TensorMap& map, std::span<const std::int3
     }
   });
   rep.elements = p.rows * n0 * p.unit.values;
+}
+
+Result<CopyReport> prefetch_tile(const TensorMap& map, std::span<const std::int32_t> coords) {
+  auto planned = plan_tile_box("prefetch_tile", map, coords);
+  if (!planned) return planned.errors();
+  CopyReport rep;
+  append_box_requests(*planned, rep);
   return rep;
 }
 

@@ -16,6 +16,12 @@ constexpr std::uint64_t kDescriptorTag = std::uint64_t{1} << 63;
 constexpr std::uint64_t request_tag(std::uint32_t index, std::uint32_t bytes) {
   return std::uint64_t{bytes} << 32 | index;
 }
+// An SM-to-SM push: the operation, the destination, the bytes (<= a line) and whether it is a
+// shared-to-cluster piece (which also holds a generator slot) rather than a multicast copy.
+constexpr std::uint64_t kToClusterTag = std::uint64_t{1} << 63;
+constexpr std::uint64_t push_tag(std::uint32_t index, std::uint32_t d, std::uint32_t bytes) {
+  return std::uint64_t{bytes} << 48 | std::uint64_t{d} << 32 | index;
+}
 }  // namespace
 
 class TmaUnit::Stage : public sim::Event {
@@ -132,9 +138,7 @@ std::uint32_t TmaUnit::queued(std::uint32_t sm) const {
 }
 
 std::uint64_t TmaUnit::cycle_now() const {
-  const sim::Tick t = now();
-  const std::uint64_t c = clock_.cycle_at(t);
-  return clock_.edge(c) == t ? c : c + 1;
+  return clock_.next_cycle();  // the number of the first edge at or after now()
 }
 
 void TmaUnit::schedule(Stage& s, std::uint64_t cycle) {
@@ -377,18 +381,7 @@ void TmaUnit::generate() {
         ++outstanding_;
         ++a.acks;
         dsmem_bytes_.inc(bytes);
-        memory_.dsmem().push(
-            sm, to, bytes,
-            [this, &a, bytes] {
-              land(a, 0, bytes);
-              ++a.responded;
-            },
-            [this, &a] {
-              --outstanding_;
-              --a.acks;
-              if (!plans_.empty()) schedule(*gen_stage_, cycle_now());
-              if (a.responded == a.total && a.acks == 0 && a.issued == a.total) retire(a);
-            });
+        memory_.dsmem().push(sm, to, bytes, *this, kToClusterTag | push_tag(a.index, 0, bytes));
       }
     } else {
       const GlobalRequest r = *a.next;
@@ -428,6 +421,22 @@ void TmaUnit::request_done(std::uint64_t tag) {
   if (!plans_.empty()) schedule(*gen_stage_, cycle_now());
 }
 
+void TmaUnit::push_arrived(std::uint64_t tag) {
+  Active& a = *pool_[static_cast<std::uint32_t>(tag)];
+  const auto d = static_cast<std::uint32_t>(tag >> 32) & 0xFFFFu;
+  const auto bytes = static_cast<std::uint32_t>(tag >> 48) & 0x7FFFu;
+  land(a, d, bytes);
+  if (tag & kToClusterTag) ++a.responded;
+}
+
+void TmaUnit::push_acked(std::uint64_t tag) {
+  Active& a = *pool_[static_cast<std::uint32_t>(tag)];
+  if (tag & kToClusterTag) --outstanding_;
+  --a.acks;
+  if ((tag & kToClusterTag) && !plans_.empty()) schedule(*gen_stage_, cycle_now());
+  if (a.responded == a.total && a.acks == 0 && a.issued == a.total) retire(a);
+}
+
 void TmaUnit::response(Active& a, std::uint32_t bytes) {
   switch (a.plan.flow) {
     case TmaPlan::Flow::kLoad: {
@@ -442,12 +451,7 @@ void TmaUnit::response(Active& a, std::uint32_t bytes) {
         // other destination, which acknowledges it.
         ++a.acks;
         dsmem_bytes_.inc(bytes);
-        memory_.dsmem().push(
-            a.job.sm, to, bytes, [this, &a, d, bytes] { land(a, d, bytes); },
-            [this, &a] {
-              --a.acks;
-              if (a.responded == a.total && a.acks == 0 && a.issued == a.total) retire(a);
-            });
+        memory_.dsmem().push(a.job.sm, to, bytes, *this, push_tag(a.index, d, bytes));
       }
       break;
     }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "kernel/tma_op.h"
+#include "mem/dsmem_network.h"
 #include "mem/global_memory.h"
 #include "mem/memory_system.h"
 #include "sim/component.h"
@@ -100,7 +101,7 @@ class TmaClient {
   ~TmaClient() = default;
 };
 
-class TmaUnit : public sim::Component, private mem::RequestClient {
+class TmaUnit : public sim::Component, private mem::RequestClient, private mem::PushClient {
  public:
   // `sms`: the SMs served (their ids); each gets its own queue and registers its client.
   TmaUnit(sim::Component& parent, std::string_view name, const TmaParams& params,
@@ -125,6 +126,8 @@ class TmaUnit : public sim::Component, private mem::RequestClient {
   void setup_done();
   void generate();  // the request generator, one cycle's worth
   void request_done(std::uint64_t tag) override;
+  void push_arrived(std::uint64_t tag) override;  // a multicast or shared-to-cluster piece
+  void push_acked(std::uint64_t tag) override;
   void land(Active& a, std::uint32_t d, std::uint32_t bytes);
   void response(Active& a, std::uint32_t bytes);
   void retire(Active& a);

@@ -284,6 +284,19 @@ TEST(TileLoad, MatchesNaiveReferenceOnRandomDescriptors) {
     EXPECT_EQ(rep2->global_requests, rep->global_requests);
     EXPECT_EQ(rep2->elements, rep->elements);
     EXPECT_EQ(rep2->oob_elements, rep->oob_elements);
+    // The timing-only form reports what the load did (against the naive reference too) and
+    // moves no byte: a fresh window stays zero.
+    mem::SharedMemory untouched(window);
+    std::vector<SmemTarget> dry(targets, SmemTarget{&untouched, offset});
+    auto rep3 = load_tile_requests(*prepared, k.coords, dry);
+    ASSERT_TRUE(rep3.ok()) << rep3.error().message;
+    EXPECT_EQ(rep3->global_requests, ref::tile_requests(m, k.coords)) << describe(k);
+    EXPECT_EQ(rep3->bytes_per_destination, bytes);
+    EXPECT_EQ(rep3->destinations, targets);
+    EXPECT_EQ(rep3->elements, counts.elements) << describe(k);
+    EXPECT_EQ(rep3->oob_elements, counts.oob) << describe(k);
+    EXPECT_TRUE(std::all_of(untouched.bytes().begin(), untouched.bytes().end(),
+                            [](std::byte b) { return b == std::byte{0}; }));
     // Prefetch walks the same box: same requests, nothing else.
     auto pre = prefetch_tile(m, k.coords);
     ASSERT_TRUE(pre.ok());
@@ -550,6 +563,20 @@ TEST(TileLoad, PreparedMapsRejectBadMapsOnceAndBadCoordinatesPerRequest) {
   EXPECT_NE(r.error().message.find("load_tile: 3 coordinates given for a rank-4"),
             std::string::npos)
       << r.error().message;
+  // The timing-only form names the same errors: coordinates, then the destinations.
+  auto dry = load_tile_requests(*prepared, three, {&dst, 1});
+  ASSERT_FALSE(dry.ok());
+  EXPECT_EQ(dry.error().message, r.error().message);
+  mem::SharedMemory small(1024);  // the box is 2048 B
+  const std::array<std::int32_t, 4> at = {0, 0, 0, 0};
+  const std::array<SmemTarget, 2> two = {{{&smem, 0}, {&small, 0}}};
+  auto wet = load_tile(*prepared, at, g, two);
+  dry = load_tile_requests(*prepared, at, two);
+  ASSERT_FALSE(wet.ok());
+  ASSERT_FALSE(dry.ok());
+  EXPECT_EQ(dry.error().message, wet.error().message);
+  EXPECT_NE(dry.error().message.find("destination 1"), std::string::npos) << dry.error().message;
+  EXPECT_FALSE(load_tile_requests(*prepared, at, {}).ok());  // no destination
 }
 
 TEST(TileLoad, PackedTypesMoveWholeSixteenValueGroups) {
