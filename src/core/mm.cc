@@ -417,4 +417,93 @@ std::vector<std::uint64_t> mm_fetch_lines(const MmInstruction& mm, std::uint32_t
   return lines;
 }
 
+std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_bytes, bool retention,
+                                  std::vector<std::pair<std::uint64_t, std::uint64_t>>& scratch) {
+  XPUSIM_CHECK(line_bytes > 0, "line_bytes must be positive");
+  const std::uint64_t eb = mm_type_bytes(mm.b_type);
+  const std::uint64_t kk = std::uint64_t{mm.k} * mm.kb;
+  const auto on = [&mm](std::uint32_t j) {
+    return mm.column_predicate.size() == mm.n ? bool{mm.column_predicate[j]}
+                                              : mm.column_predicate.empty();
+  };
+  // Lines are a power of two in every shipped config: a shift instead of two divides a run.
+  const bool pow2 = std::has_single_bit(line_bytes);
+  const int shift = std::countr_zero(line_bytes);
+  const auto line_of = [=](std::uint64_t a) { return pow2 ? a >> shift : a / line_bytes; };
+  // The distinct lines are the union of the runs' line intervals [first, last]. `each_run(f)`
+  // calls f(first, last) per run until f returns false. Runs in address order (the common
+  // case: columns or rows laid out one after the other) are merged in one pass; the first run
+  // out of order sends them all through `scratch` and a sort.
+  const auto union_size = [&](auto each_run) {
+    std::uint64_t count = 0, next = 0, prev_first = 0;
+    bool any = false;
+    const bool in_order = each_run([&](std::uint64_t first, std::uint64_t last) {
+      if (any && first < prev_first) return false;
+      const std::uint64_t from = any ? std::max(first, next) : first;
+      if (last >= from) count += last - from + 1;
+      next = any ? std::max(next, last + 1) : last + 1;
+      prev_first = first;
+      any = true;
+      return true;
+    });
+    if (in_order) return count;
+    scratch.clear();
+    each_run([&](std::uint64_t first, std::uint64_t last) {
+      scratch.emplace_back(first, last);
+      return true;
+    });
+    std::sort(scratch.begin(), scratch.end());
+    count = 0;
+    for (std::size_t i = 0; i < scratch.size(); ++i) {
+      const auto [first, last] = scratch[i];
+      const std::uint64_t from = i == 0 ? first : std::max(first, next);
+      if (last >= from) count += last - from + 1;
+      next = i == 0 ? last + 1 : std::max(next, last + 1);
+    }
+    return count;
+  };
+  if (!mm.t1) {
+    const std::uint64_t bytes = kk * eb;
+    const std::size_t columns = std::min<std::size_t>(mm.n, mm.b_addresses.size());
+    if (bytes == 0) return 0;
+    return union_size([&](auto f) {
+      for (std::size_t j = 0; j < columns; ++j) {
+        if (!on(static_cast<std::uint32_t>(j))) continue;
+        const std::uint64_t a = mm.b_addresses[j];
+        if (!f(line_of(a), line_of(a + bytes - 1))) return false;
+      }
+      return true;
+    });
+  }
+  const std::uint64_t rows = std::min<std::uint64_t>(kk, mm.b_addresses.size());
+  if (retention) {
+    const bool all_on = mm.column_predicate.empty() ||
+                        (mm.column_predicate.size() == mm.n &&
+                         std::all_of(mm.column_predicate.begin(), mm.column_predicate.end(),
+                                     [](bool b) { return b; }));
+    return union_size([&](auto f) {
+      for (std::uint64_t e = 0; e < rows; ++e) {
+        const std::uint64_t a = mm.b_addresses[e];
+        if (all_on) {  // the row's columns are contiguous
+          if (mm.n != 0 && !f(line_of(a), line_of(a + std::uint64_t{mm.n} * eb - 1))) return false;
+          continue;
+        }
+        for (std::uint32_t j = 0; j < mm.n; ++j)
+          if (on(j) && !f(line_of(a + j * eb), line_of(a + j * eb + eb - 1))) return false;
+      }
+      return true;
+    });
+  }
+  // Without retention every (column, row) selection counts its element's lines.
+  std::uint64_t selections = 0;
+  for (std::uint32_t j = 0; j < mm.n; ++j) {
+    if (!on(j)) continue;
+    for (std::uint64_t e = 0; e < rows; ++e) {
+      const std::uint64_t a = mm.b_addresses[e] + j * eb;
+      selections += line_of(a + eb - 1) - line_of(a) + 1;
+    }
+  }
+  return selections;
+}
+
 }  // namespace xpusim::core

@@ -20,6 +20,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/mm_instruction.h"
@@ -81,5 +82,11 @@ Result<MmOutcome> execute_mm(const MmInstruction& mm, RegisterFile& regs, const 
 //       between would; e.g. 4x4 int8 with 4-byte lines: 16 entries instead of 4.
 std::vector<std::uint64_t> mm_fetch_lines(const MmInstruction& mm, std::uint32_t line_bytes,
                                           bool retention);
+
+// mm_fetch_lines(mm, line_bytes, retention).size() without building the list: the count is
+// all a shared-memory B needs (one wavefront a line), and the SM asks for it at every mm.
+// `scratch` is reused between calls so that steady state allocates nothing.
+std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_bytes, bool retention,
+                                  std::vector<std::pair<std::uint64_t, std::uint64_t>>& scratch);
 
 }  // namespace xpusim::core

@@ -78,11 +78,7 @@ Sm::~Sm() {
 }
 
 std::uint64_t Sm::cycle_now() const {
-  // The number of the first edge at or after now(): cycle_at(next_edge(now())) without the
-  // second conversion (edge c lies in cycle c).
-  const sim::Tick t = now();
-  const std::uint64_t c = clock_.cycle_at(t);
-  return clock_.edge(c) == t ? c : c + 1;
+  return clock_.next_cycle();  // the number of the first edge at or after now()
 }
 
 Status Sm::launch(const CtaWork& work, std::function<void()> exited) {

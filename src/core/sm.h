@@ -180,8 +180,9 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   std::optional<Error> fault_;
   bool tracing_ = false;  // a track per warp slot when the tracer takes this SM
   std::vector<bool> slot_busy_;
-  std::vector<std::uint64_t> tensor_free_;               // per tensor unit: first free cycle
-  std::vector<std::unique_ptr<TmaRecord>> tma_records_;  // by job tag
+  std::vector<std::uint64_t> tensor_free_;  // per tensor unit: first free cycle
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> line_scratch_;  // mm_fetch_line_count's
+  std::vector<std::unique_ptr<TmaRecord>> tma_records_;                // by job tag
   std::vector<std::uint32_t> tma_free_;
   std::deque<WarpSlot*> tma_blocked_;  // refused by a full queue, in issue order
   std::vector<std::string> tma_errors_;

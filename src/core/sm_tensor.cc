@@ -82,6 +82,24 @@ Status Sm::accept_register_load(WarpSlot& w) {
                              op.reg + count - 1, regs.regs_per_thread())};
   }
   const bool shared = op.kind == OpKind::kLoadRegsShared;
+  if (!cfg_.functional) {
+    // Timing only: one pass for the common, valid access (every lane aligned, the span of
+    // the lanes inside the window); the lane loop below names the first bad lane otherwise.
+    std::uint64_t bits = 0, lo = ~std::uint64_t{0}, hi = 0;
+    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+      if (((op.mask >> l) & 1) == 0) continue;
+      const kernel::Addr a = (*op.addr)[l];
+      bits |= a;
+      lo = std::min(lo, a);
+      hi = std::max(hi, a);
+    }
+    const bool aligned = (bits & (op.bytes - 1)) == 0;
+    if (lo > hi) return Ok{};  // no active lane
+    if (aligned &&
+        (!shared || (hi <= 0xFFFF'FFFFu && w.cta.smem.contains(lo, hi - lo + op.bytes)))) {
+      return Ok{};
+    }
+  }
   for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
     if (((op.mask >> l) & 1) == 0) continue;
     const kernel::Addr a = (*op.addr)[l];
@@ -89,8 +107,7 @@ Status Sm::accept_register_load(WarpSlot& w) {
       return Error{fmt::format("register load lane {} address {:#x} is not {}-byte aligned", l, a,
                                op.bytes)};
     }
-    if (shared &&
-        (a > 0xFFFF'FFFFu || !w.cta.smem.check_range(static_cast<std::uint32_t>(a), op.bytes))) {
+    if (shared && (a > 0xFFFF'FFFFu || !w.cta.smem.contains(a, op.bytes))) {
       return Error{
           fmt::format("register load lane {}: shared offset {:#x} is outside the CTA's "
                       "{} B window",
@@ -126,15 +143,26 @@ Status Sm::accept_mm(WarpSlot& w) {
   // B addresses: element aligned; shared ones inside the window.
   const std::uint32_t eb = kernel::mm_type_bytes(mm.b_type);
   const std::uint64_t run = mm.t1 ? std::uint64_t{mm.n} * eb : std::uint64_t{mm.k} * mm.kb * eb;
-  for (std::size_t i = 0; i < mm.b_addresses.size(); ++i) {
+  // Element sizes are powers of two (1, 2, 4 B): a mask, not a divide per address. One pass
+  // for the common, valid case (every address aligned, all of them inside the window); the
+  // loop below names the first bad one otherwise.
+  std::uint64_t bits = 0, lo = ~std::uint64_t{0}, hi = 0;
+  for (const std::uint64_t a : mm.b_addresses) {
+    bits |= a;
+    lo = std::min(lo, a);
+    hi = std::max(hi, a);
+  }
+  const bool all_valid =
+      (bits & (eb - 1)) == 0 &&
+      (!mm.b_shared || mm.b_addresses.empty() ||
+       (hi + run <= 0xFFFF'FFFFu && hi + run >= hi && w.cta.smem.contains(lo, hi + run - lo)));
+  for (std::size_t i = 0; i < (all_valid ? 0 : mm.b_addresses.size()); ++i) {
     const std::uint64_t a = mm.b_addresses[i];
-    if (a % eb != 0) {
+    if ((a & (eb - 1)) != 0) {
       return Error{fmt::format("mm: B address {:#x} ({} {}) is not {}-byte aligned", a,
                                mm.t1 ? "row" : "column", i, eb)};
     }
-    if (mm.b_shared &&
-        (a + run > 0xFFFF'FFFFu ||
-         !w.cta.smem.check_range(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(run)))) {
+    if (mm.b_shared && (a + run > 0xFFFF'FFFFu || !w.cta.smem.contains(a, run))) {
       return Error{
           fmt::format("mm: B {} {} at shared offset {:#x} (+{} B) is outside the CTA's "
                       "{} B window",
@@ -215,7 +243,12 @@ void Sm::register_load_op(WarpSlot& w, std::uint64_t cycle) {
   for (std::uint32_t r = reg; r < reg + count; ++r)
     ++w.reg_pending[r];
   ++w.reg_loads;
-  const auto landed = [this, &w, reg, count] { register_load_landed(w, reg, count); };
+  // Two words of capture (the slot knows its SM), so std::function keeps it inline: no
+  // allocation per register load.
+  const std::uint32_t reg_count = reg << 8 | count;
+  const auto landed = [&w, reg_count] {
+    w.sm.register_load_landed(w, reg_count >> 8, reg_count & 0xFFu);
+  };
   if (op.kind == OpKind::kLoadRegsGlobal) {
     global_accesses_.inc();
     Op access = op;
@@ -246,9 +279,27 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
   mm_macs_.inc(w.mm.macs);
   mm_active_threads_.inc(w.mm.active_threads);
   mm_a_register_reads_.inc(std::uint64_t{w.mm.active_threads} * w.mm.a_regs);
-  std::vector<std::uint64_t> lines =
-      mm.segment >= 0 ? std::move(w.mm.segment_lines)
-                      : mm_fetch_lines(mm, cfg_.tensor.line_bytes, mm.retention || !mm.t1);
+  const bool distinct = mm.retention || !mm.t1;
+  if (mm.b_shared && mm.segment < 0) {
+    // One wavefront (a line) per cycle through the shared data stage: only the count matters.
+    const std::uint64_t per_thread =
+        mm_fetch_line_count(mm, cfg_.tensor.line_bytes, distinct, line_scratch_);
+    const std::uint64_t n = mm.broadcast ? per_thread : per_thread * kernel::kWarpSize;
+    mm_b_lines_.inc(n);
+    mm_b_bytes_.inc(n * cfg_.tensor.line_bytes);
+    stall(w, StallReason::kMemory);
+    if (n == 0) {  // every column predicated off: nothing to fetch
+      events().post(clock_.edge(cycle + 1), [this, &w] { mm_operands_ready(w); });
+      return;
+    }
+    shared_wavefronts_.inc(n);
+    events().post(clock_.edge(shared_stage(cycle, static_cast<std::uint32_t>(n))),
+                  [this, &w] { mm_operands_ready(w); });
+    return;
+  }
+  std::vector<std::uint64_t> lines = mm.segment >= 0
+                                         ? std::move(w.mm.segment_lines)
+                                         : mm_fetch_lines(mm, cfg_.tensor.line_bytes, distinct);
   if (!mm.broadcast) {  // each thread of the warp fetches B for itself
     std::vector<std::uint64_t> all;
     all.reserve(lines.size() * kernel::kWarpSize);
@@ -263,13 +314,7 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
     events().post(clock_.edge(cycle + 1), [this, &w] { mm_operands_ready(w); });
     return;
   }
-  if (mm.b_shared) {
-    // One wavefront (a line) per cycle through the shared data stage.
-    const auto n = static_cast<std::uint32_t>(lines.size());
-    shared_wavefronts_.inc(n);
-    events().post(clock_.edge(shared_stage(cycle, n)), [this, &w] { mm_operands_ready(w); });
-    return;
-  }
+  XPUSIM_CHECK(!mm.b_shared, "a segment's B is in global memory (accept_segment_mm)");
   // Whole lines, 8 lanes x 16 B each, four lines to a warp-wide access.
   global_accesses_.inc();
   const std::uint32_t per_access = kernel::kWarpSize * 16 / cfg_.tensor.line_bytes;

@@ -199,8 +199,13 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
       if (!targets) return fail(targets.errors().front().message);
       p.flow = tma::TmaPlan::Flow::kLoad;
       if (op.kind == TmaKind::kLoadTile) {
-        rep = d->tiled ? tma::load_tile(*d->tiled, coords, memory_, *targets)
-                       : tma::load_tile(d->map, coords, memory_, *targets);
+        // Timing only moves no bytes: the same checks and requests without the copy.
+        if (d->tiled && !cfg_.functional) {
+          rep = tma::load_tile_requests(*d->tiled, coords, *targets);
+        } else {
+          rep = d->tiled ? tma::load_tile(*d->tiled, coords, memory_, *targets)
+                         : tma::load_tile(d->map, coords, memory_, *targets);
+        }
       } else {
         const std::span<const std::uint16_t> offs(op.offsets.data(),
                                                   std::min<std::size_t>(op.offset_count, 3));

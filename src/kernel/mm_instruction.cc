@@ -42,16 +42,6 @@ RegisterFile::RegisterFile(std::uint32_t threads, std::uint32_t regs_per_thread)
       regs_(regs_per_thread),
       words_(std::size_t{threads} * regs_per_thread, 0) {}
 
-std::uint32_t& RegisterFile::at(std::uint32_t thread, std::uint32_t reg) {
-  XPUSIM_CHECK(thread < threads_ && reg < regs_, "register index out of the register file");
-  return words_[std::size_t{thread} * regs_ + reg];
-}
-
-std::uint32_t RegisterFile::at(std::uint32_t thread, std::uint32_t reg) const {
-  XPUSIM_CHECK(thread < threads_ && reg < regs_, "register index out of the register file");
-  return words_[std::size_t{thread} * regs_ + reg];
-}
-
 std::span<std::uint32_t> RegisterFile::thread(std::uint32_t t) {
   XPUSIM_CHECK(t < threads_, "thread index out of the register file");
   return {words_.data() + std::size_t{t} * regs_, regs_};

@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "sim/result.h"
+
 namespace xpusim::kernel {
 
 // Element types of seed2 ¶72 that `mm` multiplies. s8/u8 are the sa/ua/sb/ub suffixes (¶107).
@@ -25,8 +27,15 @@ class RegisterFile {
   RegisterFile(std::uint32_t threads, std::uint32_t regs_per_thread);
   std::uint32_t threads() const { return threads_; }
   std::uint32_t regs_per_thread() const { return regs_; }
-  std::uint32_t& at(std::uint32_t thread, std::uint32_t reg);
-  std::uint32_t at(std::uint32_t thread, std::uint32_t reg) const;
+  // Inline: kernels and the functional mm touch registers one by one.
+  std::uint32_t& at(std::uint32_t thread, std::uint32_t reg) {
+    XPUSIM_CHECK(thread < threads_ && reg < regs_, "register index out of the register file");
+    return words_[std::size_t{thread} * regs_ + reg];
+  }
+  std::uint32_t at(std::uint32_t thread, std::uint32_t reg) const {
+    XPUSIM_CHECK(thread < threads_ && reg < regs_, "register index out of the register file");
+    return words_[std::size_t{thread} * regs_ + reg];
+  }
   std::span<std::uint32_t> thread(std::uint32_t t);
   std::span<const std::uint32_t> thread(std::uint32_t t) const;
 

@@ -881,6 +881,66 @@ TEST(MmTranspose, FetchLines256Rows) {
   EXPECT_EQ(mm_fetch_lines(skew, 4, false).size(), 8u);
 }
 
+// The count the SM uses for a shared-memory B equals the lines a naive walk over every
+// predicated-on element reads (distinct lines for t0 and retention, every selection without),
+// on random shapes: unsorted and overlapping rows and columns, odd line sizes, predicates.
+TEST(MmFetch, LineCountMatchesANaiveWalk) {
+  std::mt19937_64 gen(7);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> scratch;
+  const MmType types[] = {MmType::kS8, MmType::kBF16, MmType::kTF32};
+  const std::uint32_t line_sizes[] = {4, 16, 96, 128};
+  for (int iter = 0; iter < 3000; ++iter) {
+    MmInstruction mm;
+    mm.a_type = mm.b_type = types[gen() % 3];
+    mm.k = 1 + gen() % 6;
+    mm.kb = 1 + gen() % 2;
+    mm.n = 1 + gen() % 40;
+    mm.t1 = gen() % 2 == 0;
+    const std::uint32_t line = line_sizes[gen() % 4];
+    const std::uint64_t eb = kernel::mm_type_bytes(mm.b_type);
+    const std::uint64_t kk = std::uint64_t{mm.k} * mm.kb;
+    const std::size_t entries = mm.t1 ? kk : mm.n;
+    const bool sorted = gen() % 2 == 0;
+    for (std::size_t i = 0; i < entries; ++i) {
+      const std::uint64_t stride = (gen() % 3 == 0) ? eb : 64 * (1 + gen() % 4);
+      mm.b_addresses.push_back(sorted ? 0x4000 + i * stride : 0x4000 + eb * (gen() % 512));
+    }
+    switch (gen() % 3) {
+      case 0:
+        break;  // every column on
+      case 1:
+        for (std::uint32_t j = 0; j < mm.n; ++j)
+          mm.column_predicate.push_back(gen() % 3 != 0);
+        break;
+      default:  // the wrong length: no column is on
+        mm.column_predicate.assign(mm.n + 1, true);
+        break;
+    }
+    for (const bool retention : {false, true}) {
+      const bool distinct = retention || !mm.t1;
+      std::set<std::uint64_t> lines;
+      std::uint64_t selections = 0;
+      for (std::uint32_t j = 0; j < mm.n; ++j) {
+        const bool on = mm.column_predicate.size() == mm.n ? bool{mm.column_predicate[j]}
+                                                           : mm.column_predicate.empty();
+        if (!on) continue;
+        for (std::uint64_t e = 0; e < kk; ++e) {
+          const std::uint64_t a = mm.t1 ? mm.b_addresses[e] + j * eb : mm.b_addresses[j] + e * eb;
+          for (std::uint64_t l = a / line; l <= (a + eb - 1) / line; ++l) {
+            lines.insert(l);
+            ++selections;
+          }
+        }
+      }
+      const std::uint64_t want = distinct ? lines.size() : selections;
+      SCOPED_TRACE(::testing::Message() << "iteration " << iter << " t1 " << mm.t1 << " retention "
+                                        << retention << " line " << line);
+      EXPECT_EQ(mm_fetch_line_count(mm, line, distinct, scratch), want);
+      EXPECT_EQ(mm_fetch_lines(mm, line, distinct).size(), want);
+    }
+  }
+}
+
 // §5 item 4 (¶95, ¶105): masked columns are neither fetched nor accumulated.
 TEST(MmPredicate, MaskedColumnsUntouchedAndNeverRead) {
   for (bool t1 : {false, true}) {
