@@ -209,7 +209,8 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
       } else {
         const std::span<const std::uint16_t> offs(op.offsets.data(),
                                                   std::min<std::size_t>(op.offset_count, 3));
-        rep = tma::load_im2col(d->map, coords, offs, memory_, *targets);
+        rep = cfg_.functional ? tma::load_im2col(d->map, coords, offs, memory_, *targets)
+                              : tma::load_im2col_requests(d->map, coords, offs, *targets);
       }
       break;
     }

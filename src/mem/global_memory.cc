@@ -17,6 +17,10 @@ Status check_wrap(Addr addr, std::uint64_t bytes) {
 }
 }  // namespace
 
+Status GlobalMemory::check_read(Addr addr, std::uint64_t bytes) {
+  return check_wrap(addr, bytes);
+}
+
 Status GlobalMemory::check_write(Addr addr, std::uint64_t bytes) const {
   if (auto st = check_wrap(addr, bytes); !st) return st;
   if (bytes == 0) return Ok{};

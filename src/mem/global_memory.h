@@ -54,6 +54,10 @@ class GlobalMemory {
     return std::min(bytes, kPageBytes - in_page);
   }
 
+  // The error read() gives for [addr, addr + bytes) without reading (the range wraps past
+  // 2^64; any other range reads, unwritten bytes as zeros).
+  static Status check_read(Addr addr, std::uint64_t bytes);
+
  private:
   // 64 B aligned, so bulk copies out of a page run at full speed (glibc's memcpy halves its
   // throughput on 16 B aligned buffers).

@@ -100,6 +100,11 @@ Result<CopyReport> load_tile_requests(const PreparedTileMap& map,
 Result<CopyReport> load_im2col(const TensorMap& map, std::span<const std::int32_t> coords,
                                std::span<const std::uint16_t> offsets,
                                const mem::GlobalMemory& global, std::span<const SmemTarget> dst);
+// Timing only: what that load_im2col reports (the same checks, errors, requests and counts)
+// without reading global memory or writing shared memory.
+Result<CopyReport> load_im2col_requests(const TensorMap& map, std::span<const std::int32_t> coords,
+                                        std::span<const std::uint16_t> offsets,
+                                        std::span<const SmemTarget> dst);
 
 // Tile-mode store, shared -> global; out-of-bounds elements are not written.
 Result<CopyReport> store_tile(const TensorMap& map, std::span<const std::int32_t> coords,

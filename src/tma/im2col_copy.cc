@@ -93,11 +93,11 @@ std::vector<std::byte> fill_row(const TensorMap& map, std::uint64_t row_bytes) {
   return row;
 }
 
-}  // namespace
-
-Result<CopyReport> load_im2col(const TensorMap& map, std::span<const std::int32_t> coords,
+// The load, or with no `global` its timing-only form: the same checks, errors, requests and
+// counts, no byte read or written.
+Result<CopyReport> im2col_load(const TensorMap& map, std::span<const std::int32_t> coords,
                                std::span<const std::uint16_t> offsets,
-                               const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
+                               const mem::GlobalMemory* global, std::span<const SmemTarget> dst) {
   std::vector<Error> errors;
   Result<Im2colWalk> walk = walk_im2col(map, coords, offsets);
   if (!walk) errors = walk.errors();
@@ -126,38 +126,45 @@ Result<CopyReport> load_im2col(const TensorMap& map, std::span<const std::int32_
   if (lo >= hi) lo = hi = 0;
 
   // Gather the whole image first so that a failing global read leaves shared memory untouched.
-  const std::vector<std::byte> fill = fill_row(map, row_bytes);
-  std::vector<std::byte> image(bytes);
-  std::vector<std::byte> packed(u.global_bytes != u.smem_bytes ? (hi - lo) * u.global_bytes : 0);
+  const bool copy = global != nullptr;
+  const std::vector<std::byte> fill = copy ? fill_row(map, row_bytes) : std::vector<std::byte>{};
+  std::vector<std::byte> image(copy ? bytes : 0);
+  std::vector<std::byte> packed(copy && u.global_bytes != u.smem_bytes ? (hi - lo) * u.global_bytes
+                                                                       : 0);
   CopyReport report;
   report.bytes_per_destination = bytes;
   report.destinations = static_cast<std::uint32_t>(dst.size());
   report.elements = std::uint64_t{map.channels_per_pixel} * map.pixels_per_column;
   for (std::size_t p = 0; p < walk->pixels.size(); ++p) {
     const Im2colPixel& px = walk->pixels[p];
-    std::byte* row = image.data() + p * row_bytes;
+    std::byte* row = copy ? image.data() + p * row_bytes : nullptr;
     const bool any = lo < hi && pixel_in_bounds(map, *walk, px);
     const std::int64_t a = any ? lo : units, b = any ? hi : units;
-    std::memcpy(row, fill.data(), a * u.smem_bytes);
-    std::memcpy(row + b * u.smem_bytes, fill.data() + b * u.smem_bytes, (units - b) * u.smem_bytes);
+    if (copy) {
+      std::memcpy(row, fill.data(), a * u.smem_bytes);
+      std::memcpy(row + b * u.smem_bytes, fill.data() + b * u.smem_bytes,
+                  (units - b) * u.smem_bytes);
+    }
     report.oob_elements += static_cast<std::uint64_t>(units - (b - a)) * u.values;
     if (!any) continue;
     // seed0 §5.2 model choice: only in-bounds units generate global requests, one run per pixel.
     mem::Addr addr = 0;
     const std::uint64_t run = static_cast<std::uint64_t>(b - a) * u.global_bytes;
     const bool same = u.global_bytes == u.smem_bytes;
-    std::span<std::byte> out =
-        same ? std::span<std::byte>(row + a * u.smem_bytes, run) : std::span<std::byte>(packed);
+    std::span<std::byte> out = !copy  ? std::span<std::byte>()
+                               : same ? std::span<std::byte>(row + a * u.smem_bytes, run)
+                                      : std::span<std::byte>(packed);
     Status st = unit_address(map, *walk, px, static_cast<std::uint64_t>((c0 + a * values) / values),
                              u.global_bytes, addr)
-                    ? global.read(addr, out)
+                    ? (copy ? global->read(addr, out) : mem::GlobalMemory::check_read(addr, run))
                     : Status(Error{"the address passes 2^64"});
     if (!st) {
       return Error{fmt::format(
           "{}: pixel {} (n {}, w {}, h {}, d {}) of the tensor at global_address {:#x}: {}", kOp, p,
           px.n, px.whd[0], px.whd[1], px.whd[2], map.global_address, st.error().message)};
     }
-    for (std::int64_t i = 0; !same && i < b - a; ++i) {  // packed groups, zero padding after each
+    for (std::int64_t i = 0; copy && !same && i < b - a;
+         ++i) {  // packed groups, zero padding after each
       std::byte* group = row + (a + i) * u.smem_bytes;
       std::memcpy(group, packed.data() + i * u.global_bytes, u.global_bytes);
       std::memset(group + u.global_bytes, 0, u.smem_bytes - u.global_bytes);
@@ -166,9 +173,24 @@ Result<CopyReport> load_im2col(const TensorMap& map, std::span<const std::int32_
   }
 
   // Multicast: the column read once lands in every destination (seed0 ¶152).
-  for (const SmemTarget& t : dst)
-    write_box_bytes(t.smem->bytes(), t.offset, 0, image, map.swizzle);
+  for (const SmemTarget& t : dst) {
+    if (copy) write_box_bytes(t.smem->bytes(), t.offset, 0, image, map.swizzle);
+  }
   return report;
+}
+
+}  // namespace
+
+Result<CopyReport> load_im2col(const TensorMap& map, std::span<const std::int32_t> coords,
+                               std::span<const std::uint16_t> offsets,
+                               const mem::GlobalMemory& global, std::span<const SmemTarget> dst) {
+  return im2col_load(map, coords, offsets, &global, dst);
+}
+
+Result<CopyReport> load_im2col_requests(const TensorMap& map, std::span<const std::int32_t> coords,
+                                        std::span<const std::uint16_t> offsets,
+                                        std::span<const SmemTarget> dst) {
+  return im2col_load(map, coords, offsets, nullptr, dst);
 }
 
 }  // namespace xpusim::tma

@@ -954,6 +954,12 @@ TEST(Im2colErrors, EveryBadRequestIsOneLineAndWritesNothing) {
     const std::array<SmemTarget, 2> dst{SmemTarget{.smem = other.get(), .offset = 0}, t};
     auto r = load_im2col(m, coords, offsets, g, dst);
     ASSERT_FALSE(r.ok());
+    // The timing-only form rejects it with the same errors.
+    auto dry = load_im2col_requests(m, coords, offsets, dst);
+    ASSERT_FALSE(dry.ok());
+    ASSERT_EQ(dry.errors().size(), r.errors().size());
+    for (std::size_t i = 0; i < r.errors().size(); ++i)
+      EXPECT_EQ(dry.errors()[i].message, r.errors()[i].message);
     bool found = false;
     for (const Error& e : r.errors()) {
       EXPECT_EQ(e.message.find('\n'), std::string::npos) << e.message;
@@ -1006,6 +1012,10 @@ TEST(Im2colErrors, AddressSpaceWrapIsAnErrorAndWritesNothing) {
                        std::array<std::uint16_t, 2>{0, 0}, g, std::span(&t, 1));
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(untouched(*smem));
+  auto dry = load_im2col_requests(m, std::array<std::int32_t, 4>{0, 0, 0, 0},
+                                  std::array<std::uint16_t, 2>{0, 0}, std::span(&t, 1));
+  ASSERT_FALSE(dry.ok());
+  EXPECT_EQ(dry.error().message, r.error().message);
 }
 
 // ---- random cross-check against a naive reference ----------------------------------------------
@@ -1108,8 +1118,21 @@ TEST(Im2colRandom, MatchesNaiveReference) {
 
     SCOPED_TRACE(testing::Message() << "iteration " << iter << " rank " << m.rank << " type "
                                     << name(m.data_type) << " swizzle " << name(m.swizzle));
+    // The timing-only form first (it must not write the windows the load then fills).
+    auto dry = load_im2col_requests(m, coords, offsets, dst);
+    ASSERT_TRUE(dry.ok()) << dry.error().message;
+    for (const auto& sm : smems) {
+      ASSERT_TRUE(std::all_of(sm->bytes().begin(), sm->bytes().end(),
+                              [](std::byte b) { return b == kSentinel; }));
+    }
     auto r = load_im2col(m, coords, offsets, g, dst);
     ASSERT_TRUE(r.ok()) << r.error().message;
+    // ... and it reports what the load does: requests, counts, destinations.
+    EXPECT_EQ(dry->global_requests, r->global_requests);
+    EXPECT_EQ(dry->oob_elements, r->oob_elements);
+    EXPECT_EQ(dry->elements, r->elements);
+    EXPECT_EQ(dry->bytes_per_destination, r->bytes_per_destination);
+    EXPECT_EQ(dry->destinations, r->destinations);
 
     // Expected box image from the reference walk and the pattern function.
     const auto pixels = reference_pixels(m, coords, offsets);
