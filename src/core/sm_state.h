@@ -26,7 +26,11 @@ struct Sm::Cta {
   std::vector<std::unique_ptr<WarpSlot>> warps;
   std::uint32_t alive = 0;
   std::function<void()> exited;
-  std::map<std::uint32_t, MbarrierSlot> mbarriers;  // by shared offset
+  std::map<std::uint32_t, MbarrierSlot> mbarriers;  // by shared offset; never erased
+  // The barrier the last TMA landing credited (map nodes never move): every line of a box
+  // credits the same one, and the tree walk missed the host's caches.
+  std::uint32_t credited_offset = 0;
+  MbarrierSlot* credited = nullptr;
   struct Bar {
     std::uint32_t arrived = 0;
     std::uint32_t expected_threads = 0;  // 0: every thread of the CTA

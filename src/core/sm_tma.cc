@@ -307,7 +307,15 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
   // 128 B), delaying the SM's own shared accesses behind them.
   const std::uint64_t cycle = cycle_now();
   const std::uint64_t done = shared_stage(cycle, (bytes + 127) / 128);
-  const auto it = c->mbarriers.find(mbar);
+  MbarrierSlot* slot = c->credited != nullptr && c->credited_offset == mbar ? c->credited : nullptr;
+  if (slot == nullptr) {
+    const auto it = c->mbarriers.find(mbar);
+    if (it != c->mbarriers.end()) {
+      slot = &it->second;
+      c->credited = slot;
+      c->credited_offset = mbar;
+    }
+  }
   const auto bad = [&](const std::string& why) {
     tma_errors_.push_back(
         fmt::format("TMA complete_tx of {} bytes from block ({},{},{}) on the "
@@ -315,16 +323,16 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
                     bytes, block.x, block.y, block.z, mbar, c->work.block_id.x, c->work.block_id.y,
                     c->work.block_id.z, why));
   };
-  if (it == c->mbarriers.end()) {
+  if (slot == nullptr) {
     bad("the barrier was never initialized");
     return;
   }
-  const Result<bool> completed = it->second.bar.complete_tx(bytes);
+  const Result<bool> completed = slot->bar.complete_tx(bytes);
   if (!completed) {
     bad(completed.errors().front().message);
     return;
   }
-  if (*completed) phase_completed(it->second, done);
+  if (*completed) phase_completed(*slot, done);
 }
 
 void Sm::landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes) {
