@@ -437,7 +437,7 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
   const auto union_size = [&](auto each_run) {
     std::uint64_t count = 0, next = 0, prev_first = 0;
     bool any = false;
-    const bool in_order = each_run([&](std::uint64_t first, std::uint64_t last) {
+    const auto merge = [&](std::uint64_t first, std::uint64_t last) {
       if (any && first < prev_first) return false;
       const std::uint64_t from = any ? std::max(first, next) : first;
       if (last >= from) count += last - from + 1;
@@ -445,21 +445,17 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
       prev_first = first;
       any = true;
       return true;
-    });
-    if (in_order) return count;
+    };
+    if (each_run(merge)) return count;
     scratch.clear();
     each_run([&](std::uint64_t first, std::uint64_t last) {
       scratch.emplace_back(first, last);
       return true;
     });
     std::sort(scratch.begin(), scratch.end());
-    count = 0;
-    for (std::size_t i = 0; i < scratch.size(); ++i) {
-      const auto [first, last] = scratch[i];
-      const std::uint64_t from = i == 0 ? first : std::max(first, next);
-      if (last >= from) count += last - from + 1;
-      next = i == 0 ? last + 1 : std::max(next, last + 1);
-    }
+    count = 0, any = false;
+    for (const auto& [first, last] : scratch)
+      merge(first, last);
     return count;
   };
   if (!mm.t1) {

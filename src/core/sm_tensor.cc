@@ -25,6 +25,19 @@ using kernel::OpKind;
 
 namespace {
 
+// The alignment bits and the span of a set of addresses, for the one-pass validity checks:
+// every address is aligned to a power of two `a` when (bits & (a - 1)) == 0, and inside a
+// window when [lo, hi + its bytes) is.
+struct AddressSpan {
+  std::uint64_t bits = 0, lo = ~std::uint64_t{0}, hi = 0;
+  void add(std::uint64_t a) {
+    bits |= a;
+    lo = std::min(lo, a);
+    hi = std::max(hi, a);
+  }
+  bool empty() const { return lo > hi; }
+};
+
 std::uint32_t per_register(kernel::MmType t) {
   return 4 / kernel::mm_type_bytes(t);
 }
@@ -85,18 +98,14 @@ Status Sm::accept_register_load(WarpSlot& w) {
   if (!cfg_.functional) {
     // Timing only: one pass for the common, valid access (every lane aligned, the span of
     // the lanes inside the window); the lane loop below names the first bad lane otherwise.
-    std::uint64_t bits = 0, lo = ~std::uint64_t{0}, hi = 0;
+    AddressSpan span;
     for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
-      if (((op.mask >> l) & 1) == 0) continue;
-      const kernel::Addr a = (*op.addr)[l];
-      bits |= a;
-      lo = std::min(lo, a);
-      hi = std::max(hi, a);
+      if (((op.mask >> l) & 1) != 0) span.add((*op.addr)[l]);
     }
-    const bool aligned = (bits & (op.bytes - 1)) == 0;
-    if (lo > hi) return Ok{};  // no active lane
-    if (aligned &&
-        (!shared || (hi <= 0xFFFF'FFFFu && w.cta.smem.contains(lo, hi - lo + op.bytes)))) {
+    if (span.empty()) return Ok{};  // no active lane
+    if ((span.bits & (op.bytes - 1)) == 0 &&
+        (!shared ||
+         (span.hi <= 0xFFFF'FFFFu && w.cta.smem.contains(span.lo, span.hi - span.lo + op.bytes)))) {
       return Ok{};
     }
   }
@@ -146,16 +155,14 @@ Status Sm::accept_mm(WarpSlot& w) {
   // Element sizes are powers of two (1, 2, 4 B): a mask, not a divide per address. One pass
   // for the common, valid case (every address aligned, all of them inside the window); the
   // loop below names the first bad one otherwise.
-  std::uint64_t bits = 0, lo = ~std::uint64_t{0}, hi = 0;
-  for (const std::uint64_t a : mm.b_addresses) {
-    bits |= a;
-    lo = std::min(lo, a);
-    hi = std::max(hi, a);
-  }
+  AddressSpan span;
+  for (const std::uint64_t a : mm.b_addresses)
+    span.add(a);
+  const std::uint64_t end = span.hi + run;
   const bool all_valid =
-      (bits & (eb - 1)) == 0 &&
-      (!mm.b_shared || mm.b_addresses.empty() ||
-       (hi + run <= 0xFFFF'FFFFu && hi + run >= hi && w.cta.smem.contains(lo, hi + run - lo)));
+      (span.bits & (eb - 1)) == 0 &&
+      (!mm.b_shared || span.empty() ||
+       (end <= 0xFFFF'FFFFu && end >= span.hi && w.cta.smem.contains(span.lo, end - span.lo)));
   for (std::size_t i = 0; i < (all_valid ? 0 : mm.b_addresses.size()); ++i) {
     const std::uint64_t a = mm.b_addresses[i];
     if ((a & (eb - 1)) != 0) {

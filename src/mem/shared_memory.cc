@@ -7,7 +7,7 @@
 namespace xpusim::mem {
 
 Status SharedMemory::check_range(std::uint64_t offset, std::uint64_t bytes) const {
-  if (offset > data_.size() || bytes > data_.size() - offset) {
+  if (!contains(offset, bytes)) {
     return Error{fmt::format(
         "shared memory access of {} bytes at offset {} is outside the CTA window [0, {}) "
         "(shared memory is per CTA; size it with the launch's shared-memory bytes)",
