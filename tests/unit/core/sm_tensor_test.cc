@@ -132,6 +132,34 @@ sim::Task<> segment_gemm(Warp& w) {
   }
 }
 
+// One bad operand per case (args: case). 0, 1: a shared register load of 16 B per lane whose
+// lane 5 is misaligned / lane 7 is past the 16 KiB window; 2, 3: a bf16 mm with B in shared
+// memory whose column 3 is misaligned / column 2 runs past the window. Every other lane or
+// column is valid, so the one-pass checks must fall back and name the bad one.
+sim::Task<> bad_operand(Warp& w) {
+  const std::uint32_t c = w.args().get_u32(0);
+  if (c < 2) {
+    co_await w.load_registers_shared(256, 4, kernel::lanes<Addr>([c](std::uint32_t l) -> Addr {
+                                       if (c == 0 && l == 5) return 16 * l + 4;
+                                       if (c == 1 && l == 7) return 16384;
+                                       return 16 * l;
+                                     }));
+    co_return;
+  }
+  MmInstruction mm{.a_type = MmType::kBF16,
+                   .b_type = MmType::kBF16,
+                   .c_base = 0,
+                   .a_base = 256,
+                   .k = 8,
+                   .n = 4,
+                   .b_shared = true};
+  for (std::uint32_t j = 0; j < 4; ++j)
+    mm.b_addresses.push_back(16 * j);
+  if (c == 2) mm.b_addresses[3] = 49;
+  if (c == 3) mm.b_addresses[2] = 16380;
+  co_await w.mm(mm);
+}
+
 kernel::KernelRegistry registry() {
   kernel::KernelRegistry r;
   using kernel::ArgKind;
@@ -154,6 +182,7 @@ kernel::KernelRegistry registry() {
   add("c_past_file", c_past_file);
   add("bad_type_pair", bad_type_pair);
   add("exit_with_load_in_flight", exit_with_load_in_flight);
+  add("bad_operand", bad_operand, {{"case", ArgKind::kU32}});
   return r;
 }
 
@@ -339,6 +368,27 @@ TEST(SmTensor, BadInstructionsFaultNamingTheWarp) {
   ASSERT_TRUE(r.sm.fault().has_value());
   EXPECT_NE(r.sm.fault()->message.find("s8"), std::string::npos) << r.sm.fault()->message;
   EXPECT_NE(r.sm.fault()->message.find("bf16"), std::string::npos) << r.sm.fault()->message;
+}
+
+// Bad register-load and mm operands fault naming the lane or column, in both modes (timing-only
+// checks valid accesses in one pass and only then walks the lanes).
+TEST(SmTensor, BadOperandsNameTheLaneOrColumnInBothModes) {
+  const std::string want[] = {
+      "register load lane 5 address 0x54 is not 16-byte aligned",
+      "register load lane 7: shared offset 0x4000 is outside the CTA's 16384 B window",
+      "mm: B address 0x31 (column 3) is not 2-byte aligned",
+      "mm: B column 2 at shared offset 0x3ffc (+16 B) is outside the CTA's 16384 B window"};
+  for (const bool functional : {true, false}) {
+    for (std::uint32_t c = 0; c < 4; ++c) {
+      SCOPED_TRACE(testing::Message() << "functional " << functional << " case " << c);
+      Rig r(functional);
+      r.run("bad_operand", 32, kernel::KernelArgs().u32(c));
+      ASSERT_TRUE(r.sm.fault().has_value());
+      EXPECT_NE(r.sm.fault()->message.find("bad_operand: block (0,0,0) warp 0: " + want[c]),
+                std::string::npos)
+          << r.sm.fault()->message;
+    }
+  }
 }
 
 TEST(SmTensor, AWarpExitsOnlyAfterItsRegisterLoadsLand) {
