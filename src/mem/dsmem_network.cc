@@ -29,17 +29,27 @@ class DsmemNetwork::Transfer final : public sim::Event {
   std::uint64_t tag = 0;
   std::uint32_t back_from = 0, back_bytes = 0;
   bool returning = false;
+  bool ack_event = true;  // a typed push: report the acknowledgement at its tick
 
  protected:
   void process() override {
     if (!returning) {
+      // The reply is booked as the message arrives (the callbacks book nothing here).
+      const sim::Tick back = net_.ports_[back_from]->reserve(back_bytes);
+      if (client != nullptr && !ack_event) {
+        PushClient* c = client;
+        client = nullptr;
+        net_.transfer_free_.push_back(this);
+        c->push_arrived(tag, back);
+        return;
+      }
       if (client != nullptr) {
-        client->push_arrived(tag);
+        client->push_arrived(tag, back);
       } else if (at_far) {
         at_far();
       }
       returning = true;
-      net_.events().schedule(*this, net_.ports_[back_from]->reserve(back_bytes));
+      net_.events().schedule(*this, back);
       return;
     }
     // Back to the pool first: the callback may start another transfer and reuse this one.
@@ -85,12 +95,13 @@ void DsmemNetwork::push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_
 }
 
 void DsmemNetwork::push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
-                        PushClient& client, std::uint64_t tag) {
+                        PushClient& client, std::uint64_t tag, bool ack_event) {
   ++stores_;
   bytes_ += bytes;
   Transfer& t = start(from_sm, to_sm, kControlMessageBytes);
   t.client = &client;
   t.tag = tag;
+  t.ack_event = ack_event;
   events().schedule(t, ports_[from_sm]->reserve(bytes));
 }
 
@@ -117,6 +128,7 @@ DsmemNetwork::Transfer& DsmemNetwork::start(std::uint32_t a, std::uint32_t b, st
   }
   t->back_from = b;
   t->back_bytes = back;
+  t->ack_event = true;
   return *t;
 }
 

@@ -23,9 +23,13 @@ namespace xpusim::mem {
 // Who hears about a typed push (DsmemNetwork::push below): a hot caller (the TMA unit's
 // multicast, one push per line and destination) names itself and a tag instead of two
 // std::function callbacks whose captures would be allocated per push.
+// `acked_at` is the tick the acknowledgement will reach the sender: it is booked on the
+// receiver's port as the data arrives. push_acked runs at that tick only for a push that asks
+// for it (an event per push); one that only needs the tick (a multicast line, whose ack gates
+// nothing but the operation's end) saves that event.
 class PushClient {
  public:
-  virtual void push_arrived(std::uint64_t tag) = 0;
+  virtual void push_arrived(std::uint64_t tag, sim::Tick acked_at) = 0;
   virtual void push_acked(std::uint64_t tag) = 0;
 
  protected:
@@ -52,9 +56,10 @@ class DsmemNetwork : public sim::Component {
   // its last byte reaches `to_sm`, `acked` when the acknowledgement is back at `from_sm`.
   void push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done arrived,
             Done acked);
-  // The same push, reported to `client` with `tag`: the same ticks and event order.
+  // The same push, reported to `client` with `tag`: the same ticks and event order. With
+  // `ack_event` false, push_acked is not called (the client has the tick from push_arrived).
   void push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, PushClient& client,
-            std::uint64_t tag);
+            std::uint64_t tag, bool ack_event = true);
   const DsmemParams& params() const { return params_; }
 
  private:

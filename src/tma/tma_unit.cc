@@ -36,6 +36,19 @@ class TmaUnit::Stage : public sim::Event {
   void (TmaUnit::*fn_)();
 };
 
+// Retires an operation at the tick its last multicast acknowledgement arrives.
+class TmaUnit::RetireEvent : public sim::Event {
+ public:
+  RetireEvent(TmaUnit& u, std::uint32_t index) : unit_(u), index_(index) {}
+
+ protected:
+  void process() override { unit_.retire(*unit_.pool_[index_]); }
+
+ private:
+  TmaUnit& unit_;
+  std::uint32_t index_;
+};
+
 struct TmaUnit::Port {
   std::uint32_t sm = 0;
   TmaClient* client = nullptr;
@@ -65,7 +78,8 @@ struct TmaUnit::Active {
   std::uint32_t total = 0;  // requests (or shared-to-cluster pieces)
   std::uint32_t issued = 0;
   std::uint32_t responded = 0;
-  std::uint32_t acks = 0;  // SM-to-SM pushes not yet acknowledged
+  std::uint32_t acks = 0;     // SM-to-SM pushes not yet acknowledged
+  sim::Tick acked_until = 0;  // the last multicast acknowledgement's tick
   std::uint64_t to_cluster_left = 0;
   std::vector<std::uint64_t> credited;  // complete_tx bytes per destination
   std::vector<std::uint32_t> landed;    // responses landed per destination
@@ -345,6 +359,7 @@ TmaUnit::Active& TmaUnit::new_active() {
   if (free_.empty()) {
     pool_.push_back(std::make_unique<Active>());
     pool_.back()->index = static_cast<std::uint32_t>(pool_.size() - 1);
+    retire_events_.push_back(std::make_unique<RetireEvent>(*this, pool_.back()->index));
     free_.push_back(pool_.back().get());
   }
   Active* a = free_.back();
@@ -400,7 +415,7 @@ void TmaUnit::generate() {
     if (a.issued == a.total) {
       plans_.pop_front();
       if (flow == TmaPlan::Flow::kStore) client_of(a).source_read(a.job);
-      if (a.responded == a.total && a.acks == 0) retire(a);
+      maybe_retire(a);
       schedule(*front_stage_, cycle_now());
     }
   }
@@ -421,20 +436,37 @@ void TmaUnit::request_done(std::uint64_t tag) {
   if (!plans_.empty()) schedule(*gen_stage_, cycle_now());
 }
 
-void TmaUnit::push_arrived(std::uint64_t tag) {
+void TmaUnit::push_arrived(std::uint64_t tag, sim::Tick acked_at) {
   Active& a = *pool_[static_cast<std::uint32_t>(tag)];
   const auto d = static_cast<std::uint32_t>(tag >> 32) & 0xFFFFu;
   const auto bytes = static_cast<std::uint32_t>(tag >> 48) & 0x7FFFu;
   land(a, d, bytes);
-  if (tag & kToClusterTag) ++a.responded;
+  if (tag & kToClusterTag) {
+    ++a.responded;
+    return;  // its acknowledgement frees a generator slot: push_acked at its tick
+  }
+  // A multicast copy: its acknowledgement only ends the operation.
+  a.acked_until = std::max(a.acked_until, acked_at);
+  --a.acks;
+  maybe_retire(a);
 }
 
 void TmaUnit::push_acked(std::uint64_t tag) {
   Active& a = *pool_[static_cast<std::uint32_t>(tag)];
-  if (tag & kToClusterTag) --outstanding_;
+  --outstanding_;
   --a.acks;
-  if ((tag & kToClusterTag) && !plans_.empty()) schedule(*gen_stage_, cycle_now());
-  if (a.responded == a.total && a.acks == 0 && a.issued == a.total) retire(a);
+  if (!plans_.empty()) schedule(*gen_stage_, cycle_now());
+  maybe_retire(a);
+}
+
+void TmaUnit::maybe_retire(Active& a) {
+  if (a.responded != a.total || a.acks != 0 || a.issued != a.total) return;
+  if (a.acked_until <= now()) {
+    retire(a);
+    return;
+  }
+  RetireEvent& e = *retire_events_[a.index];
+  if (!e.scheduled()) events().schedule(e, a.acked_until);
 }
 
 void TmaUnit::response(Active& a, std::uint32_t bytes) {
@@ -451,7 +483,8 @@ void TmaUnit::response(Active& a, std::uint32_t bytes) {
         // other destination, which acknowledges it.
         ++a.acks;
         dsmem_bytes_.inc(bytes);
-        memory_.dsmem().push(a.job.sm, to, bytes, *this, push_tag(a.index, d, bytes));
+        memory_.dsmem().push(a.job.sm, to, bytes, *this, push_tag(a.index, d, bytes),
+                             /*ack_event=*/false);
       }
       break;
     }
@@ -463,7 +496,7 @@ void TmaUnit::response(Active& a, std::uint32_t bytes) {
       break;
   }
   ++a.responded;
-  if (a.responded == a.total && a.acks == 0 && a.issued == a.total) retire(a);
+  maybe_retire(a);
 }
 
 void TmaUnit::land(Active& a, std::uint32_t d, std::uint32_t bytes) {

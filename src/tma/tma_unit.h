@@ -126,8 +126,13 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   void setup_done();
   void generate();  // the request generator, one cycle's worth
   void request_done(std::uint64_t tag) override;
-  void push_arrived(std::uint64_t tag) override;  // a multicast or shared-to-cluster piece
+  // A multicast or shared-to-cluster piece.
+  void push_arrived(std::uint64_t tag, sim::Tick acked_at) override;
   void push_acked(std::uint64_t tag) override;
+  // Retires `a` if everything it sent has landed and been acknowledged: now, or at the tick
+  // its last multicast acknowledgement reaches the unit.
+  void maybe_retire(Active& a);
+  class RetireEvent;
   void land(Active& a, std::uint32_t d, std::uint32_t bytes);
   void response(Active& a, std::uint32_t bytes);
   void retire(Active& a);
@@ -163,6 +168,7 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   std::deque<Active*> plans_;  // set up, waiting for (or in) the generator
   std::uint32_t outstanding_ = 0;
   std::vector<std::unique_ptr<Active>> pool_;
+  std::vector<std::unique_ptr<RetireEvent>> retire_events_;  // one per pool_ entry
   std::vector<Active*> free_;
   std::uint32_t active_ = 0;  // operations queued or in flight
   std::uint64_t busy_since_ = 0;

@@ -333,7 +333,11 @@ TEST(MemorySystem, TypedDsmemPushKeepsTheTimeline) {
     Rig* rig = nullptr;
     std::vector<sim::Tick> arrived = std::vector<sim::Tick>(3, 0);
     std::vector<sim::Tick> acked = std::vector<sim::Tick>(3, 0);
-    void push_arrived(std::uint64_t tag) override { arrived.at(tag) = rig->sim.now(); }
+    std::vector<sim::Tick> acked_at = std::vector<sim::Tick>(3, 0);
+    void push_arrived(std::uint64_t tag, sim::Tick at) override {
+      arrived.at(tag) = rig->sim.now();
+      acked_at.at(tag) = at;
+    }
     void push_acked(std::uint64_t tag) override {
       acked.at(tag) = rig->sim.now();
       if (tag == 0) rig->mem.dsmem().push(1, 2, 64, *this, 2);
@@ -349,6 +353,39 @@ TEST(MemorySystem, TypedDsmemPushKeepsTheTimeline) {
   EXPECT_EQ(c.acked[1], c.arrived[1] + (1 + lat) * kCycle);
   EXPECT_EQ(c.arrived[2], c.acked[0] + (2 + lat) * kCycle);
   EXPECT_EQ(c.acked[2], c.arrived[2] + (1 + lat) * kCycle);
+  // Each arrival already knew the tick of its acknowledgement.
+  EXPECT_EQ(c.acked_at, c.acked);
+}
+
+// A push without an acknowledgement event: push_acked never runs, the arrival carries the
+// tick the acknowledgement reaches the sender, and that acknowledgement still occupies the
+// receiver's port (a later push from the receiver queues behind it).
+TEST(MemorySystem, DsmemPushWithoutAckEventReportsTheAckTick) {
+  const MemoryParams p = small_chip();
+  const sim::Tick lat = p.dsmem.latency_cycles;
+  Rig r(p);
+  struct Client : PushClient {
+    Rig* rig = nullptr;
+    std::vector<sim::Tick> arrived = std::vector<sim::Tick>(2, 0);
+    std::vector<sim::Tick> acked_at = std::vector<sim::Tick>(2, 0);
+    int acks = 0;
+    void push_arrived(std::uint64_t tag, sim::Tick at) override {
+      arrived.at(tag) = rig->sim.now();
+      acked_at.at(tag) = at;
+      // SM 2 answers on its own port, which the acknowledgement of push 0 holds first.
+      if (tag == 0) rig->mem.dsmem().push(2, 1, 128, *this, 1, /*ack_event=*/false);
+    }
+    void push_acked(std::uint64_t) override { ++acks; }
+  } c;
+  c.rig = &r;
+  r.mem.dsmem().push(1, 2, 128, c, 0, /*ack_event=*/false);
+  r.run();
+  EXPECT_EQ(c.acks, 0);
+  EXPECT_EQ(c.arrived[0], (4 + lat) * kCycle);
+  EXPECT_EQ(c.acked_at[0], c.arrived[0] + (1 + lat) * kCycle);
+  // Push 1 leaves SM 2's port after the 1-cycle acknowledgement: 4 cycles of data.
+  EXPECT_EQ(c.arrived[1], c.arrived[0] + (1 + 4 + lat) * kCycle);
+  EXPECT_EQ(c.acked_at[1], c.arrived[1] + (1 + lat) * kCycle);
 }
 
 // A fixed pseudo-random stream of loads and stores over several SMs.
