@@ -2,6 +2,7 @@
 // the files that implement Sm (sm.cc, sm_dsmem.cc). Not part of the SM's interface.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <map>
 #include <memory>
@@ -102,8 +103,15 @@ struct Sm::TmaRecord {
   WarpSlot* warp = nullptr;
   Cta* cta = nullptr;
   kernel::TmaOp op{};
-  std::vector<std::uint32_t> ranks;  // destination CTAs (loads, shared-to-cluster copies)
-  std::uint64_t group = 0;           // bulk-group operations: the group id
+  // Destination CTAs (loads, shared-to-cluster copies): their ranks and SMs, in the TMA
+  // unit's destination order. A rank's SM never changes once its CTA has started.
+  struct Destination {
+    std::uint32_t rank = 0;
+    Sm* sm = nullptr;
+  };
+  std::array<Destination, tma::kMaxDestinations> to{};
+  std::uint32_t destinations = 0;
+  std::uint64_t group = 0;  // bulk-group operations: the group id
   bool in_use = false;
 };
 

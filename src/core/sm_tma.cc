@@ -91,7 +91,8 @@ bool Sm::tma_submit(WarpSlot& w) {
   r = TmaRecord{.warp = &w,
                 .cta = &w.cta,
                 .op = op,
-                .ranks = {},
+                .to = {},
+                .destinations = 0,
                 .group = w.group_base + w.groups.size(),
                 .in_use = true};
   ++w.cta.tma_inflight;
@@ -168,7 +169,7 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
     if (!targets) return targets.errors();
     for (std::uint32_t rank = 0; rank < 16; ++rank) {
       if ((mask >> rank & 1u) == 0) continue;
-      r.ranks.push_back(rank);
+      r.to[r.destinations++] = {.rank = rank, .sm = k.ranks[rank].sm};
       p.destination_sms.push_back(k.ranks[rank].sm->id());
       const mem::SharedMemory& s = *k.ranks[rank].smem;
       if (op.mbar % 8 != 0 || !s.check_range(op.mbar, 8)) {
@@ -261,7 +262,7 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
                         op.mbar, op.dst_rank));
       }
       p.flow = tma::TmaPlan::Flow::kToCluster;
-      r.ranks.push_back(op.dst_rank);
+      r.to[r.destinations++] = {.rank = op.dst_rank, .sm = to.sm};
       p.destination_sms.push_back(to.sm->id());
       rep = tma::bulk_shared_to_shared(
           c.smem, op.smem, {.smem = to.smem, .offset = static_cast<std::uint32_t>(op.global)},
@@ -336,12 +337,9 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
 }
 
 void Sm::landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes) {
-  TmaRecord& r = *tma_records_[job.tag];
-  ClusterContext* k = r.cta->cluster;
-  const std::uint32_t rank = r.ranks[d];
-  Sm* to = k->ranks[rank].sm;
-  if (to == nullptr) return;
-  to->tma_credit(k, rank, job.op.mbar, bytes, r.cta->work.block_id);
+  const TmaRecord& r = *tma_records_[job.tag];
+  const TmaRecord::Destination& to = r.to[d];
+  to.sm->tma_credit(r.cta->cluster, to.rank, job.op.mbar, bytes, r.cta->work.block_id);
 }
 
 void Sm::source_read(const tma::TmaJob& job) {

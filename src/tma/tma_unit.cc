@@ -81,9 +81,15 @@ struct TmaUnit::Active {
   std::uint32_t acks = 0;     // SM-to-SM pushes not yet acknowledged
   sim::Tick acked_until = 0;  // the last multicast acknowledgement's tick
   std::uint64_t to_cluster_left = 0;
-  std::vector<std::uint64_t> credited;  // complete_tx bytes per destination
-  std::vector<std::uint32_t> landed;    // responses landed per destination
-  std::uint32_t port = 0;
+  // Per destination, kept in the operation (its landings touch nothing else of the unit).
+  struct Destination {
+    std::uint32_t sm = 0;
+    std::uint32_t landed = 0;    // responses landed
+    std::uint64_t credited = 0;  // complete_tx bytes
+  };
+  std::array<Destination, kMaxDestinations> dests{};
+  std::uint32_t destinations = 0;
+  TmaClient* client = nullptr;
   bool retired = false;
 };
 
@@ -336,7 +342,6 @@ void TmaUnit::setup_done() {
   } else {
     Active& a = new_active();
     a.job = job;
-    a.port = current_port_;
     a.submitted = current_submitted_;
     a.plan = std::move(*plan);
     a.next = a.plan.report.global_requests.begin();
@@ -346,9 +351,12 @@ void TmaUnit::setup_done() {
       a.to_cluster_left = a.plan.report.bytes_per_destination;
       a.total = static_cast<std::uint32_t>((a.to_cluster_left + kLineBytes - 1) / kLineBytes);
     }
-    const std::size_t dests = a.plan.destination_sms.size();
-    a.credited.assign(dests, 0);
-    a.landed.assign(dests, 0);
+    XPUSIM_CHECK(a.plan.destination_sms.size() <= kMaxDestinations,
+                 "a TMA operation has at most 16 destinations (the CTA mask's bits)");
+    a.client = port.client;
+    a.destinations = static_cast<std::uint32_t>(a.plan.destination_sms.size());
+    for (std::uint32_t d = 0; d < a.destinations; ++d)
+      a.dests[d].sm = a.plan.destination_sms[d];
     plans_.push_back(&a);
     schedule(*gen_stage_, cycle_now());
   }
@@ -377,7 +385,7 @@ void TmaUnit::generate() {
     const TmaPlan::Flow flow = a.plan.flow;
     if (a.total == 0) {  // nothing to move: everything out of bounds, size 0, descriptor prefetch
       plans_.pop_front();
-      for (std::uint32_t d = 0; d < a.credited.size(); ++d)
+      for (std::uint32_t d = 0; d < a.destinations; ++d)
         land(a, d, 0);
       retire(a);
       continue;
@@ -388,7 +396,7 @@ void TmaUnit::generate() {
       const auto bytes =
           static_cast<std::uint32_t>(std::min<std::uint64_t>(a.to_cluster_left, kLineBytes));
       a.to_cluster_left -= bytes;
-      const std::uint32_t to = a.plan.destination_sms.front();
+      const std::uint32_t to = a.dests[0].sm;
       if (to == sm) {
         land(a, 0, bytes);
         ++a.responded;
@@ -473,8 +481,8 @@ void TmaUnit::response(Active& a, std::uint32_t bytes) {
   switch (a.plan.flow) {
     case TmaPlan::Flow::kLoad: {
       bytes_read_.inc(bytes);
-      for (std::uint32_t d = 0; d < a.plan.destination_sms.size(); ++d) {
-        const std::uint32_t to = a.plan.destination_sms[d];
+      for (std::uint32_t d = 0; d < a.destinations; ++d) {
+        const std::uint32_t to = a.dests[d].sm;
         if (to == a.job.sm) {
           land(a, d, bytes);
           continue;
@@ -504,19 +512,20 @@ void TmaUnit::land(Active& a, std::uint32_t d, std::uint32_t bytes) {
   // responses carry only in-bounds bytes: every landing but the last credits its bytes (never
   // enough to complete the phase early); the last credits what is left.
   const std::uint64_t box = a.plan.report.bytes_per_destination;
-  const bool last = ++a.landed[d] >= a.total;
+  Active::Destination& to = a.dests[d];
+  const bool last = ++to.landed >= a.total;
   std::uint64_t credit = 0;
   if (last) {
-    credit = box - a.credited[d];
-  } else if (a.credited[d] + 1 < box) {
-    credit = std::min<std::uint64_t>(bytes, box - a.credited[d] - 1);
+    credit = box - to.credited;
+  } else if (to.credited + 1 < box) {
+    credit = std::min<std::uint64_t>(bytes, box - to.credited - 1);
   }
-  a.credited[d] += credit;
-  if (credit > 0 || last) client_of(a).landed(a.job, d, static_cast<std::uint32_t>(credit));
+  to.credited += credit;
+  if (credit > 0 || last) a.client->landed(a.job, d, static_cast<std::uint32_t>(credit));
 }
 
 TmaClient& TmaUnit::client_of(const Active& a) {
-  return *ports_[a.port]->client;
+  return *a.client;
 }
 
 void TmaUnit::retire(Active& a) {

@@ -40,6 +40,9 @@
 
 namespace xpusim::tma {
 
+// A load multicasts to at most the 16 CTAs its 16-bit mask names (PTX .multicast::cluster).
+inline constexpr std::uint32_t kMaxDestinations = 16;
+
 struct TmaParams {
   std::uint32_t queue_depth = 16;  // requests waiting, per SM served
   std::uint32_t descriptor_cache_entries = 16;
