@@ -153,7 +153,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   void mbarrier_arrive_remote(WarpSlot& w, std::uint64_t cycle);
   Cta* cta_of(const ClusterContext* k, std::uint32_t rank);
   void tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t mbar,
-                  std::uint32_t bytes, const kernel::Dim3& block);
+                  std::uint32_t bytes, const Cta& from);
   Result<tma::TmaPlan> plan(const tma::TmaJob& job, const tma::CachedDescriptor* d) override;
   void dropped(const tma::TmaJob& job, const Error& error) override;
   void landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes) override;

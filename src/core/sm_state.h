@@ -102,6 +102,7 @@ struct Sm::WarpSlot : sim::Event {
 struct Sm::TmaRecord {
   WarpSlot* warp = nullptr;
   Cta* cta = nullptr;
+  ClusterContext* cluster = nullptr;  // the CTA's, kept here for the landings
   kernel::TmaOp op{};
   // Destination CTAs (loads, shared-to-cluster copies): their ranks and SMs, in the TMA
   // unit's destination order. A rank's SM never changes once its CTA has started.

@@ -90,6 +90,7 @@ bool Sm::tma_submit(WarpSlot& w) {
   TmaRecord& r = *tma_records_[index];
   r = TmaRecord{.warp = &w,
                 .cta = &w.cta,
+                .cluster = w.cta.cluster,
                 .op = op,
                 .to = {},
                 .destinations = 0,
@@ -301,7 +302,7 @@ void Sm::dropped(const tma::TmaJob& job, const Error& error) {
 }
 
 void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t mbar,
-                    std::uint32_t bytes, const kernel::Dim3& block) {
+                    std::uint32_t bytes, const Cta& from) {
   Cta* c = cta_of(k, rank);
   if (c == nullptr) return;  // the destination CTA has exited: nothing to credit
   // The bytes are written into shared memory through its data stage (one wavefront per
@@ -318,6 +319,7 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
     }
   }
   const auto bad = [&](const std::string& why) {
+    const kernel::Dim3& block = from.work.block_id;
     tma_errors_.push_back(
         fmt::format("TMA complete_tx of {} bytes from block ({},{},{}) on the "
                     "mbarrier at {:#x} of block ({},{},{}): {}",
@@ -339,7 +341,7 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
 void Sm::landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes) {
   const TmaRecord& r = *tma_records_[job.tag];
   const TmaRecord::Destination& to = r.to[d];
-  to.sm->tma_credit(r.cta->cluster, to.rank, job.op.mbar, bytes, r.cta->work.block_id);
+  to.sm->tma_credit(r.cluster, to.rank, job.op.mbar, bytes, *r.cta);
 }
 
 void Sm::source_read(const tma::TmaJob& job) {
