@@ -125,6 +125,28 @@ const kernel::KernelDef kMulticast{.name = "tma_multicast",
                                    .body = multicast,
                                    .static_shared_bytes = kSmem + kBoxBytes};
 
+// A cluster of 2: rank 0 loads a box with `mask` (3: both ranks, 1: itself); every rank the
+// mask names waits for it on its barrier. No other TMA operation: rank 0's unit times one.
+sim::Task<> multicast_only(Warp& w) {
+  if (w.warp_id() != 0) co_return;
+  const Addr in = w.args().get_u64(0);
+  const std::uint32_t mask = w.args().get_u32(1);
+  co_await w.mbarrier_init(0, 1);
+  co_await w.mbarrier_arrive_expect_tx(0, kBoxBytes);
+  co_await w.cluster_sync();
+  if (w.cluster_rank() == 0) {
+    co_await w.tma_load_tile(in, {0, 0}, kSmem, 0, static_cast<std::uint16_t>(mask));
+  }
+  if ((mask >> w.cluster_rank() & 1) != 0) co_await w.mbarrier_wait_parity(0, 0);
+}
+
+const kernel::KernelDef kMulticastOnly{
+    .name = "tma_multicast_only",
+    .description = "one load, multicast or not, and nothing else",
+    .args = {{"in_map", kernel::ArgKind::kU64}, {"mask", kernel::ArgKind::kU32}},
+    .body = multicast_only,
+    .static_shared_bytes = kSmem + kBoxBytes};
+
 // A load with three coordinates on a 2-D map: dropped at setup; its barrier never completes.
 sim::Task<> bad_load(Warp& w) {
   if (w.warp_id() != 0) co_return;
@@ -296,6 +318,37 @@ TEST(TmaUnit, MulticastReadsGlobalOnceAndCreditsEveryReceiver) {
     EXPECT_EQ(f.tma_sum("bytes_read"), mask == 3 ? kBoxBytes : 2 * kBoxBytes);
     EXPECT_EQ(f.tma_sum("dsmem_bytes"), mask == 3 ? kBoxBytes : 0);
   }
+}
+
+// A multicast load ends (its latency sample, its CTA free to exit) only when the last copy's
+// acknowledgement is back over the SM-to-SM network, one latency after that copy landed: at
+// least two network latencies after the same load without multicast ends. The network's
+// 32 B/cycle port sends the 32 lines of the box in 128 cycles, less than one latency here,
+// so ending at the last landing instead would come out short of it.
+TEST(TmaUnit, AMulticastLoadEndsWhenItsLastAcknowledgementIsBack) {
+  config::ChipSpec spec = tiny();
+  spec.dsmem.latency_cycles = 600;
+  double latency[2] = {0, 0};
+  for (const std::uint32_t mask : {1u, 3u}) {
+    Fixture f(spec);
+    const kernel::LaunchParams p{.grid = {2, 1, 1}, .cluster = {2, 1, 1}, .block = {32, 1, 1}};
+    auto id = f.chip->launch(kMulticastOnly, p, kernel::KernelArgs().u64(kMapIn).u32(mask));
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    f.sim.run();
+    ASSERT_FALSE(f.chip->fault()) << f.chip->fault()->message;
+    ASSERT_TRUE(f.chip->run(*id).done) << mask;
+    int units = 0;
+    for (const std::string& path : f.sim.stats().paths()) {
+      if (!path.ends_with(".tma.latency")) continue;
+      const nlohmann::json j = (*f.sim.stats().find(path))->to_json();
+      if (j["value"].get<double>() == 0) continue;
+      ++units;
+      EXPECT_EQ(j["value"].get<double>(), 1) << path;
+      latency[mask == 3] = j["mean"].get<double>();
+    }
+    EXPECT_EQ(units, 1) << mask;
+  }
+  EXPECT_GE(latency[1], latency[0] + 2 * 600) << latency[0] << " " << latency[1];
 }
 
 TEST(TmaUnit, ADroppedRequestIsNamedInTheHangReport) {
