@@ -4,9 +4,11 @@
 #include "mem/memory_system.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/component.h"
@@ -323,30 +325,40 @@ TEST(MemorySystem, DsmemPushArrivesThenAcksAndPushesChain) {
   EXPECT_EQ(acked[2], arrived[2] + (1 + lat) * kCycle);
 }
 
+// A push client that records, per tag, the arrival tick, the acknowledgement tick the arrival
+// was told and the tick of the acknowledgement event; the hooks may start further pushes.
+struct PushRecorder : PushClient {
+  PushRecorder(Rig& r, std::size_t tags) : rig(r), arrived(tags), acked_at(tags), acked(tags) {}
+  void push_arrived(std::uint64_t tag, sim::Tick at) override {
+    arrived.at(tag) = rig.sim.now();
+    acked_at.at(tag) = at;
+    if (on_arrived) on_arrived(tag);
+  }
+  void push_acked(std::uint64_t tag) override {
+    ++ack_events;
+    acked.at(tag) = rig.sim.now();
+    if (on_acked) on_acked(tag);
+  }
+  Rig& rig;
+  std::vector<sim::Tick> arrived, acked_at, acked;
+  int ack_events = 0;
+  std::function<void(std::uint64_t)> on_arrived, on_acked;
+};
+
 // The typed push (a client and a tag instead of two callbacks, for the TMA multicast) keeps
 // the same timeline, and a push started from an acknowledgement reuses its pooled transfer.
 TEST(MemorySystem, TypedDsmemPushKeepsTheTimeline) {
   const MemoryParams p = small_chip();
   const sim::Tick lat = p.dsmem.latency_cycles;
   Rig r(p);
-  struct Client : PushClient {
-    Rig* rig = nullptr;
-    std::vector<sim::Tick> arrived = std::vector<sim::Tick>(3, 0);
-    std::vector<sim::Tick> acked = std::vector<sim::Tick>(3, 0);
-    std::vector<sim::Tick> acked_at = std::vector<sim::Tick>(3, 0);
-    void push_arrived(std::uint64_t tag, sim::Tick at) override {
-      arrived.at(tag) = rig->sim.now();
-      acked_at.at(tag) = at;
-    }
-    void push_acked(std::uint64_t tag) override {
-      acked.at(tag) = rig->sim.now();
-      if (tag == 0) rig->mem.dsmem().push(1, 2, 64, *this, 2);
-    }
-  } c;
-  c.rig = &r;
+  PushRecorder c(r, 3);
+  c.on_acked = [&](std::uint64_t tag) {
+    if (tag == 0) r.mem.dsmem().push(1, 2, 64, c, 2);
+  };
   r.mem.dsmem().push(1, 2, 128, c, 0);
   r.mem.dsmem().push(1, 3, 128, c, 1);
   r.run();
+  EXPECT_EQ(c.ack_events, 3);
   EXPECT_EQ(c.arrived[0], (4 + lat) * kCycle);
   EXPECT_EQ(c.arrived[1], (8 + lat) * kCycle);
   EXPECT_EQ(c.acked[0], c.arrived[0] + (1 + lat) * kCycle);
@@ -364,23 +376,14 @@ TEST(MemorySystem, DsmemPushWithoutAckEventReportsTheAckTick) {
   const MemoryParams p = small_chip();
   const sim::Tick lat = p.dsmem.latency_cycles;
   Rig r(p);
-  struct Client : PushClient {
-    Rig* rig = nullptr;
-    std::vector<sim::Tick> arrived = std::vector<sim::Tick>(2, 0);
-    std::vector<sim::Tick> acked_at = std::vector<sim::Tick>(2, 0);
-    int acks = 0;
-    void push_arrived(std::uint64_t tag, sim::Tick at) override {
-      arrived.at(tag) = rig->sim.now();
-      acked_at.at(tag) = at;
-      // SM 2 answers on its own port, which the acknowledgement of push 0 holds first.
-      if (tag == 0) rig->mem.dsmem().push(2, 1, 128, *this, 1, /*ack_event=*/false);
-    }
-    void push_acked(std::uint64_t) override { ++acks; }
-  } c;
-  c.rig = &r;
+  PushRecorder c(r, 2);
+  // SM 2 answers on its own port, which the acknowledgement of push 0 holds first.
+  c.on_arrived = [&](std::uint64_t tag) {
+    if (tag == 0) r.mem.dsmem().push(2, 1, 128, c, 1, /*ack_event=*/false);
+  };
   r.mem.dsmem().push(1, 2, 128, c, 0, /*ack_event=*/false);
   r.run();
-  EXPECT_EQ(c.acks, 0);
+  EXPECT_EQ(c.ack_events, 0);
   EXPECT_EQ(c.arrived[0], (4 + lat) * kCycle);
   EXPECT_EQ(c.acked_at[0], c.arrived[0] + (1 + lat) * kCycle);
   // Push 1 leaves SM 2's port after the 1-cycle acknowledgement: 4 cycles of data.
