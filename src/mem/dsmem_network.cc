@@ -34,20 +34,23 @@ class DsmemNetwork::Transfer final : public sim::Event {
  protected:
   void process() override {
     if (!returning) {
-      // The reply is booked as the message arrives (the callbacks book nothing here).
+      if (client == nullptr) {
+        if (at_far) at_far();
+        returning = true;
+        net_.events().schedule(*this, net_.ports_[back_from]->reserve(back_bytes));
+        return;
+      }
+      // A typed push is told its reply's tick, so the reply is booked before the client
+      // hears of the arrival (the TMA unit books nothing on this network when it does).
       const sim::Tick back = net_.ports_[back_from]->reserve(back_bytes);
-      if (client != nullptr && !ack_event) {
+      if (!ack_event) {
         PushClient* c = client;
         client = nullptr;
         net_.transfer_free_.push_back(this);
         c->push_arrived(tag, back);
         return;
       }
-      if (client != nullptr) {
-        client->push_arrived(tag, back);
-      } else if (at_far) {
-        at_far();
-      }
+      client->push_arrived(tag, back);
       returning = true;
       net_.events().schedule(*this, back);
       return;

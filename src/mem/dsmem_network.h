@@ -24,9 +24,10 @@ namespace xpusim::mem {
 // multicast, one push per line and destination) names itself and a tag instead of two
 // std::function callbacks whose captures would be allocated per push.
 // `acked_at` is the tick the acknowledgement will reach the sender: it is booked on the
-// receiver's port as the data arrives. push_acked runs at that tick only for a push that asks
-// for it (an event per push); one that only needs the tick (a multicast line, whose ack gates
-// nothing but the operation's end) saves that event.
+// receiver's port as the data arrives, before push_arrived runs (a push the client starts
+// from there on that port queues behind it). push_acked runs at that tick only for a push
+// that asks for it (an event per push); one that only needs the tick (a multicast line, whose
+// acknowledgement gates nothing but the operation's end) saves that event.
 class PushClient {
  public:
   virtual void push_arrived(std::uint64_t tag, sim::Tick acked_at) = 0;
@@ -56,8 +57,9 @@ class DsmemNetwork : public sim::Component {
   // its last byte reaches `to_sm`, `acked` when the acknowledgement is back at `from_sm`.
   void push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done arrived,
             Done acked);
-  // The same push, reported to `client` with `tag`: the same ticks and event order. With
-  // `ack_event` false, push_acked is not called (the client has the tick from push_arrived).
+  // The same push, reported to `client` with `tag` (the same ticks, for a client that starts
+  // nothing on the receiver's port from push_arrived). With `ack_event` false, push_acked is
+  // not called: the client has the tick from push_arrived.
   void push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, PushClient& client,
             std::uint64_t tag, bool ack_event = true);
   const DsmemParams& params() const { return params_; }
