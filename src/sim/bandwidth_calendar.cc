@@ -1,0 +1,64 @@
+#include "sim/bandwidth_calendar.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "sim/result.h"
+
+namespace xpusim::sim {
+
+BandwidthCalendar::BandwidthCalendar(std::uint64_t bytes_per_cycle, Cycles window_cycles,
+                                     std::size_t windows)
+    : bytes_per_cycle_(bytes_per_cycle),
+      window_cycles_(window_cycles),
+      tail_(std::bit_ceil(std::max<std::size_t>(windows, 2)), 0),
+      mask_(tail_.size() - 1) {
+  XPUSIM_CHECK(bytes_per_cycle > 0 && window_cycles > 0,
+               "a bandwidth calendar needs a positive bandwidth and window");
+}
+
+void BandwidthCalendar::slide_to(std::uint64_t window) {
+  // Keep half the ring behind the newest window for bookings that come late.
+  const std::uint64_t base = window - tail_.size() / 2;
+  if (base - base_ >= tail_.size()) {
+    std::fill(tail_.begin(), tail_.end(), 0);
+  } else {
+    for (std::uint64_t w = base_; w < base; ++w)
+      tail_[w & mask_] = 0;
+  }
+  base_ = base;
+}
+
+Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
+  bytes_booked_ += bytes;
+  busy_cycles_ += (bytes + bytes_per_cycle_ - 1) / bytes_per_cycle_;
+  std::uint64_t w = from / window_cycles_;
+  if (w < base_) {
+    ++late_;
+    w = base_;
+    from = w * window_cycles_;
+  }
+  // Each window keeps the cycle its last booking ends: inside a window bookings queue in the
+  // order they are made (exactly a Channel's rule when that order is time order); a full
+  // window passes the rest of the bytes to the next.
+  Cycles start = from;
+  std::uint64_t left = bytes;
+  for (;; ++w) {
+    if (w >= base_ + tail_.size()) slide_to(w);
+    Cycles& tail = tail_[w & mask_];
+    const Cycles window_end = (w + 1) * window_cycles_;
+    start = std::max(start, tail);
+    if (start < window_end) {
+      const Cycles need = (left + bytes_per_cycle_ - 1) / bytes_per_cycle_;
+      if (start + need <= window_end) {
+        tail = start + need;
+        return tail;
+      }
+      left -= (window_end - start) * bytes_per_cycle_;
+      tail = window_end;
+    }
+    start = window_end;
+  }
+}
+
+}  // namespace xpusim::sim

@@ -1,0 +1,53 @@
+// BandwidthCalendar: a link's bandwidth as a calendar of fixed windows, for the
+// transaction-level memory timing (docs/memory-hierarchy.md). A Channel serializes bookings in
+// the order they are made, which is right when they are made at the tick they happen. A
+// transaction-level model books a whole path when the request is issued, so a response that
+// leaves in 600 cycles is booked before one that leaves in 100; on a Channel the second would
+// wait behind the first. Here time is cut into windows of `window_cycles`; each window keeps
+// the cycle its last booking ends. A booking queues behind the bookings of its start cycle's
+// window and spills into the next windows when that one is full, so bookings in different
+// windows never wait for each other, whatever order they are made in.
+//
+// Bookings made in time order end exactly where a Channel's would (start at max(from, busy),
+// then ceil(bytes / bytes_per_cycle) cycles). Out of order, a booking waits at most for the
+// others of its own window.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/tick.h"
+
+namespace xpusim::sim {
+
+class BandwidthCalendar {
+ public:
+  // `windows`: how many windows are kept (rounded up to a power of two). A booking more than
+  // about half of them behind the newest one starts in the oldest window kept.
+  BandwidthCalendar(std::uint64_t bytes_per_cycle, Cycles window_cycles,
+                    std::size_t windows = 1024);
+
+  // Books `bytes` that may start passing at cycle `from`; returns the cycle their last byte
+  // has passed (the cycle after it, as Channel's busy_until).
+  Cycles book(Cycles from, std::uint64_t bytes);
+
+  std::uint64_t bytes_booked() const { return bytes_booked_; }
+  // Cycles the link spent passing bytes (bytes / bandwidth, rounded up per booking).
+  Cycles busy_cycles() const { return busy_cycles_; }
+  // Bookings that asked for a window already dropped (started in the oldest window kept).
+  std::uint64_t late_bookings() const { return late_; }
+
+ private:
+  void slide_to(std::uint64_t window);
+
+  std::uint64_t bytes_per_cycle_;
+  Cycles window_cycles_;
+  std::vector<Cycles> tail_;  // per window, a ring: the cycle its last booking ends
+  std::uint64_t mask_;
+  std::uint64_t base_ = 0;  // the oldest window kept
+  std::uint64_t bytes_booked_ = 0;
+  Cycles busy_cycles_ = 0;
+  std::uint64_t late_ = 0;
+};
+
+}  // namespace xpusim::sim
