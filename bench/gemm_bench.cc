@@ -30,7 +30,7 @@ const config::ChipSpec& h100() {
   return spec;
 }
 
-void BM_GemmTmaTimingOnly(benchmark::State& state) {
+void gemm_bench(benchmark::State& state, mem::MemoryTiming memory_timing) {
   kernel::KernelRegistry kernels;
   workloads::WorkloadRegistry registry;
   if (!workloads::register_all(kernels, registry).ok()) state.SkipWithError("registration");
@@ -53,7 +53,9 @@ void BM_GemmTmaTimingOnly(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     auto sim = std::make_unique<sim::Simulation>(1);
-    auto chip = Chip::create(*sim, h100(), ChipOptions{.functional = false}).value();
+    auto chip =
+        Chip::create(*sim, h100(), ChipOptions{.functional = false, .memory_timing = memory_timing})
+            .value();
     if (auto st = w->setup(*chip, kernels, *values); !st) state.SkipWithError("setup");
     state.ResumeTiming();
     sim->run();
@@ -76,6 +78,16 @@ void BM_GemmTmaTimingOnly(benchmark::State& state) {
                       static_cast<double>(size) * static_cast<double>(state.iterations());
   state.counters["tflops"] = flop / seconds / 1e12;
 }
+
+void BM_GemmTmaTimingOnly(benchmark::State& state) {
+  gemm_bench(state, mem::MemoryTiming::kEvents);
+}
+// The same with the transaction-level memory timing (mem::MemoryTiming::kTransactions).
+void BM_GemmTmaTimingOnlyTransactions(benchmark::State& state) {
+  gemm_bench(state, mem::MemoryTiming::kTransactions);
+}
+BENCHMARK(BM_GemmTmaTimingOnlyTransactions)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GemmTmaTimingOnlyTransactions)->Arg(8192)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_GemmTmaTimingOnly)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GemmTmaTimingOnly)->Arg(8192)->Iterations(1)->Unit(benchmark::kSecond);
 

@@ -95,7 +95,8 @@ struct Totals {
 
 // One launch of `k` filling the chip, run to completion; the chip is built untimed.
 void run_once(benchmark::State& state, bool functional, const kernel::KernelDef& k,
-              const kernel::KernelArgs& args, std::uint64_t fill_bytes, Totals& t) {
+              const kernel::KernelArgs& args, std::uint64_t fill_bytes, Totals& t,
+              mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents) {
   state.PauseTiming();
   auto sim = std::make_unique<sim::Simulation>(1);
   auto chip =
@@ -104,7 +105,8 @@ void run_once(benchmark::State& state, bool functional, const kernel::KernelDef&
                                .policy = "waterfill",
                                .timing = sm_timing_of(h100()),
                                .distributor = {},
-                               .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes})
+                               .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
+                               .memory_timing = memory_timing})
           .value();
   if (functional && fill_bytes > 0 &&
       !chip->memory().fill(kBufferBase, fill_bytes, std::byte{1}).ok()) {
@@ -144,12 +146,13 @@ void report(benchmark::State& state, const Totals& t) {
   state.counters["sim_cycles"] = t.cycles / iters;  // per iteration, for sizing
 }
 
-void stream_bench(benchmark::State& state, bool functional) {
+void stream_bench(benchmark::State& state, bool functional,
+                  mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(state.range(0)) << 20;
   const kernel::KernelArgs args = kernel::KernelArgs().ptr(kBufferBase).u64(bytes / sizeof(Vec16));
   Totals t;
   for (auto _ : state)
-    run_once(state, functional, kStream, args, bytes, t);
+    run_once(state, functional, kStream, args, bytes, t, memory_timing);
   report(state, t);
 }
 
@@ -157,6 +160,12 @@ void BM_StreamTimingOnly(benchmark::State& state) {
   stream_bench(state, false);
 }
 BENCHMARK(BM_StreamTimingOnly)->Arg(128)->Unit(benchmark::kMillisecond);
+
+// The same with the transaction-level memory timing (mem::MemoryTiming::kTransactions).
+void BM_StreamTimingOnlyTransactions(benchmark::State& state) {
+  stream_bench(state, false, mem::MemoryTiming::kTransactions);
+}
+BENCHMARK(BM_StreamTimingOnlyTransactions)->Arg(128)->Unit(benchmark::kMillisecond);
 
 void BM_StreamFunctional(benchmark::State& state) {
   stream_bench(state, true);

@@ -34,6 +34,7 @@ namespace {
 struct RunOpts {
   std::string scenario;
   std::string mode;
+  std::string memory_timing;
   std::string params;
   std::string policy;
   std::string scheduler;
@@ -185,6 +186,15 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
 
   // The flags, over every run.
   std::vector<Error> errors;
+  std::optional<mem::MemoryTiming> memory_timing;
+  if (!o.memory_timing.empty()) {
+    auto m = workloads::parse_memory_timing_key(o.memory_timing);
+    if (m) {
+      memory_timing = *m;
+    } else {
+      errors.push_back({fmt::format("--memory-timing: {}", m.error().message)});
+    }
+  }
   std::optional<workloads::RunMode> mode;
   if (!o.mode.empty()) {
     auto m = workloads::parse_run_mode(o.mode);
@@ -214,6 +224,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     workloads::Scenario& r = runs[i];
     if (mode) r.mode = *mode;
+    if (memory_timing) r.memory_timing = *memory_timing;
     if (!o.policy.empty()) r.policy = o.policy;
     if (!o.scheduler.empty()) r.sm_scheduler = o.scheduler;
     if (auto st = workloads::apply_param_overrides(r, "--param", o.params); !st) {
@@ -289,7 +300,8 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
         .scheduler = s.sm_scheduler,
         .timing = workloads::scenario_sm_timing(s, system::sm_timing_of(*spec)),
         .distributor = {},
-        .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes};
+        .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
+        .memory_timing = s.memory_timing};
     auto chip = system::Chip::create(p->session->sim(), *spec, options);
     if (!chip) {
       add_errors(errors, chip.errors());
@@ -307,10 +319,11 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     PreparedRun& run = *prepared[i];
     const workloads::Scenario& s = run.s;
     const std::string header = fmt::format(
-        "run {}{}: {} {} on {} ({}, {} policy, {} warp scheduler)", file.source,
+        "run {}{}: {} {} on {} ({}, {} policy, {} warp scheduler{})", file.source,
         multi ? fmt::format(": {} ({} of {})", s.name, i + 1, prepared.size()) : std::string(),
         s.is_workload() ? "workload" : "kernel", s.is_workload() ? s.workload : s.kernel,
-        run.chip->spec().name, workloads::to_string(s.mode), s.policy, s.sm_scheduler);
+        run.chip->spec().name, workloads::to_string(s.mode), s.policy, s.sm_scheduler,
+        s.memory_timing == mem::MemoryTiming::kTransactions ? ", transaction-level memory" : "");
     if (i > 0) std::printf("\n");
     const SliceOptions slicing{.slice = *slice,
                                .progress = ::isatty(STDERR_FILENO) == 1,
@@ -350,6 +363,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   cmd->add_option("scenario", o->scenario, "scenario file (YAML; docs/run.md)")->required();
   cmd->add_option("--mode", o->mode,
                   "functional | timing-only (overrides the scenario's mode, in every run)");
+  cmd->add_option("--memory-timing", o->memory_timing,
+                  "events | transactions: the memory hierarchy's timing over the scenario's, in "
+                  "every run (docs/memory-hierarchy.md)");
   cmd->add_option("--param", o->params,
                   "workload parameters over the scenario's, in every run: key=value,... (sizes "
                   "may use KiB, MiB, GiB)");

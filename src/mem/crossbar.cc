@@ -53,4 +53,17 @@ sim::Tick Crossbar::send_response(std::uint32_t slice, std::uint64_t bytes,
   return later(response_ports_[slice]->reserve(bytes), extra_cycles);
 }
 
+sim::Tick Crossbar::send_response_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
+                                     sim::Cycles extra_cycles) {
+  response_bytes_ += bytes;
+  if (response_calendars_.empty()) {
+    constexpr sim::Cycles kWindowCycles = 16;
+    response_calendars_.reserve(response_ports_.size());
+    for (std::size_t s = 0; s < response_ports_.size(); ++s)
+      response_calendars_.emplace_back(params_.slice_bytes_per_cycle, kWindowCycles);
+  }
+  const sim::Cycles passed = response_calendars_[slice].book(clock_.first_cycle_from(at), bytes);
+  return later(clock_.edge(passed + params_.latency_cycles), extra_cycles);
+}
+
 }  // namespace xpusim::mem

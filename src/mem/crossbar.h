@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/bandwidth_calendar.h"
 #include "sim/channel.h"
 #include "sim/clock.h"
 #include "sim/component.h"
@@ -40,6 +41,11 @@ class Crossbar : public sim::Component {
   // Books the slice's response port for `bytes` leaving now; returns the arrival tick at the
   // SM after `extra_cycles` of L2 cycles added behind the port (the slice's pipeline).
   sim::Tick send_response(std::uint32_t slice, std::uint64_t bytes, sim::Cycles extra_cycles);
+  // The same leaving at tick `at`, which may lie in the future and come in any order: the
+  // transaction-level timing books a response when its request is issued (each response port
+  // is then a sim::BandwidthCalendar of 16-cycle windows instead of a FIFO).
+  sim::Tick send_response_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
+                             sim::Cycles extra_cycles);
 
   const CrossbarParams& params() const { return params_; }
   std::uint32_t near_partition(std::uint32_t sm) const { return near_partition_of_sm_[sm]; }
@@ -55,6 +61,7 @@ class Crossbar : public sim::Component {
   std::vector<std::uint32_t> partition_of_slice_;
   std::vector<std::unique_ptr<Port>> request_ports_;
   std::vector<std::unique_ptr<Port>> response_ports_;
+  std::vector<sim::BandwidthCalendar> response_calendars_;  // made by the first send_response_at
   sim::Counter& requests_;
   sim::Counter& far_requests_;
   sim::Counter& request_bytes_;

@@ -11,17 +11,20 @@ namespace xpusim::mem {
 HbmChannel::HbmChannel(Component& parent, std::string name, std::uint64_t bytes_per_s,
                        sim::Tick latency)
     : Component(parent, name),
-      clock_(events(), bytes_per_s / bytes_per_edge(bytes_per_s)),
+      edge_bytes_(bytes_per_edge(bytes_per_s)),
+      clock_(events(), bytes_per_s / edge_bytes_),
       port_(clock_, {.latency = 0,
-                     .bytes_per_cycle = bytes_per_edge(bytes_per_s),
+                     .bytes_per_cycle = edge_bytes_,
                      .capacity = std::numeric_limits<std::size_t>::max()}),
       latency_(latency),
       reads_(add_counter("reads", "count", "read accesses")),
       writes_(add_counter("writes", "count", "write accesses (L2 write-backs)")),
       read_bytes_(add_counter("read_bytes", "bytes", "bytes read")),
       write_bytes_(add_counter("write_bytes", "bytes", "bytes written")) {
-  add_formula("busy_ticks", "ps", "time the channel spent moving data",
-              [this] { return static_cast<double>(clock_.edge(port_.busy_cycles())); });
+  add_formula("busy_ticks", "ps", "time the channel spent moving data", [this] {
+    const sim::Cycles lt = calendar_ ? calendar_->busy_cycles() : 0;
+    return static_cast<double>(clock_.edge(port_.busy_cycles() + lt));
+  });
 }
 
 std::uint64_t HbmChannel::bytes_per_edge(std::uint64_t bytes_per_s) {
@@ -33,6 +36,16 @@ sim::Tick HbmChannel::access_many(std::uint64_t count, std::uint64_t bytes, bool
   (write ? writes_ : reads_) += count;
   (write ? write_bytes_ : read_bytes_) += count * bytes;
   return port_.reserve_many(count, bytes) + latency_;
+}
+
+sim::Tick HbmChannel::access_many_at(std::uint64_t count, std::uint64_t bytes, bool write,
+                                     sim::Tick at) {
+  (write ? writes_ : reads_) += count;
+  (write ? write_bytes_ : read_bytes_) += count * bytes;
+  // Windows of 1 KiB (about 24 ns at H100's 42 GB/s a channel): an out-of-order booking waits
+  // at most for the others of its window.
+  if (!calendar_) calendar_.emplace(edge_bytes_, (1024 + edge_bytes_ - 1) / edge_bytes_, 1024);
+  return clock_.edge(calendar_->book(clock_.first_cycle_from(at), count * bytes)) + latency_;
 }
 
 Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& map)
@@ -48,6 +61,19 @@ Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& m
 }
 
 sim::Tick Hbm::sectors(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick start) {
+  return book_sectors(line, sectors, start, [&](HbmChannel& c, std::uint64_t count) {
+    return c.access_many(count, map_.params().sector_bytes, write);
+  });
+}
+
+sim::Tick Hbm::sectors_at(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick at) {
+  return book_sectors(line, sectors, at, [&](HbmChannel& c, std::uint64_t count) {
+    return c.access_many_at(count, map_.params().sector_bytes, write, at);
+  });
+}
+
+template <class Book>
+sim::Tick Hbm::book_sectors(std::uint64_t line, std::uint32_t sectors, sim::Tick start, Book book) {
   const std::uint32_t sector_bytes = map_.params().sector_bytes;
   const Addr line_addr = map_.line_addr(line);
   sim::Tick done = start;
@@ -57,8 +83,7 @@ sim::Tick Hbm::sectors(std::uint64_t line, std::uint32_t sectors, bool write, si
   std::uint64_t run_count = 0;
   HbmChannel* run_channel = nullptr;
   const auto flush = [&] {
-    if (run_count > 0)
-      done = std::max(done, run_channel->access_many(run_count, sector_bytes, write));
+    if (run_count > 0) done = std::max(done, book(*run_channel, run_count));
   };
   for (std::uint32_t rest = sectors; rest != 0; rest &= rest - 1) {
     const Addr a =

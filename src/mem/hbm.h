@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mem/address_map.h"
+#include "sim/bandwidth_calendar.h"
 #include "sim/channel.h"
 #include "sim/clock.h"
 #include "sim/component.h"
@@ -33,14 +35,19 @@ class HbmChannel : public sim::Component {
   // `count` accesses of `bytes` each in a row (a line's sectors): the same bookings and
   // counts as `count` calls of access(); returns the last completion.
   sim::Tick access_many(std::uint64_t count, std::uint64_t bytes, bool write);
+  // The same for the transaction-level timing: starting at `at`, which may lie in the future
+  // and come in any order (a BandwidthCalendar instead of the FIFO port).
+  sim::Tick access_many_at(std::uint64_t count, std::uint64_t bytes, bool write, sim::Tick at);
   const sim::Clock& byte_clock() const { return clock_; }
 
  private:
   struct NoPayload {};
   // One edge per byte (or per few bytes above 1 TB/s, the engine's fastest clock): a channel
   // whose bandwidth is not a whole number of bytes per L2 cycle still gets exact timing.
+  std::uint64_t edge_bytes_;
   sim::Clock clock_;
   sim::Channel<NoPayload> port_;
+  std::optional<sim::BandwidthCalendar> calendar_;  // made by the first access_many_at
   sim::Tick latency_;
   sim::Counter& reads_;
   sim::Counter& writes_;
@@ -58,11 +65,16 @@ class Hbm : public sim::Component {
   // loop of read()/write() per sector does, but with one channel lookup and one booking per
   // run of sectors in one interleave block.
   sim::Tick sectors(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick start);
+  // The same booked from tick `at` (transaction-level timing: access_many_at).
+  sim::Tick sectors_at(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick at);
   HbmChannel& channel(Addr addr) { return *channels_[map_.channel_of(addr)]; }
   std::size_t channels() const { return channels_.size(); }
   const HbmParams& params() const { return params_; }
 
  private:
+  template <class Book>
+  sim::Tick book_sectors(std::uint64_t line, std::uint32_t sectors, sim::Tick start, Book book);
+
   HbmParams params_;
   const PhysicalAddressMap& map_;
   std::vector<std::unique_ptr<HbmChannel>> channels_;

@@ -61,8 +61,10 @@ L2Slice::L2Slice(Component& parent, std::string name, sim::Clock& l2_clock,
   // At most half full while every MSHR is busy (the index grows if it ever gets fuller).
   mshr_index_.assign(std::bit_ceil(2 * std::size_t{params.mshrs}), IndexEntry{});
   add_formula("mshr_occupancy", "count", "MSHRs busy, averaged over simulated time", [this] {
-    const double area = occupancy_area_ + static_cast<double>(mshrs_in_use_) *
-                                              static_cast<double>(now() - occupancy_since_);
+    const double area =
+        occupancy_area_ + (transactions_ ? 0.0
+                                         : static_cast<double>(mshrs_in_use_) *
+                                               static_cast<double>(now() - occupancy_since_));
     return now() == 0 ? 0.0 : area / static_cast<double>(now());
   });
   add_formula("hit_rate", "ratio", "hits / (hits + misses + merged misses)", [this] {
@@ -215,7 +217,7 @@ void L2Slice::fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors, const Sl
   events().schedule(*ev, fill_at);
 }
 
-SectorCache::Line& L2Slice::allocate(std::uint64_t line) {
+SectorCache::Line& L2Slice::allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at) {
   SectorCache::Victim v;
   SectorCache::Line& l = tags_.allocate(line, v);
   if (v.evicted) {
@@ -223,7 +225,11 @@ SectorCache::Line& L2Slice::allocate(std::uint64_t line) {
     if (v.dirty != 0) {
       ++writebacks;
       writeback_sectors += static_cast<std::uint64_t>(std::popcount(v.dirty));
-      hbm_.sectors(v.line, v.dirty, /*write=*/true, now());  // nobody waits
+      if (writeback_at) {  // nobody waits
+        hbm_.sectors_at(v.line, v.dirty, /*write=*/true, *writeback_at);
+      } else {
+        hbm_.sectors(v.line, v.dirty, /*write=*/true, now());
+      }
     }
   }
   return l;

@@ -19,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,12 +64,25 @@ class L2Slice : public sim::Component {
   void read(std::uint64_t line, std::uint32_t sectors, SliceClient& client);
   void write(std::uint64_t line, std::uint32_t sectors, SliceClient& client);
 
+  // Transaction-level timing (docs/memory-hierarchy.md): the request is handled when it is
+  // issued, as if it arrived at `at`, and the slice answers with the tick the data (or the
+  // acknowledgement) may leave and the pipeline cycles still to add behind the response port,
+  // as a SliceReply would be called. A miss takes one of the MSHRs (the slice's `mshrs` as
+  // servers: it starts when the earliest one frees), books HBM from then and fills the tags at
+  // once; until its data is back, reads of its sectors are merged misses that answer with it.
+  struct Answer {
+    sim::Tick ready = 0;
+    sim::Cycles pipeline = 0;
+  };
+  Answer read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at);
+  Answer write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at);
+
   // For speed only (sim::Event::prefetch): starts loading what a read or fill of `line` will
   // look up. No effect on the slice's state.
   void prefetch(std::uint64_t line) const;
 
   const SectorCache& tags() const { return tags_; }
-  std::size_t mshrs_in_use() const { return mshrs_in_use_; }
+  std::size_t mshrs_in_use() const { return transactions_ ? mshr_free_at_.size() : mshrs_in_use_; }
   std::size_t waiting() const { return waiting_.size(); }
 
   // Counters the L2 totals sum.
@@ -126,7 +140,11 @@ class L2Slice : public sim::Component {
   // `client`: who asked (a prefetch hint for the fill; null for a SliceReply).
   void fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors, const SliceClient* client);
   void fill(std::uint64_t line, std::uint32_t sectors);
-  SectorCache::Line& allocate(std::uint64_t line);
+  // Finds or allocates the line's tags; a dirty victim is written back from `writeback_at`
+  // (transaction-level timing) or now.
+  SectorCache::Line& allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at = {});
+  // Transaction-level timing: the MSHR a miss at `at` gets; returns when it starts.
+  sim::Tick take_mshr(sim::Tick at);
   void drain_waiting();
   void account_occupancy();  // adds the area up to now; call before the MSHR count changes
 
@@ -148,6 +166,17 @@ class L2Slice : public sim::Component {
   std::deque<Queued> waiting_;
   std::vector<std::unique_ptr<FillEvent>> fill_pool_;
   std::vector<FillEvent*> fill_free_;
+  // Transaction-level timing: when each busy MSHR frees (a min-heap, at most `mshrs`), and
+  // per line of tags_ (by SectorCache::index_of) the sectors fetched by its last miss and the
+  // tick they are back. A line is allocated at its miss, so its tags say "valid" before the
+  // data is there: reads of those sectors until `ready` are merged misses.
+  struct InFlight {
+    sim::Tick ready = 0;
+    std::uint32_t pending = 0;
+  };
+  std::vector<sim::Tick> mshr_free_at_;
+  std::vector<InFlight> in_flight_;  // made by the first read_at
+  bool transactions_ = false;        // read_at or write_at was used: occupancy_area_ is complete
   // Time-weighted MSHR occupancy: integral of mshrs_in_use over ticks.
   double occupancy_area_ = 0.0;
   sim::Tick occupancy_since_ = 0;

@@ -6,6 +6,16 @@
 
 namespace xpusim::mem {
 
+std::string_view to_string(MemoryTiming t) {
+  return t == MemoryTiming::kEvents ? "events" : "transactions";
+}
+
+std::optional<MemoryTiming> parse_memory_timing(std::string_view text) {
+  if (text == "events") return MemoryTiming::kEvents;
+  if (text == "transactions") return MemoryTiming::kTransactions;
+  return std::nullopt;
+}
+
 MemoryParams MemoryParams::from_chip(const config::ChipSpec& chip) {
   MemoryParams p;
   p.sm_clock_hz = chip.clocks.sm_hz;
@@ -46,6 +56,7 @@ MemoryParams MemoryParams::from_chip(const config::ChipSpec& chip) {
 MemorySystem::MemorySystem(Component& parent, const MemoryParams& params, std::string_view name)
     : Component(parent, name),
       params_(params),
+      transactions_(params.timing == MemoryTiming::kTransactions),
       sm_clock_(events(), params.sm_clock_hz),
       l2_clock_(events(), params.l2_clock_hz),
       map_(params.map),
@@ -115,13 +126,30 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   sim::Tick start = 0;
   std::uint64_t flow = 0;  // tracing: the SM -> slice arrow; flow + 1 the one back
 
+  // Tracing: sent from the SM at `start`, arrived at the slice at `at`, replied at `reply`.
+  void trace_arrival(sim::Tick at) {
+    if (!ms_.tracing_) return;
+    sim::Tracer& t = ms_.sim().tracer();
+    const sim::TrackId from = ms_.l1_track(sm), to = ms_.slice_track(slice);
+    t.complete(from, store ? "st" : "ld", start, start, "mem");
+    t.flow_begin(from, "mem", flow, start);
+    t.complete(to, store ? "st" : "ld", at, at, "mem");
+    t.flow_end(to, "mem", flow, at);
+  }
+  void trace_reply(sim::Tick reply) {
+    if (!ms_.tracing_) return;
+    sim::Tracer& t = ms_.sim().tracer();
+    const sim::TrackId track = ms_.slice_track(slice);
+    t.complete(track, store ? "st ack" : "ld data", reply, reply, "mem");
+    t.flow_begin(track, "mem", flow + 1, reply);
+  }
+  void trace_at_slice(sim::Tick at, sim::Tick reply) {
+    trace_arrival(at);
+    trace_reply(reply);
+  }
+
   void slice_reply(sim::Cycles pipeline) override {
-    if (ms_.tracing_) {
-      sim::Tracer& t = ms_.sim().tracer();
-      const sim::TrackId track = ms_.slice_track(slice);
-      t.complete(track, store ? "st ack" : "ld data", ms_.now(), ms_.now(), "mem");
-      t.flow_begin(track, "mem", flow + 1, ms_.now());
-    }
+    trace_reply(ms_.now());
     if (store) {
       step = Step::kStoreAcked;
       ms_.events().schedule(*this, ms_.xbar_->send_response(slice, kControlMessageBytes, pipeline));
@@ -140,14 +168,7 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   void process() override {
     switch (step) {
       case Step::kAtSlice:
-        if (ms_.tracing_) {
-          sim::Tracer& t = ms_.sim().tracer();
-          const sim::TrackId from = ms_.l1_track(sm), to = ms_.slice_track(slice);
-          t.complete(from, store ? "st" : "ld", start, start, "mem");
-          t.flow_begin(from, "mem", flow, start);
-          t.complete(to, store ? "st" : "ld", ms_.now(), ms_.now(), "mem");
-          t.flow_end(to, "mem", flow, ms_.now());
-        }
+        trace_arrival(ms_.now());
         if (store) {
           ms_.l2_->slice(slice).write(line, sectors, *this);
         } else {
@@ -262,7 +283,17 @@ void MemorySystem::start_load(Request& q, const MemRequest& r, bool cache_in_l1)
   q.slice = map_.slice_of_line(line);
   q.step = Request::Step::kAtSlice;
   if (tracing_) q.flow = next_flow_ += 2;
-  events().schedule(q, xbar_->send_request(sm, q.slice, kControlMessageBytes));
+  const sim::Tick at = xbar_->send_request(sm, q.slice, kControlMessageBytes);
+  if (!transactions_) {
+    events().schedule(q, at);
+    return;
+  }
+  const L2Slice::Answer a = l2_->slice(q.slice).read_at(line, missing, at);
+  q.trace_at_slice(at, a.ready);
+  const sim::Tick back =
+      xbar_->send_response_at(q.slice, sector_bytes(missing), a.ready, a.pipeline);
+  q.step = Request::Step::kLoadFill;
+  events().schedule(q, cycles_after(sm_clock_, back, params_.l1.hit_latency_cycles));
 }
 
 void MemorySystem::store(const MemRequest& r, Done done) {
@@ -291,8 +322,16 @@ void MemorySystem::start_store(Request& q, const MemRequest& r) {
   q.slice = map_.slice_of_line(line);
   q.step = Request::Step::kAtSlice;
   if (tracing_) q.flow = next_flow_ += 2;
-  events().schedule(
-      q, xbar_->send_request(r.sm, q.slice, kControlMessageBytes + sector_bytes(sectors)));
+  const sim::Tick at =
+      xbar_->send_request(r.sm, q.slice, kControlMessageBytes + sector_bytes(sectors));
+  if (!transactions_) {
+    events().schedule(q, at);
+    return;
+  }
+  const L2Slice::Answer a = l2_->slice(q.slice).write_at(line, sectors, at);
+  q.trace_at_slice(at, a.ready);
+  q.step = Request::Step::kStoreAcked;
+  events().schedule(q, xbar_->send_response_at(q.slice, kControlMessageBytes, a.ready, a.pipeline));
 }
 
 }  // namespace xpusim::mem

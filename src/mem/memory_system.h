@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,21 @@ struct ChipSpec;
 
 namespace xpusim::mem {
 
+// How the hierarchy is timed (docs/memory-hierarchy.md, "Transaction-level timing").
+enum class MemoryTiming : std::uint8_t {
+  // Each request steps through the units at the ticks it reaches them (an event at the slice,
+  // at a fill, back at the SM), so every shared resource is booked in time order.
+  kEvents,
+  // A request is timed whole when it is issued: the slice's lookup, HBM and the response port
+  // are booked then for the ticks the request will reach them, and its one event is its
+  // completion. Faster, and approximate: the slice sees requests in issue order (not arrival
+  // order) and fills its tags at the miss.
+  kTransactions,
+};
+std::string_view to_string(MemoryTiming t);
+// "events" | "transactions"; nullopt for anything else.
+std::optional<MemoryTiming> parse_memory_timing(std::string_view text);
+
 struct MemoryParams {
   std::uint64_t sm_clock_hz = 1'000'000'000;
   std::uint64_t l2_clock_hz = 1'000'000'000;   // L2 and crossbar
@@ -42,6 +58,7 @@ struct MemoryParams {
   L2Params l2;
   HbmParams hbm;
   DsmemParams dsmem;
+  MemoryTiming timing = MemoryTiming::kEvents;
 
   // From a validated chip config. The L1 gets what the largest shared-memory carve-out leaves
   // (sm.l1_shared_bytes - sm.shared_memory_bytes); MemorySystem::set_l1_capacity changes it.
@@ -105,6 +122,7 @@ class MemorySystem : public sim::Component {
   }
 
   MemoryParams params_;
+  bool transactions_;  // params_.timing == kTransactions
   sim::Clock sm_clock_;
   sim::Clock l2_clock_;
   PhysicalAddressMap map_;

@@ -63,6 +63,10 @@ class SectorCache {
     }
     sim::prefetch(&lru_[first]);
   }
+  // Lines (ways) in all: a Line's index below is in [0, size()).
+  std::size_t size() const { return lines_.size(); }
+  // The index of one of this cache's lines, for state kept beside the cache.
+  std::size_t index_of(const Line& l) const { return static_cast<std::size_t>(&l - lines_.data()); }
   // Marks the line most recently used.
   void touch(Line& l) {
     const auto i = static_cast<std::size_t>(&l - lines_.data());

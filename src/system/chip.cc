@@ -41,6 +41,14 @@ tma::TmaParams tma_params_of(const config::ChipSpec& spec) {
           .max_outstanding = spec.tma.max_outstanding};
 }
 
+namespace {
+mem::MemoryParams memory_params_of(const config::ChipSpec& spec, const ChipOptions& options) {
+  mem::MemoryParams p = mem::MemoryParams::from_chip(spec);
+  p.timing = options.memory_timing;
+  return p;
+}
+}  // namespace
+
 Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
            std::string_view name, std::unique_ptr<sched::Policy> policy,
            std::shared_ptr<const core::WarpScheduler> scheduler)
@@ -50,7 +58,7 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
       root_(sim, name),
       topology_(sched::Topology::from_chip(spec)),
       memory_(options.max_touched_bytes),
-      mem_(std::make_unique<mem::MemorySystem>(root_, mem::MemoryParams::from_chip(spec))),
+      mem_(std::make_unique<mem::MemorySystem>(root_, memory_params_of(spec, options))),
       port_(std::make_unique<core::HierarchyPort>(*mem_)) {
   const mem::BankGeometry banks{.banks = spec.sm.shared_memory_banks,
                                 .bank_bytes = spec.sm.shared_memory_bank_bytes};

@@ -44,6 +44,9 @@ struct ChipOptions {
   std::optional<core::SmTiming> timing = std::nullopt;
   sched::DistributorTiming distributor{};
   std::uint64_t max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes;
+  // The memory hierarchy's timing: per-step events (exact order) or whole transactions
+  // (faster, approximate; docs/memory-hierarchy.md).
+  mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents;
 };
 
 // One kernel launch and when it ran (ticks).

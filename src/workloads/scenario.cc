@@ -29,6 +29,15 @@ std::string_view to_string(RunMode m) {
   return m == RunMode::kFunctional ? "functional" : "timing-only";
 }
 
+Result<mem::MemoryTiming> parse_memory_timing_key(std::string_view text) {
+  if (auto t = mem::parse_memory_timing(text)) return *t;
+  const std::vector<std::string> timings = {"events", "transactions"};
+  return Error{fmt::format(
+      "'{}' is not a memory timing{}; memory timings: events (every step at its tick, the "
+      "reference), transactions (each request timed whole when issued: faster, approximate)",
+      text, sim::did_you_mean(text, timings))};
+}
+
 Result<RunMode> parse_run_mode(std::string_view text) {
   if (text == "functional") return RunMode::kFunctional;
   if (text == "timing-only") return RunMode::kTimingOnly;
@@ -81,11 +90,12 @@ constexpr TimingField kTimingFields[] = {
     {"cluster_barrier_latency", &core::SmTiming::cluster_barrier_latency, 0, 100'000},
 };
 
-constexpr std::string_view kTopKeys[] = {
-    "chip",   "mode",    "workload", "params", "policy", "sm_scheduler",     "sm_timing", "kernel",
-    "launch", "buffers", "args",     "stats",  "trace",  "trace_max_events", "runs"};
-constexpr std::string_view kRunKeys[] = {"name",  "mode",  "workload",        "params",
-                                         "stats", "trace", "trace_max_events"};
+constexpr std::string_view kTopKeys[] = {"chip",   "mode",   "memory_timing",    "workload",
+                                         "params", "policy", "sm_scheduler",     "sm_timing",
+                                         "kernel", "launch", "buffers",          "args",
+                                         "stats",  "trace",  "trace_max_events", "runs"};
+constexpr std::string_view kRunKeys[] = {"name",   "mode",  "memory_timing", "workload",
+                                         "params", "stats", "trace",         "trace_max_events"};
 constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
 constexpr std::string_view kLaunchKeys[] = {"grid", "block", "cluster", "dynamic_shared_bytes",
                                             "registers_per_thread"};
@@ -307,6 +317,15 @@ class Reader {
                     error(pos_of(v), path, m.error().message);
                   }
                 }
+              } else if (key == "memory_timing") {
+                if (auto t = text(v, path, key_pos, "events or transactions")) {
+                  auto m = parse_memory_timing_key(*t);
+                  if (m) {
+                    s_.memory_timing = *m;
+                  } else {
+                    error(pos_of(v), path, m.error().message);
+                  }
+                }
               } else if (key == "workload") {
                 if (auto t = text(v, path, key_pos, "a workload name")) {
                   s_.workload = *t;
@@ -483,6 +502,15 @@ class Reader {
                 auto m = parse_run_mode(*t);
                 if (m) {
                   r.mode = *m;
+                } else {
+                  err(pos_of(x), q, m.error().message);
+                }
+              }
+            } else if (key == "memory_timing") {
+              if (auto t = text(x, q, kq, "events or transactions")) {
+                auto m = parse_memory_timing_key(*t);
+                if (m) {
+                  r.memory_timing = *m;
                 } else {
                   err(pos_of(x), q, m.error().message);
                 }

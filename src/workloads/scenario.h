@@ -44,6 +44,8 @@ enum class RunMode { kFunctional, kTimingOnly };
 std::string_view to_string(RunMode m);
 // "functional" | "timing-only"; the error names the value and the choices.
 Result<RunMode> parse_run_mode(std::string_view text);
+// "events" | "transactions" (mem::MemoryTiming); the error names the value and the choices.
+Result<mem::MemoryTiming> parse_memory_timing_key(std::string_view text);
 
 // How a buffer starts out. zero: untouched memory (reads return zeros, no host memory used);
 // iota32: u32 element i = i; random32: u32 elements from a generator seeded by the run's seed.
@@ -92,6 +94,7 @@ struct Scenario {
   std::string chip;
   config::SourcePos chip_pos;
   RunMode mode = RunMode::kFunctional;
+  mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents;
   std::string policy = "waterfill";
   config::SourcePos policy_pos;      // line 0: not in the file
   std::string sm_scheduler = "gto";  // the SMs' warp scheduler (core/warp_scheduler.h)

@@ -77,6 +77,23 @@ TEST_F(RunCli, TimingOnlyGivesTheSameTimingAndChecksNothing) {
   EXPECT_EQ(simulated(f.out), simulated(t.out));
 }
 
+TEST_F(RunCli, TransactionLevelMemoryIsNamedAndKeepsTheCopyCorrect) {
+  write_copy("copy.yaml");
+  const CliRun e = run("run copy.yaml");
+  const CliRun t = run("run copy.yaml --memory-timing transactions");
+  ASSERT_EQ(e.code, 0) << e.err;
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_EQ(e.out.find("transaction-level memory"), std::string::npos) << e.out;
+  EXPECT_NE(t.out.find("(functional, waterfill policy, gto warp scheduler, transaction-level "
+                       "memory)"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("result              verified"), std::string::npos) << t.out;
+  const CliRun bad = run("run copy.yaml --memory-timing fast");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err.find("error: --memory-timing: 'fast' is not a memory timing"), 0u) << bad.err;
+}
+
 TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
   const std::pair<const char*, const char*> cases[] = {
       {"chip: tiny\nworklaod: ubench.l2_latency\n",
@@ -101,6 +118,8 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
        "error: bad.yaml:1:7: chip: "},
       {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\npolicy: best\n",
        "error: bad.yaml:4:9: policy: 'best' is not a policy"},
+      {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\nmemory_timing: tlm\n",
+       "error: bad.yaml:4:16: memory_timing: 'tlm' is not a memory timing"},
   };
   for (const auto& [text, want] : cases) {
     write("bad.yaml", text);

@@ -19,8 +19,9 @@ namespace {
 
 constexpr sim::Tick kCycle = 1000;  // ps at 1 GHz
 
-MemoryParams small_chip() {
+MemoryParams small_chip(MemoryTiming timing = MemoryTiming::kEvents) {
   MemoryParams p;
+  p.timing = timing;
   p.sm_clock_hz = 1'000'000'000;
   p.l2_clock_hz = 1'000'000'000;
   p.gpc_of_sm = {0, 0, 0, 0, 1, 1, 1, 1};
@@ -89,8 +90,16 @@ Addr line_in_slice(const MemorySystem& mem, std::uint32_t slice, std::uint64_t n
   }
 }
 
-TEST(MemorySystem, L1HitAfterMissTakesTheHitLatency) {
-  Rig r(small_chip());
+// The hierarchy's rules hold in both timings (MemoryTiming): every test below runs twice.
+class BothTimings : public testing::TestWithParam<MemoryTiming> {};
+INSTANTIATE_TEST_SUITE_P(MemorySystem, BothTimings,
+                         testing::Values(MemoryTiming::kEvents, MemoryTiming::kTransactions),
+                         [](const testing::TestParamInfo<MemoryTiming>& i) {
+                           return std::string(to_string(i.param));
+                         });
+
+TEST_P(BothTimings, L1HitAfterMissTakesTheHitLatency) {
+  Rig r(small_chip(GetParam()));
   const auto a = r.load(0, 0x1000, 4);
   r.run();
   const sim::Tick t0 = r.sim.now();
@@ -106,8 +115,8 @@ TEST(MemorySystem, L1HitAfterMissTakesTheHitLatency) {
   EXPECT_EQ(r.stat("chip0.mem.l1.sm0.load_misses"), 2);
 }
 
-TEST(MemorySystem, L1EvictsInLruOrderWhenASetOverflows) {
-  Rig r(small_chip());  // L1: 2 sets x 4 ways; even lines share set 0
+TEST_P(BothTimings, L1EvictsInLruOrderWhenASetOverflows) {
+  Rig r(small_chip(GetParam()));  // L1: 2 sets x 4 ways; even lines share set 0
   for (Addr line : {0, 2, 4, 6}) {
     r.load(0, line * 128, 4);
     r.run();
@@ -128,8 +137,8 @@ TEST(MemorySystem, L1EvictsInLruOrderWhenASetOverflows) {
   EXPECT_TRUE(l1.contains(0, 1));
 }
 
-TEST(MemorySystem, StoresWriteThroughWithoutAllocatingInL1) {
-  Rig r(small_chip());
+TEST_P(BothTimings, StoresWriteThroughWithoutAllocatingInL1) {
+  Rig r(small_chip(GetParam()));
   const auto s = r.store(0, 0x2000, 4);
   r.run();
   EXPECT_NE(r.done[s], sim::kMaxTick) << "the store was acknowledged";
@@ -149,8 +158,8 @@ TEST(MemorySystem, StoresWriteThroughWithoutAllocatingInL1) {
   EXPECT_EQ(r.stat("chip0.mem.l2.writes"), 2);
 }
 
-TEST(MemorySystem, L2MergesASecondMissToAnInFlightSector) {
-  Rig r(small_chip());
+TEST_P(BothTimings, L2MergesASecondMissToAnInFlightSector) {
+  Rig r(small_chip(GetParam()));
   const auto a = r.load(0, 0x3000, 4);
   const auto b = r.load(1, 0x3010, 4);  // same sector, another SM of the same GPC
   r.run();
@@ -170,8 +179,8 @@ TEST(MemorySystem, L2MergesASecondMissToAnInFlightSector) {
   EXPECT_LE(r.done[b] - r.done[a], 2 * kCycle);
 }
 
-TEST(MemorySystem, MshrFullBackPressureDelaysButNeverDrops) {
-  MemoryParams p = small_chip();
+TEST_P(BothTimings, MshrFullBackPressureDelaysButNeverDrops) {
+  MemoryParams p = small_chip(GetParam());
   p.map.l2_slices = 1;
   p.map.l2_partitions = 1;
   p.l2.slices = 1;
@@ -193,8 +202,8 @@ TEST(MemorySystem, MshrFullBackPressureDelaysButNeverDrops) {
   EXPECT_GT(r.done[ids[4]], std::max(r.done[ids[2]], r.done[ids[3]]));
 }
 
-TEST(MemorySystem, DirtyLinesAreWrittenBackOnEviction) {
-  MemoryParams p = small_chip();
+TEST_P(BothTimings, DirtyLinesAreWrittenBackOnEviction) {
+  MemoryParams p = small_chip(GetParam());
   p.map.l2_slices = 1;
   p.map.l2_partitions = 1;
   p.l2 = L2Params{.size_bytes = 2 * 128,
@@ -218,8 +227,8 @@ TEST(MemorySystem, DirtyLinesAreWrittenBackOnEviction) {
   EXPECT_EQ(hbm_writes, 64);
 }
 
-TEST(MemorySystem, FarPartitionAddsExactlyTheCrossPartitionPenalty) {
-  const MemoryParams p = small_chip();
+TEST_P(BothTimings, FarPartitionAddsExactlyTheCrossPartitionPenalty) {
+  const MemoryParams p = small_chip(GetParam());
   Rig r(p);
   const Addr addr = line_in_slice(r.mem, 0);  // partition 0: near GPC 0 (SM 0), far for SM 4
   ASSERT_EQ(r.mem.crossbar().near_partition(0), 0u);
@@ -242,8 +251,8 @@ TEST(MemorySystem, FarPartitionAddsExactlyTheCrossPartitionPenalty) {
                       kCycle);
 }
 
-TEST(MemorySystem, StreamingReadsSaturateHbmBandwidth) {
-  MemoryParams p = small_chip();
+TEST_P(BothTimings, StreamingReadsSaturateHbmBandwidth) {
+  MemoryParams p = small_chip(GetParam());
   p.map.l2_partitions = 1;  // no far-partition penalty in the arithmetic
   p.map.l2_slices = 16;
   p.l2.slices = 16;
@@ -279,6 +288,55 @@ TEST(MemorySystem, StreamingReadsSaturateHbmBandwidth) {
               kSectors * sector / p.hbm.channels)
         << "channel " << c;
   }
+}
+
+// Requests one at a time (each run to idle) share no resource: each path's latency is the sum
+// of its stages, which the transaction-level timing computes the same way.
+std::vector<sim::Tick> unloaded_requests(MemoryTiming timing) {
+  Rig r(small_chip(timing));
+  const Addr near = line_in_slice(r.mem, 0);  // partition 0: near SM 0, far for SM 4
+  std::vector<sim::Tick> took;
+  const auto timed = [&](std::size_t id) {
+    const sim::Tick t0 = r.sim.now();
+    r.run();
+    took.push_back(r.done[id] - t0);
+  };
+  timed(r.load(0, near, 4, false));        // L2 miss: HBM
+  timed(r.load(0, near, 4, false));        // L2 hit
+  timed(r.load(4, near, 4, false));        // far L2 hit
+  timed(r.load(0, near + 32, 64, false));  // two sectors missing in a resident line
+  timed(r.store(0, near + 4096, 4));       // store: acknowledged after the slice
+  timed(r.load(1, near + 4096, 4));        // L1 miss, L2 hit on the stored sector
+  timed(r.load(1, near + 4096, 4));        // L1 hit
+  return took;
+}
+
+TEST(MemorySystem, TransactionsTimeAnUnloadedRequestExactlyAsEvents) {
+  const std::vector<sim::Tick> events = unloaded_requests(MemoryTiming::kEvents);
+  const std::vector<sim::Tick> transactions = unloaded_requests(MemoryTiming::kTransactions);
+  EXPECT_EQ(events, transactions);
+  EXPECT_GT(events[0], events[1]) << "the miss went to HBM";
+}
+
+TEST(MemorySystem, TransactionsDoNotHoldAHitBehindAMissResponseBookedFirst) {
+  // A miss booked on the slice's response port for ~300 cycles ahead, then a hit that leaves
+  // at once: on a FIFO port booked at issue the hit would wait for the miss's reply.
+  Rig r(small_chip(MemoryTiming::kTransactions));
+  const Addr hit = line_in_slice(r.mem, 0, 0);
+  const Addr miss = line_in_slice(r.mem, 0, 1);
+  r.load(0, hit, 4, false);
+  r.run();
+  const sim::Tick t0 = r.sim.now();
+  const auto alone = r.load(0, hit, 4, false);
+  r.run();
+  const sim::Tick hit_alone = r.done[alone] - t0;
+  const sim::Tick t1 = r.sim.now();
+  const auto m = r.load(1, miss, 4, false);
+  const auto h = r.load(0, hit, 4, false);
+  r.run();
+  EXPECT_GT(r.done[m], r.done[h] + 100 * kCycle) << "the miss's reply leaves later";
+  // One request-port cycle behind the miss's request, no more.
+  EXPECT_LE(r.done[h] - t1, hit_alone + kCycle);
 }
 
 TEST(MemorySystem, DsmemLoadIsARoundTripOverTwoPorts) {

@@ -106,11 +106,13 @@ params:
   hops: 100
 policy: first-fit
 sm_scheduler: lrr
+memory_timing: transactions
 sm_timing:
   alu_latency: 6
   sub_partitions: 2
 )");
   EXPECT_EQ(s.chip, "h100-sxm5");
+  EXPECT_EQ(s.memory_timing, mem::MemoryTiming::kTransactions);
   EXPECT_EQ(s.chip_pos.line, 2);
   EXPECT_EQ(s.mode, RunMode::kTimingOnly);
   EXPECT_TRUE(s.is_workload());
@@ -130,6 +132,7 @@ sm_timing:
 TEST(Scenario, DefaultsAreFunctionalAndWaterfill) {
   const Scenario s = load("chip: tiny\nworkload: w\n");
   EXPECT_EQ(s.mode, RunMode::kFunctional);
+  EXPECT_EQ(s.memory_timing, mem::MemoryTiming::kEvents);
   EXPECT_EQ(s.policy, "waterfill");
   EXPECT_EQ(s.sm_scheduler, "gto");
   EXPECT_TRUE(s.params.empty());
@@ -177,9 +180,9 @@ TEST(Scenario, ArgsMayComeBeforeTheBuffersTheyName) {
 
 TEST(Scenario, StructureErrors) {
   EXPECT_EQ(errors_of(""),
-            "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, workload, "
-            "params, policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, "
-            "trace, trace_max_events, runs");
+            "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
+            "workload, params, policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, "
+            "stats, trace, trace_max_events, runs");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -200,8 +203,8 @@ TEST(Scenario, StructureErrors) {
 TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
   EXPECT_EQ(errors_of("chip: tiny\nworklaod: w\n"),
             "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
-            "keys: chip, mode, workload, params, policy, sm_scheduler, sm_timing, kernel, launch, "
-            "buffers, args, stats, trace, trace_max_events, runs");
+            "keys: chip, mode, memory_timing, workload, params, policy, sm_scheduler, sm_timing, "
+            "kernel, launch, buffers, args, stats, trace, trace_max_events, runs");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -213,6 +216,10 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
 }
 
 TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
+  EXPECT_EQ(errors_of("chip: tiny\nmemory_timing: fast\nworkload: w\n"),
+            "s.yaml:2:16: memory_timing: 'fast' is not a memory timing; memory timings: events "
+            "(every step at its tick, the reference), transactions (each request timed whole "
+            "when issued: faster, approximate)");
   EXPECT_EQ(errors_of("chip: tiny\nmode: fast\nworkload: w\n"),
             "s.yaml:2:7: mode: 'fast' is not a mode; modes: functional (data moves, results "
             "checked), timing-only (no data, same timing)");
@@ -526,10 +533,12 @@ TEST(Scenario, RunsStartFromTheTopLevelAndMergeParams) {
   EXPECT_EQ(w.runs[1].workload, "b");
   const Scenario k = load(
       "chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n"
-      "runs: [{name: f}, {name: t, mode: timing-only}]\n");
+      "runs: [{name: f}, {name: t, mode: timing-only, memory_timing: transactions}]\n");
   ASSERT_EQ(k.runs.size(), 2u);
   EXPECT_EQ(k.runs[1].kernel, "hang_demo");
   EXPECT_EQ(k.runs[1].mode, RunMode::kTimingOnly);
+  EXPECT_EQ(k.runs[0].memory_timing, mem::MemoryTiming::kEvents);
+  EXPECT_EQ(k.runs[1].memory_timing, mem::MemoryTiming::kTransactions);
 }
 
 TEST(Scenario, RunErrorsAreLocated) {
@@ -541,14 +550,20 @@ TEST(Scenario, RunErrorsAreLocated) {
             "s.yaml:3:7: runs: expected a non-empty list of runs such as [{name: small, params: "
             "{...}}, {name: big, mode: timing-only}], got a mapping");
   EXPECT_EQ(errors_of(head + "runs: [small]\n"),
-            "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, workload, params, "
-            "stats, trace, trace_max_events, got \"small\"");
+            "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, memory_timing, "
+            "workload, params, stats, trace, trace_max_events, got \"small\"");
   EXPECT_EQ(errors_of(head + "runs: [{nmae: a}]\n"),
             "s.yaml:3:9: runs[0].nmae: unknown key 'nmae' (did you mean 'name'?); valid keys in "
-            "runs[0]: name, mode, workload, params, stats, trace, trace_max_events");
+            "runs[0]: name, mode, memory_timing, workload, params, stats, trace, "
+            "trace_max_events");
   EXPECT_EQ(errors_of(head + "runs: [{policy: first-fit}]\n"),
             "s.yaml:3:9: runs[0].policy: unknown key 'policy'; valid keys in runs[0]: name, "
-            "mode, workload, params, stats, trace, trace_max_events");
+            "mode, memory_timing, workload, params, stats, trace, trace_max_events");
+  EXPECT_EQ(errors_of(head + "runs: [{memory_timing: transaction}]\n"),
+            "s.yaml:3:24: runs[0].memory_timing: 'transaction' is not a memory timing (did you "
+            "mean 'transactions'?); memory timings: events (every step at its tick, the "
+            "reference), transactions (each request timed whole when issued: faster, "
+            "approximate)");
   EXPECT_EQ(errors_of(head + "runs: [{mode: fast}]\n"),
             "s.yaml:3:15: runs[0].mode: 'fast' is not a mode; modes: functional (data moves, "
             "results checked), timing-only (no data, same timing)");
