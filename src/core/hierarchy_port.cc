@@ -24,9 +24,24 @@ void HierarchyPort::access(std::uint32_t sm, const kernel::Op& op, kernel::LaneM
     slot = free_.back();
     free_.pop_back();
   }
-  slots_[slot] = {.pending = n, .done = std::move(done)};
   lines_ += n;
   const bool store = op.kind == kernel::OpKind::kStoreGlobal;
+  if (mem_.batches_accesses()) {  // one completion for the whole access
+    slots_[slot] = {.pending = 1, .done = std::move(done)};
+    std::array<mem::MemRequest, mem::kMaxLinesPerAccess> requests;
+    for (std::uint32_t i = 0; i < n; ++i)
+      requests[i] = lines[i].to_request(sm, store);
+    const std::span<const mem::MemRequest> all(requests.data(), n);
+    if (store) {
+      mem_.store_lines(all, *this, slot);
+    } else {
+      for (std::uint32_t i = 1; i < n; ++i)
+        mem_.prefetch_load(requests[i]);
+      mem_.load_lines(all, *this, slot);
+    }
+    return;
+  }
+  slots_[slot] = {.pending = n, .done = std::move(done)};
   for (std::uint32_t i = 0; i < n; ++i) {
     const mem::MemRequest r = lines[i].to_request(sm, store);
     if (store) {

@@ -148,6 +148,11 @@ void L2Slice::prefetch(std::uint64_t line) const {
   sim::prefetch(&mshr_index_[index_slot(line)]);
 }
 
+void L2Slice::prefetch_transaction(std::uint64_t line) const {
+  tags_.prefetch(line);
+  if (!in_flight_.empty()) sim::prefetch(&in_flight_[tags_.first_index(line)]);
+}
+
 // --- reads and writes --------------------------------------------------------------------
 
 bool L2Slice::needs_new_mshr(std::uint64_t line, std::uint32_t sectors) {

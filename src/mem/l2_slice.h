@@ -80,6 +80,8 @@ class L2Slice : public sim::Component {
   // For speed only (sim::Event::prefetch): starts loading what a read or fill of `line` will
   // look up. No effect on the slice's state.
   void prefetch(std::uint64_t line) const;
+  // The same for read_at (transaction-level timing).
+  void prefetch_transaction(std::uint64_t line) const;
 
   const SectorCache& tags() const { return tags_; }
   std::size_t mshrs_in_use() const { return transactions_ ? mshr_free_at_.size() : mshrs_in_use_; }

@@ -109,6 +109,7 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
     kAtSlice,     // the request reached its L2 slice
     kLoadFill,    // the data is back at the SM: fill the L1, done
     kStoreAcked,  // the L2's acknowledgement is back at the SM
+    kLinesDone,   // load_lines/store_lines: the last line is done; fill the L1 with `fills`
   };
 
   // What the caller is told at the end: a Done, or a client and tag.
@@ -125,6 +126,8 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   std::uint64_t line = 0;
   sim::Tick start = 0;
   std::uint64_t flow = 0;  // tracing: the SM -> slice arrow; flow + 1 the one back
+  // kLinesDone: the lines and sectors the L1 takes (a vector kept for its capacity).
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> fills;
 
   // Tracing: sent from the SM at `start`, arrived at the slice at `at`, replied at `reply`.
   void trace_arrival(sim::Tick at) {
@@ -186,6 +189,12 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
         return;
       case Step::kStoreAcked:
         trace_back();
+        complete();
+        return;
+      case Step::kLinesDone:
+        for (const auto& [line, sectors] : fills)
+          ms_.l1_[sm]->fill(line, sectors);
+        fills.clear();
         complete();
         return;
     }
@@ -332,6 +341,69 @@ void MemorySystem::start_store(Request& q, const MemRequest& r) {
   q.trace_at_slice(at, a.ready);
   q.step = Request::Step::kStoreAcked;
   events().schedule(q, xbar_->send_response_at(q.slice, kControlMessageBytes, a.ready, a.pipeline));
+}
+
+void MemorySystem::load_lines(std::span<const MemRequest> lines, RequestClient& client,
+                              std::uint64_t tag) {
+  XPUSIM_CHECK(batches_accesses() && !lines.empty(),
+               "load_lines needs the transaction-level timing, no tracing and a line");
+  Request& q = new_request();
+  q.client = &client;
+  q.tag = tag;
+  q.store = false;
+  q.sm = lines[0].sm;
+  q.start = now();
+  const sim::Cycles l1_latency = params_.l1.hit_latency_cycles;
+  const sim::Tick l1_hit = cycles_after(sm_clock_, now(), l1_latency);
+  const sim::Cycles start_cycle = sm_clock_.cycle_at(now());
+  sim::Tick last = l1_hit;
+  for (const MemRequest& r : lines) {
+    const std::uint32_t sectors = sectors_of(r);
+    const std::uint64_t line = map_.line_of(r.addr);
+    ++loads_;
+    const std::uint32_t missing = l1_[q.sm]->load(line, sectors);
+    sim::Tick done = l1_hit;
+    if (missing != 0) {
+      const std::uint32_t slice = map_.slice_of_line(line);
+      const sim::Tick at = xbar_->send_request(q.sm, slice, kControlMessageBytes);
+      const L2Slice::Answer a = l2_->slice(slice).read_at(line, missing, at);
+      const sim::Tick back =
+          xbar_->send_response_at(slice, sector_bytes(missing), a.ready, a.pipeline);
+      done = cycles_after(sm_clock_, back, l1_latency);
+      q.fills.emplace_back(line, missing);
+    }
+    load_latency_.sample(static_cast<double>(sm_clock_.cycle_at(done) - start_cycle));
+    last = std::max(last, done);
+  }
+  q.step = Request::Step::kLinesDone;
+  events().schedule(q, last);
+}
+
+void MemorySystem::store_lines(std::span<const MemRequest> lines, RequestClient& client,
+                               std::uint64_t tag) {
+  XPUSIM_CHECK(batches_accesses() && !lines.empty(),
+               "store_lines needs the transaction-level timing, no tracing and a line");
+  Request& q = new_request();
+  q.client = &client;
+  q.tag = tag;
+  q.store = true;
+  q.sm = lines[0].sm;
+  q.start = now();
+  sim::Tick last = now();
+  for (const MemRequest& r : lines) {
+    const std::uint32_t sectors = sectors_of(r);
+    const std::uint64_t line = map_.line_of(r.addr);
+    ++stores_;
+    l1_[q.sm]->store(line, sectors);
+    const std::uint32_t slice = map_.slice_of_line(line);
+    const sim::Tick at =
+        xbar_->send_request(q.sm, slice, kControlMessageBytes + sector_bytes(sectors));
+    const L2Slice::Answer a = l2_->slice(slice).write_at(line, sectors, at);
+    last =
+        std::max(last, xbar_->send_response_at(slice, kControlMessageBytes, a.ready, a.pipeline));
+  }
+  q.step = Request::Step::kLinesDone;
+  events().schedule(q, last);
 }
 
 }  // namespace xpusim::mem

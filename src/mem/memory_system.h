@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -93,6 +94,18 @@ class MemorySystem : public sim::Component {
   // keeps its own per-request state uses (the SM's port), so a request allocates nothing.
   void load(const MemRequest& r, RequestClient& client, std::uint64_t tag, bool cache_in_l1 = true);
   void store(const MemRequest& r, RequestClient& client, std::uint64_t tag);
+  // Transaction-level timing without tracing (batches_accesses()): the lines of one warp
+  // access, each timed as load()/store() would time it, reporting to `client` once, when the
+  // last is done. The L1 takes a load's missing sectors then too. One event per access.
+  bool batches_accesses() const { return transactions_ && !tracing_; }
+  void load_lines(std::span<const MemRequest> lines, RequestClient& client, std::uint64_t tag);
+  void store_lines(std::span<const MemRequest> lines, RequestClient& client, std::uint64_t tag);
+  // For speed only: with the transaction-level timing, starts loading the host memory a load
+  // of `r` will look up, so that the lines of one warp access overlap their host cache misses.
+  void prefetch_load(const MemRequest& r) const {
+    if (transactions_)
+      l2_->slice_of_line(map_.line_of(r.addr)).prefetch_transaction(map_.line_of(r.addr));
+  }
   // The L1 capacity of one SM after a shared-memory carve-out change; flushes that L1.
   void set_l1_capacity(std::uint32_t sm, std::uint64_t bytes) { l1_[sm]->resize(bytes); }
 
