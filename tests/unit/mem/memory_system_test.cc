@@ -3,6 +3,7 @@
 // from the parameters, never typed in.
 #include "mem/memory_system.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -337,6 +338,54 @@ TEST(MemorySystem, TransactionsDoNotHoldAHitBehindAMissResponseBookedFirst) {
   EXPECT_GT(r.done[m], r.done[h] + 100 * kCycle) << "the miss's reply leaves later";
   // One request-port cycle behind the miss's request, no more.
   EXPECT_LE(r.done[h] - t1, hit_alone + kCycle);
+}
+
+TEST(MemorySystem, LoadLinesAnswersOnceWhenItsLastLineIsBack) {
+  // The same four loads (one an L1 hit) one by one and as one access: the access ends when the
+  // slowest line does, and the L1 then holds every line.
+  struct Recorder final : RequestClient {
+    explicit Recorder(sim::Simulation& s) : sim(s) {}
+    void request_done(std::uint64_t tag) override { done.emplace_back(tag, sim.now()); }
+    sim::Simulation& sim;
+    std::vector<std::pair<std::uint64_t, sim::Tick>> done;
+  };
+  const MemoryParams p = small_chip(MemoryTiming::kTransactions);
+  std::vector<MemRequest> lines;
+  for (Addr a : {0x8000, 0x8080, 0x9000, 0x20000})
+    lines.push_back({.addr = a, .bytes = 4, .write = false, .sm = 0, .sector_mask = 0});
+  const auto warm = [&](Rig& r) {
+    r.load(0, 0x8080, 4);  // in L1 before the access
+    r.run();
+  };
+  Rig one(p);
+  warm(one);
+  const sim::Tick t0 = one.sim.now();
+  for (const MemRequest& m : lines)
+    one.load(0, m.addr, m.bytes);
+  one.run();
+  const sim::Tick slowest = *std::max_element(one.done.begin() + 1, one.done.end()) - t0;
+
+  Rig all(p);
+  warm(all);
+  ASSERT_TRUE(all.mem.batches_accesses());
+  Recorder rec(all.sim);
+  const sim::Tick t1 = all.sim.now();
+  all.mem.load_lines(lines, rec, 7);
+  all.run();
+  ASSERT_EQ(rec.done.size(), 1u);
+  EXPECT_EQ(rec.done[0].first, 7u);
+  EXPECT_EQ(rec.done[0].second - t1, slowest);
+  for (const MemRequest& m : lines)
+    EXPECT_TRUE(all.mem.l1(0).contains(m.addr / 128, 1)) << m.addr;
+  EXPECT_EQ(all.stat("chip0.mem.loads"), one.stat("chip0.mem.loads"));
+  EXPECT_EQ(all.stat("chip0.mem.l1.sm0.load_hits"), 1);
+
+  // Stores: acknowledged once, when the last acknowledgement is back.
+  Recorder acks(all.sim);
+  all.mem.store_lines(lines, acks, 8);
+  all.run();
+  ASSERT_EQ(acks.done.size(), 1u);
+  EXPECT_EQ(all.stat("chip0.mem.l2.writes"), 4);
 }
 
 TEST(MemorySystem, DsmemLoadIsARoundTripOverTwoPorts) {
