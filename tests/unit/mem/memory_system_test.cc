@@ -499,8 +499,8 @@ TEST(MemorySystem, DsmemPushWithoutAckEventReportsTheAckTick) {
 }
 
 // A fixed pseudo-random stream of loads and stores over several SMs.
-std::string run_stream() {
-  Rig r(small_chip());
+std::string run_stream(MemoryTiming timing) {
+  Rig r(small_chip(timing));
   std::uint64_t x = 12345;
   for (int i = 0; i < 3000; ++i) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -517,9 +517,9 @@ std::string run_stream() {
   return r.sim.stats().dump();
 }
 
-TEST(MemorySystem, SameRequestStreamGivesIdenticalStats) {
-  const std::string a = run_stream();
-  const std::string b = run_stream();
+TEST_P(BothTimings, SameRequestStreamGivesIdenticalStats) {
+  const std::string a = run_stream(GetParam());
+  const std::string b = run_stream(GetParam());
   EXPECT_EQ(a, b);
   // The stream exercised the interesting paths.
   const auto l2 = nlohmann::json::parse(a)["chip0.mem.l2"];
