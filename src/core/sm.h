@@ -152,11 +152,13 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   bool groups_done(const WarpSlot& w) const;
   void mbarrier_arrive_remote(WarpSlot& w, std::uint64_t cycle);
   Cta* cta_of(const ClusterContext* k, std::uint32_t rank);
+  // `since`: the tick the first of the bytes landed (now for one line).
   void tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t mbar,
-                  std::uint32_t bytes, const Cta& from);
+                  std::uint32_t bytes, const Cta& from, sim::Tick since);
   Result<tma::TmaPlan> plan(const tma::TmaJob& job, const tma::CachedDescriptor* d) override;
   void dropped(const tma::TmaJob& job, const Error& error) override;
-  void landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes) override;
+  void landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes,
+              sim::Tick since) override;
   void source_read(const tma::TmaJob& job) override;
   void finished(const tma::TmaJob& job) override;
   void queue_space() override;

@@ -302,13 +302,23 @@ void Sm::dropped(const tma::TmaJob& job, const Error& error) {
 }
 
 void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t mbar,
-                    std::uint32_t bytes, const Cta& from) {
+                    std::uint32_t bytes, const Cta& from, sim::Tick since) {
   Cta* c = cta_of(k, rank);
   if (c == nullptr) return;  // the destination CTA has exited: nothing to credit
   // The bytes are written into shared memory through its data stage (one wavefront per
   // 128 B), delaying the SM's own shared accesses behind them.
   const std::uint64_t cycle = cycle_now();
-  const std::uint64_t done = shared_stage(cycle, (bytes + 127) / 128);
+  const auto wavefronts = static_cast<std::uint32_t>((bytes + 127) / 128);
+  std::uint64_t done = 0;
+  if (since >= now()) {
+    done = shared_stage(cycle, wavefronts);
+  } else {
+    // A whole box (the transaction-level timing): its lines landed from `since` on, each
+    // taking its wavefront as it came; the last one cannot be through before it landed.
+    done = shared_stage(clock_.first_cycle_from(since), wavefronts);
+    shared_free_ = std::max(shared_free_, cycle + cfg_.timing.lsu_issue_cycles + 1);
+    done = std::max(done, cycle + cfg_.timing.lsu_issue_cycles + cfg_.timing.shared_latency);
+  }
   MbarrierSlot* slot = c->credited != nullptr && c->credited_offset == mbar ? c->credited : nullptr;
   if (slot == nullptr) {
     const auto it = c->mbarriers.find(mbar);
@@ -338,10 +348,10 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
   if (*completed) phase_completed(*slot, done);
 }
 
-void Sm::landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes) {
+void Sm::landed(const tma::TmaJob& job, std::uint32_t d, std::uint32_t bytes, sim::Tick since) {
   const TmaRecord& r = *tma_records_[job.tag];
   const TmaRecord::Destination& to = r.to[d];
-  to.sm->tma_credit(r.cluster, to.rank, job.op.mbar, bytes, *r.cta);
+  to.sm->tma_credit(r.cluster, to.rank, job.op.mbar, bytes, *r.cta, since);
 }
 
 void Sm::source_read(const tma::TmaJob& job) {

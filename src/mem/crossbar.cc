@@ -53,16 +53,36 @@ sim::Tick Crossbar::send_response(std::uint32_t slice, std::uint64_t bytes,
   return later(response_ports_[slice]->reserve(bytes), extra_cycles);
 }
 
+sim::BandwidthCalendar& Crossbar::calendar(std::vector<sim::BandwidthCalendar>& calendars,
+                                           std::uint32_t slice) {
+  if (calendars.empty()) {
+    constexpr sim::Cycles kWindowCycles = 16;
+    calendars.reserve(response_ports_.size());
+    for (std::size_t s = 0; s < response_ports_.size(); ++s)
+      calendars.emplace_back(params_.slice_bytes_per_cycle, kWindowCycles);
+  }
+  return calendars[slice];
+}
+
+sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::uint64_t bytes,
+                                    sim::Tick at) {
+  XPUSIM_CHECK(sm < near_partition_of_sm_.size() && slice < request_ports_.size(),
+               "crossbar request names an SM or slice that does not exist");
+  ++requests_;
+  request_bytes_ += bytes;
+  const sim::Cycles passed =
+      calendar(request_calendars_, slice).book(clock_.first_cycle_from(at), bytes);
+  const sim::Tick arrival = clock_.edge(passed + params_.latency_cycles);
+  if (!is_far(sm, slice)) return arrival;
+  ++far_requests_;
+  return later(arrival, params_.cross_partition_cycles);
+}
+
 sim::Tick Crossbar::send_response_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
                                      sim::Cycles extra_cycles) {
   response_bytes_ += bytes;
-  if (response_calendars_.empty()) {
-    constexpr sim::Cycles kWindowCycles = 16;
-    response_calendars_.reserve(response_ports_.size());
-    for (std::size_t s = 0; s < response_ports_.size(); ++s)
-      response_calendars_.emplace_back(params_.slice_bytes_per_cycle, kWindowCycles);
-  }
-  const sim::Cycles passed = response_calendars_[slice].book(clock_.first_cycle_from(at), bytes);
+  const sim::Cycles passed =
+      calendar(response_calendars_, slice).book(clock_.first_cycle_from(at), bytes);
   return later(clock_.edge(passed + params_.latency_cycles), extra_cycles);
 }
 

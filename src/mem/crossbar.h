@@ -38,6 +38,10 @@ class Crossbar : public sim::Component {
   // Books the slice's request port for `bytes` sent now by `sm`; returns the arrival tick at
   // the slice, far-partition penalty included.
   sim::Tick send_request(std::uint32_t sm, std::uint32_t slice, std::uint64_t bytes);
+  // The same sent at tick `at` (transaction-level timing: each request port is then a
+  // sim::BandwidthCalendar of 16-cycle windows, so a request may be booked ahead of its tick).
+  sim::Tick send_request_at(std::uint32_t sm, std::uint32_t slice, std::uint64_t bytes,
+                            sim::Tick at);
   // Books the slice's response port for `bytes` leaving now; returns the arrival tick at the
   // SM after `extra_cycles` of L2 cycles added behind the port (the slice's pipeline).
   sim::Tick send_response(std::uint32_t slice, std::uint64_t bytes, sim::Cycles extra_cycles);
@@ -61,7 +65,10 @@ class Crossbar : public sim::Component {
   std::vector<std::uint32_t> partition_of_slice_;
   std::vector<std::unique_ptr<Port>> request_ports_;
   std::vector<std::unique_ptr<Port>> response_ports_;
-  std::vector<sim::BandwidthCalendar> response_calendars_;  // made by the first send_response_at
+  // Made by the first send_request_at / send_response_at.
+  std::vector<sim::BandwidthCalendar> request_calendars_, response_calendars_;
+  sim::BandwidthCalendar& calendar(std::vector<sim::BandwidthCalendar>& calendars,
+                                   std::uint32_t slice);
   sim::Counter& requests_;
   sim::Counter& far_requests_;
   sim::Counter& request_bytes_;

@@ -5,18 +5,41 @@
 namespace xpusim::mem {
 
 DsmemNetwork::DsmemNetwork(Component& parent, sim::Clock& sm_clock, const DsmemParams& params,
-                           std::vector<std::uint32_t> gpc_of_sm)
+                           std::vector<std::uint32_t> gpc_of_sm, bool calendars)
     : Component(parent, "dsmem"),
       params_(params),
       gpc_of_sm_(std::move(gpc_of_sm)),
+      clock_(sm_clock),
       loads_(add_counter("loads", "count", "DSMEM loads and atomics")),
       stores_(add_counter("stores", "count", "DSMEM stores")),
       bytes_(add_counter("bytes", "bytes", "data bytes moved between SMs")) {
   const sim::ChannelParams port{.latency = params.latency_cycles,
                                 .bytes_per_cycle = params.bytes_per_cycle,
                                 .capacity = std::numeric_limits<std::size_t>::max()};
-  for (std::size_t s = 0; s < gpc_of_sm_.size(); ++s)
+  for (std::size_t s = 0; s < gpc_of_sm_.size(); ++s) {
     ports_.push_back(std::make_unique<Port>(sm_clock, port));
+    if (calendars) calendars_.emplace_back(params.bytes_per_cycle, 16);
+  }
+}
+
+sim::Tick DsmemNetwork::book(std::uint32_t sm, std::uint64_t bytes, sim::Tick at) {
+  if (calendars_.empty()) return ports_[sm]->reserve(bytes);  // at == now
+  const sim::Cycles passed = calendars_[sm].book(clock_.first_cycle_from(at), bytes);
+  return clock_.edge(passed + params_.latency_cycles);
+}
+
+DsmemNetwork::PushTimes DsmemNetwork::push_at(std::uint32_t from_sm, std::uint32_t to_sm,
+                                              std::uint32_t bytes, sim::Tick at) {
+  XPUSIM_CHECK(!calendars_.empty() && at >= now(),
+               "push_at needs the transaction-level timing and a tick not in the past");
+  XPUSIM_CHECK(from_sm < ports_.size() && to_sm < ports_.size(),
+               "DSMEM access names an SM that does not exist");
+  XPUSIM_CHECK(gpc_of_sm_[from_sm] == gpc_of_sm_[to_sm],
+               "DSMEM access between SMs of different GPCs");
+  ++stores_;
+  bytes_ += bytes;
+  const sim::Tick arrived = book(from_sm, bytes, at);
+  return {.arrived = arrived, .acked = book(to_sm, kControlMessageBytes, arrived)};
 }
 
 // One message and its reply: the first leg's arrival at the far end, then the reply's at
@@ -37,12 +60,12 @@ class DsmemNetwork::Transfer final : public sim::Event {
       if (client == nullptr) {
         if (at_far) at_far();
         returning = true;
-        net_.events().schedule(*this, net_.ports_[back_from]->reserve(back_bytes));
+        net_.events().schedule(*this, net_.book(back_from, back_bytes, net_.now()));
         return;
       }
       // A typed push is told its reply's tick, so the reply is booked before the client
       // hears of the arrival (the TMA unit books nothing on this network when it does).
-      const sim::Tick back = net_.ports_[back_from]->reserve(back_bytes);
+      const sim::Tick back = net_.book(back_from, back_bytes, net_.now());
       if (!ack_event) {
         PushClient* c = client;
         client = nullptr;
@@ -105,7 +128,7 @@ void DsmemNetwork::push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_
   t.client = &client;
   t.tag = tag;
   t.ack_event = ack_event;
-  events().schedule(t, ports_[from_sm]->reserve(bytes));
+  events().schedule(t, book(from_sm, bytes, now()));
 }
 
 void DsmemNetwork::round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t out,
@@ -113,7 +136,7 @@ void DsmemNetwork::round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t ou
   Transfer& t = start(a, b, back);
   t.at_far = std::move(at_b);
   t.done = std::move(done);
-  events().schedule(t, ports_[a]->reserve(out));
+  events().schedule(t, book(a, out, now()));
 }
 
 // A pooled transfer from `a` to `b` whose reply is `back` bytes, not yet scheduled.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mem/mem_request.h"
+#include "sim/bandwidth_calendar.h"
 #include "sim/channel.h"
 #include "sim/clock.h"
 #include "sim/component.h"
@@ -44,8 +45,10 @@ struct DsmemParams {
 
 class DsmemNetwork : public sim::Component {
  public:
+  // `calendars`: the transaction-level timing (MemoryTiming::kTransactions): each SM's port
+  // is a sim::BandwidthCalendar (16-cycle windows), so push_at may book ahead of time.
   DsmemNetwork(Component& parent, sim::Clock& sm_clock, const DsmemParams& params,
-               std::vector<std::uint32_t> gpc_of_sm);
+               std::vector<std::uint32_t> gpc_of_sm, bool calendars = false);
   ~DsmemNetwork() override;
 
   void load(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, Done done);
@@ -62,6 +65,13 @@ class DsmemNetwork : public sim::Component {
   // not called: the client has the tick from push_arrived.
   void push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, PushClient& client,
             std::uint64_t tag, bool ack_event = true);
+  // With calendars only: a push whose data leaves `from_sm` at tick `at` (now or later),
+  // timed whole, no event: when it arrives and when its acknowledgement is back.
+  struct PushTimes {
+    sim::Tick arrived = 0;
+    sim::Tick acked = 0;
+  };
+  PushTimes push_at(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, sim::Tick at);
   const DsmemParams& params() const { return params_; }
 
  private:
@@ -73,10 +83,14 @@ class DsmemNetwork : public sim::Component {
   void round_trip(std::uint32_t a, std::uint32_t b, std::uint32_t out, std::uint32_t back,
                   Done at_b, Done done);
   Transfer& start(std::uint32_t a, std::uint32_t b, std::uint32_t back);
+  // Books SM `sm`'s port for `bytes` leaving at `at` (now, unless calendars); the arrival.
+  sim::Tick book(std::uint32_t sm, std::uint64_t bytes, sim::Tick at);
 
   DsmemParams params_;
   std::vector<std::uint32_t> gpc_of_sm_;
   std::vector<std::unique_ptr<Port>> ports_;
+  sim::Clock& clock_;
+  std::vector<sim::BandwidthCalendar> calendars_;  // one per SM's port, or none
   sim::Counter& loads_;
   sim::Counter& stores_;
   sim::Counter& bytes_;

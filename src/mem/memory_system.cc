@@ -80,7 +80,8 @@ MemorySystem::MemorySystem(Component& parent, const MemoryParams& params, std::s
     slice_partition[s] = map_.partition_of_slice(s);
   xbar_ = std::make_unique<Crossbar>(*this, l2_clock_, params.crossbar, std::move(near),
                                      std::move(slice_partition));
-  dsmem_ = std::make_unique<DsmemNetwork>(*this, sm_clock_, params.dsmem, params.gpc_of_sm);
+  dsmem_ = std::make_unique<DsmemNetwork>(*this, sm_clock_, params.dsmem, params.gpc_of_sm,
+                                          transactions_);
 }
 
 std::uint32_t MemorySystem::sectors_of(const MemRequest& r) const {
@@ -292,7 +293,9 @@ void MemorySystem::start_load(Request& q, const MemRequest& r, bool cache_in_l1)
   q.slice = map_.slice_of_line(line);
   q.step = Request::Step::kAtSlice;
   if (tracing_) q.flow = next_flow_ += 2;
-  const sim::Tick at = xbar_->send_request(sm, q.slice, kControlMessageBytes);
+  const sim::Tick at = transactions_
+                           ? xbar_->send_request_at(sm, q.slice, kControlMessageBytes, now())
+                           : xbar_->send_request(sm, q.slice, kControlMessageBytes);
   if (!transactions_) {
     events().schedule(q, at);
     return;
@@ -331,8 +334,9 @@ void MemorySystem::start_store(Request& q, const MemRequest& r) {
   q.slice = map_.slice_of_line(line);
   q.step = Request::Step::kAtSlice;
   if (tracing_) q.flow = next_flow_ += 2;
-  const sim::Tick at =
-      xbar_->send_request(r.sm, q.slice, kControlMessageBytes + sector_bytes(sectors));
+  const std::uint64_t bytes = kControlMessageBytes + sector_bytes(sectors);
+  const sim::Tick at = transactions_ ? xbar_->send_request_at(r.sm, q.slice, bytes, now())
+                                     : xbar_->send_request(r.sm, q.slice, bytes);
   if (!transactions_) {
     events().schedule(q, at);
     return;
@@ -365,7 +369,7 @@ void MemorySystem::load_lines(std::span<const MemRequest> lines, RequestClient& 
     sim::Tick done = l1_hit;
     if (missing != 0) {
       const std::uint32_t slice = map_.slice_of_line(line);
-      const sim::Tick at = xbar_->send_request(q.sm, slice, kControlMessageBytes);
+      const sim::Tick at = xbar_->send_request_at(q.sm, slice, kControlMessageBytes, now());
       const L2Slice::Answer a = l2_->slice(slice).read_at(line, missing, at);
       const sim::Tick back =
           xbar_->send_response_at(slice, sector_bytes(missing), a.ready, a.pipeline);
@@ -397,13 +401,28 @@ void MemorySystem::store_lines(std::span<const MemRequest> lines, RequestClient&
     l1_[q.sm]->store(line, sectors);
     const std::uint32_t slice = map_.slice_of_line(line);
     const sim::Tick at =
-        xbar_->send_request(q.sm, slice, kControlMessageBytes + sector_bytes(sectors));
+        xbar_->send_request_at(q.sm, slice, kControlMessageBytes + sector_bytes(sectors), now());
     const L2Slice::Answer a = l2_->slice(slice).write_at(line, sectors, at);
     last =
         std::max(last, xbar_->send_response_at(slice, kControlMessageBytes, a.ready, a.pipeline));
   }
   q.step = Request::Step::kLinesDone;
   events().schedule(q, last);
+}
+
+sim::Tick MemorySystem::load_at(const MemRequest& r, sim::Tick at) {
+  XPUSIM_CHECK(transactions_ && at >= now(),
+               "load_at needs the transaction-level timing and a tick not in the past");
+  const std::uint32_t sectors = sectors_of(r);
+  const std::uint64_t line = map_.line_of(r.addr);
+  ++loads_;
+  const std::uint32_t slice = map_.slice_of_line(line);
+  const sim::Tick arrival = xbar_->send_request_at(r.sm, slice, kControlMessageBytes, at);
+  const L2Slice::Answer a = l2_->slice(slice).read_at(line, sectors, arrival);
+  const sim::Tick back = xbar_->send_response_at(slice, sector_bytes(sectors), a.ready, a.pipeline);
+  const sim::Tick done = cycles_after(sm_clock_, back, params_.l1.hit_latency_cycles);
+  load_latency_.sample(static_cast<double>(sm_clock_.cycle_at(done) - sm_clock_.cycle_at(at)));
+  return done;
 }
 
 }  // namespace xpusim::mem

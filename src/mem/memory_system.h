@@ -100,6 +100,11 @@ class MemorySystem : public sim::Component {
   bool batches_accesses() const { return transactions_ && !tracing_; }
   void load_lines(std::span<const MemRequest> lines, RequestClient& client, std::uint64_t tag);
   void store_lines(std::span<const MemRequest> lines, RequestClient& client, std::uint64_t tag);
+  // Transaction-level timing: a load that bypasses the L1 (ld.global.cg, a TMA line) issued
+  // at tick `at` (now or later), timed whole; returns when its data is at the SM. No event:
+  // the caller keeps the tick. What the TMA unit's box-at-once generator uses.
+  sim::Tick load_at(const MemRequest& r, sim::Tick at);
+  bool transactions() const { return transactions_; }
   // For speed only: with the transaction-level timing, starts loading the host memory a load
   // of `r` will look up, so that the lines of one warp access overlap their host cache misses.
   void prefetch_load(const MemRequest& r) const {

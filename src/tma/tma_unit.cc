@@ -49,6 +49,19 @@ class TmaUnit::RetireEvent : public sim::Event {
   std::uint32_t index_;
 };
 
+// Credits the destinations of an operation issue_box placed, each at its last line's tick.
+class TmaUnit::LandingEvent : public sim::Event {
+ public:
+  LandingEvent(TmaUnit& u, std::uint32_t index) : unit_(u), index_(index) {}
+
+ protected:
+  void process() override { unit_.land_boxes(*unit_.pool_[index_]); }
+
+ private:
+  TmaUnit& unit_;
+  std::uint32_t index_;
+};
+
 struct TmaUnit::Port {
   std::uint32_t sm = 0;
   TmaClient* client = nullptr;
@@ -88,6 +101,8 @@ struct TmaUnit::Active {
     std::uint64_t credited = 0;  // complete_tx bytes
   };
   std::array<Destination, kMaxDestinations> dests{};
+  // issue_box: each destination's first and last line.
+  std::array<sim::Tick, kMaxDestinations> land_from{}, land_at{};
   std::uint32_t destinations = 0;
   TmaClient* client = nullptr;
   bool retired = false;
@@ -132,6 +147,7 @@ TmaUnit::TmaUnit(sim::Component& parent, std::string_view name, const TmaParams&
   XPUSIM_CHECK(params.queue_depth > 0 && params.requests_per_cycle > 0 &&
                    params.max_outstanding > 0 && params.descriptor_cache_entries > 0,
                "TMA parameters were validated");
+  boxes_ = memory.transactions();
   for (std::uint32_t sm : sms) {
     ports_.push_back(std::make_unique<Port>());
     ports_.back()->sm = sm;
@@ -280,7 +296,12 @@ void TmaUnit::descriptor_arrived(std::uint64_t address) {
 
 void TmaUnit::front() {
   // One operation in setup at a time, and at most two set up ahead of the generator.
-  if (current_ || plans_.size() >= 2) return;
+  if (current_) return;
+  if (plans_.size() + (boxes_ ? issuing_after(cycle_now()) : 0) >= 2) {
+    // A placed box is in the generator until its last line issues: look again then.
+    if (plans_.empty()) schedule(*front_stage_, issuing_until_.front() + 1);
+    return;
+  }
   Port* p = pick();
   if (p == nullptr) return;
   current_ = p->queue.front().job;
@@ -368,6 +389,7 @@ TmaUnit::Active& TmaUnit::new_active() {
     pool_.push_back(std::make_unique<Active>());
     pool_.back()->index = static_cast<std::uint32_t>(pool_.size() - 1);
     retire_events_.push_back(std::make_unique<RetireEvent>(*this, pool_.back()->index));
+    landing_events_.push_back(std::make_unique<LandingEvent>(*this, pool_.back()->index));
     free_.push_back(pool_.back().get());
   }
   Active* a = free_.back();
@@ -389,6 +411,16 @@ void TmaUnit::generate() {
         land(a, d, 0);
       retire(a);
       continue;
+    }
+    if (boxes_ && flow == TmaPlan::Flow::kLoad) {
+      plans_.pop_front();
+      issue_box(a);
+      schedule(*front_stage_, cycle_now());
+      continue;
+    }
+    if (boxes_ && next_issue_ > cycle_now()) {  // the boxes placed ahead issue first
+      schedule(*gen_stage_, next_issue_);
+      return;
     }
     if (outstanding_ >= params_.max_outstanding) return;  // a response reschedules
     const std::uint32_t sm = a.job.sm;
@@ -521,7 +553,7 @@ void TmaUnit::land(Active& a, std::uint32_t d, std::uint32_t bytes) {
     credit = std::min<std::uint64_t>(bytes, box - to.credited - 1);
   }
   to.credited += credit;
-  if (credit > 0 || last) a.client->landed(a.job, d, static_cast<std::uint32_t>(credit));
+  if (credit > 0 || last) a.client->landed(a.job, d, static_cast<std::uint32_t>(credit), now());
 }
 
 TmaClient& TmaUnit::client_of(const Active& a) {
@@ -535,6 +567,88 @@ void TmaUnit::retire(Active& a) {
   latency_.sample(static_cast<double>(clock_.cycle_at(now()) - clock_.cycle_at(a.submitted)));
   free_.push_back(&a);
   activity(-1);
+}
+
+std::size_t TmaUnit::issuing_after(std::uint64_t cycle) {
+  while (!issuing_until_.empty() && issuing_until_.front() < cycle)
+    issuing_until_.pop_front();
+  return issuing_until_.size();
+}
+
+void TmaUnit::issue_box(Active& a) {
+  const std::uint32_t sm = a.job.sm;
+  const auto later_first = std::greater<>{};
+  a.land_from.fill(sim::kMaxTick);
+  std::uint64_t c = cycle_now();
+  for (; a.next != a.end; ++a.next) {
+    const GlobalRequest r = *a.next;
+    c = std::max(c, next_issue_);
+    // The outstanding limit: lines back by this cycle leave; with all slots taken, the line
+    // waits for the earliest.
+    sim::Tick t = clock_.edge(c);
+    while (!in_flight_.empty() && in_flight_.front() <= t) {
+      std::pop_heap(in_flight_.begin(), in_flight_.end(), later_first);
+      in_flight_.pop_back();
+    }
+    if (in_flight_.size() >= params_.max_outstanding) {
+      c = clock_.first_cycle_from(in_flight_.front());
+      t = clock_.edge(c);
+      std::pop_heap(in_flight_.begin(), in_flight_.end(), later_first);
+      in_flight_.pop_back();
+    }
+    if (c != rate_cycle_) {
+      rate_cycle_ = c;
+      rate_count_ = 0;
+    }
+    next_issue_ = ++rate_count_ >= params_.requests_per_cycle ? c + 1 : c;
+    global_requests_.inc();
+    bytes_read_.inc(r.bytes);
+    const sim::Tick done = memory_.load_at(
+        mem::MemRequest{.addr = r.address, .bytes = r.bytes, .write = false, .sm = sm}, t);
+    in_flight_.push_back(done);
+    std::push_heap(in_flight_.begin(), in_flight_.end(), later_first);
+    for (std::uint32_t d = 0; d < a.destinations; ++d) {
+      const std::uint32_t to = a.dests[d].sm;
+      if (to == sm) {
+        a.land_from[d] = std::min(a.land_from[d], done);
+        a.land_at[d] = std::max(a.land_at[d], done);
+        continue;
+      }
+      // Multicast (seed0 §3.7): one read, a copy to every other destination.
+      dsmem_bytes_.inc(r.bytes);
+      const mem::DsmemNetwork::PushTimes p = memory_.dsmem().push_at(sm, to, r.bytes, done);
+      a.land_from[d] = std::min(a.land_from[d], p.arrived);
+      a.land_at[d] = std::max(a.land_at[d], p.arrived);
+      a.acked_until = std::max(a.acked_until, p.acked);
+    }
+  }
+  issuing_until_.push_back(c);
+  a.issued = a.responded = a.total;
+  sim::Tick first = sim::kMaxTick;
+  for (std::uint32_t d = 0; d < a.destinations; ++d)
+    first = std::min(first, a.land_at[d]);
+  events().schedule(*landing_events_[a.index], first);
+}
+
+void TmaUnit::land_boxes(Active& a) {
+  const std::uint64_t box = a.plan.report.bytes_per_destination;
+  sim::Tick next = sim::kMaxTick;
+  for (std::uint32_t d = 0; d < a.destinations; ++d) {
+    Active::Destination& to = a.dests[d];
+    if (to.landed == a.total) continue;
+    if (a.land_at[d] > now()) {
+      next = std::min(next, a.land_at[d]);
+      continue;
+    }
+    to.landed = a.total;
+    to.credited = box;
+    a.client->landed(a.job, d, static_cast<std::uint32_t>(box), a.land_from[d]);
+  }
+  if (next != sim::kMaxTick) {
+    events().schedule(*landing_events_[a.index], next);
+    return;
+  }
+  maybe_retire(a);
 }
 
 }  // namespace xpusim::tma

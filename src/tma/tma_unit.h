@@ -91,8 +91,9 @@ class TmaClient {
   // and, in functional mode, applies its data effect. An error drops the request.
   virtual Result<TmaPlan> plan(const TmaJob& job, const CachedDescriptor* descriptor) = 0;
   virtual void dropped(const TmaJob& job, const Error& error) = 0;
-  // `bytes` landed in destination `d`'s shared memory: complete_tx them on its barrier.
-  virtual void landed(const TmaJob& job, std::uint32_t d, std::uint32_t bytes) = 0;
+  // `bytes` landed in destination `d`'s shared memory: complete_tx them on its barrier. They
+  // landed one line at a time from tick `since` to now (`since` is now for one line).
+  virtual void landed(const TmaJob& job, std::uint32_t d, std::uint32_t bytes, sim::Tick since) = 0;
   // A store's or reduction's last request has read its shared-memory source.
   virtual void source_read(const TmaJob& job) = 0;
   // The operation is over (writes acknowledged, prefetches done, loads landed everywhere).
@@ -136,6 +137,16 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   // its last multicast acknowledgement reaches the unit.
   void maybe_retire(Active& a);
   class RetireEvent;
+  class LandingEvent;
+  // Transaction-level memory timing (docs/tma-unit.md): a load's whole box is issued at once,
+  // line by line at the generator's rate and outstanding limit but at future ticks, each line
+  // timed whole (MemorySystem::load_at, DsmemNetwork::push_at); each destination is credited
+  // the box at its last line's tick, by one event.
+  void issue_box(Active& a);
+  void land_boxes(Active& a);
+  // Operations issue_box placed whose last line issues at or after `cycle`, which count as
+  // still in the generator (at most two set up ahead of it).
+  std::size_t issuing_after(std::uint64_t cycle);
   void land(Active& a, std::uint32_t d, std::uint32_t bytes);
   void response(Active& a, std::uint32_t bytes);
   void retire(Active& a);
@@ -171,7 +182,17 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   std::deque<Active*> plans_;  // set up, waiting for (or in) the generator
   std::uint32_t outstanding_ = 0;
   std::vector<std::unique_ptr<Active>> pool_;
-  std::vector<std::unique_ptr<RetireEvent>> retire_events_;  // one per pool_ entry
+  std::vector<std::unique_ptr<RetireEvent>> retire_events_;    // one per pool_ entry
+  std::vector<std::unique_ptr<LandingEvent>> landing_events_;  // one per pool_ entry
+  // issue_box's generator: the first cycle the next line may issue, the lines issued in the
+  // current cycle, the completion ticks of the lines in flight (a min-heap) and each placed
+  // operation's last issue cycle (in order).
+  bool boxes_ = false;  // the memory system's timing is kTransactions
+  std::uint64_t next_issue_ = 0;
+  std::uint64_t rate_cycle_ = ~std::uint64_t{0};
+  std::uint32_t rate_count_ = 0;
+  std::vector<sim::Tick> in_flight_;
+  std::deque<std::uint64_t> issuing_until_;
   std::vector<Active*> free_;
   std::uint32_t active_ = 0;  // operations queued or in flight
   std::uint64_t busy_since_ = 0;

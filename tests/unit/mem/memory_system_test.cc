@@ -498,6 +498,23 @@ TEST(MemorySystem, DsmemPushWithoutAckEventReportsTheAckTick) {
   EXPECT_EQ(c.acked_at[1], c.arrived[1] + (1 + lat) * kCycle);
 }
 
+TEST(MemorySystem, DsmemPushAtBooksAheadAndKeepsTheUnloadedTimes) {
+  const MemoryParams p = small_chip(MemoryTiming::kTransactions);
+  const sim::Tick lat = p.dsmem.latency_cycles;
+  Rig r(p);
+  // A push booked 1000 cycles ahead, then one for now on the same port: the later one made
+  // first does not hold the earlier one back (the port is a calendar).
+  const auto ahead = r.mem.dsmem().push_at(1, 2, 128, 1000 * kCycle);
+  const auto at_once = r.mem.dsmem().push_at(1, 2, 128, 0);
+  EXPECT_EQ(ahead.arrived, (1000 + 4 + lat) * kCycle);
+  EXPECT_EQ(ahead.acked, ahead.arrived + (1 + lat) * kCycle);
+  EXPECT_EQ(at_once.arrived, (4 + lat) * kCycle);
+  EXPECT_EQ(at_once.acked, at_once.arrived + (1 + lat) * kCycle);
+  EXPECT_EQ(r.stat("chip0.mem.dsmem.bytes"), 256);
+  r.run();
+  EXPECT_EQ(r.sim.now(), 0u) << "push_at schedules nothing";
+}
+
 // A fixed pseudo-random stream of loads and stores over several SMs.
 std::string run_stream(MemoryTiming timing) {
   Rig r(small_chip(timing));

@@ -285,6 +285,28 @@ std::pair<double, double> alternate_run(bool lookahead, std::uint32_t count) {
   return {f.tma_sum("descriptor_wait_cycles"), f.tma_sum("descriptor_hits")};
 }
 
+// With the transaction-level memory timing a load's box is issued at once, each line timed
+// whole (TmaUnit::issue_box). Alone on the chip it takes exactly as long as line by line.
+TEST(TmaUnit, ABoxIssuedAtOnceTakesAsLongAsLineByLineWhenAlone) {
+  sim::Tick t[2];
+  double lines[2];
+  for (int timing = 0; timing < 2; ++timing) {
+    Fixture f(tiny(), ChipOptions{.memory_timing = timing == 0 ? mem::MemoryTiming::kEvents
+                                                               : mem::MemoryTiming::kTransactions});
+    auto id = f.chip->launch(kRoundtrip, kOneWarp,
+                             kernel::KernelArgs().u64(kMapIn).u64(kMapOut).u32(1).u32(1));
+    ASSERT_TRUE(id.ok());
+    f.sim.run();
+    ASSERT_FALSE(f.chip->fault()) << f.chip->fault()->message;
+    ASSERT_TRUE(f.chip->run(*id).done);
+    t[timing] = f.chip->run(*id).completed;
+    lines[timing] = f.tma_sum("global_requests");
+    EXPECT_EQ(f.read_u32(kOut + (32 * kDim + 32) * 4), 32 * kDim + 32 + 1) << timing;
+  }
+  EXPECT_EQ(t[0], t[1]);
+  EXPECT_EQ(lines[0], lines[1]);
+}
+
 TEST(TmaUnit, LookAheadHidesTheDescriptorFetchWhenTwoDescriptorsAlternate) {
   constexpr std::uint32_t kCount = 8;
   const auto [off_wait, off_hits] = alternate_run(false, kCount);
@@ -298,9 +320,21 @@ TEST(TmaUnit, LookAheadHidesTheDescriptorFetchWhenTwoDescriptorsAlternate) {
   EXPECT_GT(off_wait, on_wait + (kCount - 2) * 200) << off_wait << " vs " << on_wait;
 }
 
-TEST(TmaUnit, MulticastReadsGlobalOnceAndCreditsEveryReceiver) {
+// The TMA tests that hold in both memory timings run in each.
+class TmaBothTimings : public testing::TestWithParam<mem::MemoryTiming> {
+ protected:
+  ChipOptions options() const { return ChipOptions{.memory_timing = GetParam()}; }
+};
+INSTANTIATE_TEST_SUITE_P(TmaUnit, TmaBothTimings,
+                         testing::Values(mem::MemoryTiming::kEvents,
+                                         mem::MemoryTiming::kTransactions),
+                         [](const testing::TestParamInfo<mem::MemoryTiming>& i) {
+                           return std::string(mem::to_string(i.param));
+                         });
+
+TEST_P(TmaBothTimings, MulticastReadsGlobalOnceAndCreditsEveryReceiver) {
   for (const std::uint32_t mask : {3u, 1u}) {
-    Fixture f;
+    Fixture f(tiny(), options());
     const kernel::LaunchParams p{.grid = {2, 1, 1}, .cluster = {2, 1, 1}, .block = {32, 1, 1}};
     auto id = f.chip->launch(kMulticast, p, kernel::KernelArgs().u64(kMapIn).ptr(kOut).u32(mask));
     ASSERT_TRUE(id.ok()) << id.error().message;
@@ -325,12 +359,12 @@ TEST(TmaUnit, MulticastReadsGlobalOnceAndCreditsEveryReceiver) {
 // least two network latencies after the same load without multicast ends. The network's
 // 32 B/cycle port sends the 32 lines of the box in 128 cycles, less than one latency here,
 // so ending at the last landing instead would come out short of it.
-TEST(TmaUnit, AMulticastLoadEndsWhenItsLastAcknowledgementIsBack) {
+TEST_P(TmaBothTimings, AMulticastLoadEndsWhenItsLastAcknowledgementIsBack) {
   config::ChipSpec spec = tiny();
   spec.dsmem.latency_cycles = 600;
   double latency[2] = {0, 0};
   for (const std::uint32_t mask : {1u, 3u}) {
-    Fixture f(spec);
+    Fixture f(spec, options());
     const kernel::LaunchParams p{.grid = {2, 1, 1}, .cluster = {2, 1, 1}, .block = {32, 1, 1}};
     auto id = f.chip->launch(kMulticastOnly, p, kernel::KernelArgs().u64(kMapIn).u32(mask));
     ASSERT_TRUE(id.ok()) << id.error().message;
