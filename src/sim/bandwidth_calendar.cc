@@ -10,7 +10,9 @@ namespace xpusim::sim {
 BandwidthCalendar::BandwidthCalendar(std::uint64_t bytes_per_cycle, Cycles window_cycles,
                                      std::size_t windows)
     : bytes_per_cycle_(bytes_per_cycle),
-      window_cycles_(window_cycles),
+      per_cycle_(std::max<std::uint64_t>(bytes_per_cycle, 1)),
+      window_cycles_(std::bit_ceil(std::max<Cycles>(window_cycles, 1))),
+      window_shift_(static_cast<unsigned>(std::countr_zero(window_cycles_))),
       tail_(std::bit_ceil(std::max<std::size_t>(windows, 2)), 0),
       mask_(tail_.size() - 1) {
   XPUSIM_CHECK(bytes_per_cycle > 0 && window_cycles > 0,
@@ -31,8 +33,8 @@ void BandwidthCalendar::slide_to(std::uint64_t window) {
 
 Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
   bytes_booked_ += bytes;
-  busy_cycles_ += (bytes + bytes_per_cycle_ - 1) / bytes_per_cycle_;
-  std::uint64_t w = from / window_cycles_;
+  busy_cycles_ += per_cycle_.div(bytes + bytes_per_cycle_ - 1);
+  std::uint64_t w = from >> window_shift_;
   if (w < base_) {
     ++late_;
     w = base_;
@@ -49,7 +51,7 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
     const Cycles window_end = (w + 1) * window_cycles_;
     start = std::max(start, tail);
     if (start < window_end) {
-      const Cycles need = (left + bytes_per_cycle_ - 1) / bytes_per_cycle_;
+      const Cycles need = per_cycle_.div(left + bytes_per_cycle_ - 1);
       if (start + need <= window_end) {
         tail = start + need;
         return tail;

@@ -16,14 +16,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/fast_div.h"
 #include "sim/tick.h"
 
 namespace xpusim::sim {
 
 class BandwidthCalendar {
  public:
-  // `windows`: how many windows are kept (rounded up to a power of two). A booking more than
-  // about half of them behind the newest one starts in the oldest window kept.
+  // `window_cycles` is rounded up to a power of two, and `windows`, how many are kept, too. A
+  // booking more than about half of them behind the newest one starts in the oldest kept.
   BandwidthCalendar(std::uint64_t bytes_per_cycle, Cycles window_cycles,
                     std::size_t windows = 1024);
 
@@ -41,7 +42,9 @@ class BandwidthCalendar {
   void slide_to(std::uint64_t window);
 
   std::uint64_t bytes_per_cycle_;
+  FastDiv per_cycle_;  // divides by bytes_per_cycle_ (a multiply, not a divide, per booking)
   Cycles window_cycles_;
+  unsigned window_shift_;  // log2(window_cycles_)
   std::vector<Cycles> tail_;  // per window, a ring: the cycle its last booking ends
   std::uint64_t mask_;
   std::uint64_t base_ = 0;  // the oldest window kept
