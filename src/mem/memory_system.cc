@@ -347,16 +347,25 @@ void MemorySystem::start_store(Request& q, const MemRequest& r) {
   events().schedule(q, xbar_->send_response_at(q.slice, kControlMessageBytes, a.ready, a.pipeline));
 }
 
-void MemorySystem::load_lines(std::span<const MemRequest> lines, RequestClient& client,
-                              std::uint64_t tag) {
+MemorySystem::Request& MemorySystem::lines_request(std::span<const MemRequest> lines,
+                                                   RequestClient& client, std::uint64_t tag,
+                                                   bool store) {
   XPUSIM_CHECK(batches_accesses() && !lines.empty(),
-               "load_lines needs the transaction-level timing, no tracing and a line");
+               "load_lines and store_lines need the transaction-level timing, no tracing and a "
+               "line");
   Request& q = new_request();
   q.client = &client;
   q.tag = tag;
-  q.store = false;
+  q.store = store;
   q.sm = lines[0].sm;
   q.start = now();
+  q.step = Request::Step::kLinesDone;
+  return q;
+}
+
+void MemorySystem::load_lines(std::span<const MemRequest> lines, RequestClient& client,
+                              std::uint64_t tag) {
+  Request& q = lines_request(lines, client, tag, false);
   const sim::Cycles l1_latency = params_.l1.hit_latency_cycles;
   const sim::Tick l1_hit = cycles_after(sm_clock_, now(), l1_latency);
   const sim::Cycles start_cycle = sm_clock_.cycle_at(now());
@@ -379,20 +388,12 @@ void MemorySystem::load_lines(std::span<const MemRequest> lines, RequestClient& 
     load_latency_.sample(static_cast<double>(sm_clock_.cycle_at(done) - start_cycle));
     last = std::max(last, done);
   }
-  q.step = Request::Step::kLinesDone;
   events().schedule(q, last);
 }
 
 void MemorySystem::store_lines(std::span<const MemRequest> lines, RequestClient& client,
                                std::uint64_t tag) {
-  XPUSIM_CHECK(batches_accesses() && !lines.empty(),
-               "store_lines needs the transaction-level timing, no tracing and a line");
-  Request& q = new_request();
-  q.client = &client;
-  q.tag = tag;
-  q.store = true;
-  q.sm = lines[0].sm;
-  q.start = now();
+  Request& q = lines_request(lines, client, tag, true);
   sim::Tick last = now();
   for (const MemRequest& r : lines) {
     const std::uint32_t sectors = sectors_of(r);
@@ -406,7 +407,6 @@ void MemorySystem::store_lines(std::span<const MemRequest> lines, RequestClient&
     last =
         std::max(last, xbar_->send_response_at(slice, kControlMessageBytes, a.ready, a.pipeline));
   }
-  q.step = Request::Step::kLinesDone;
   events().schedule(q, last);
 }
 

@@ -130,6 +130,9 @@ class MemorySystem : public sim::Component {
   // recycled through a pool (memory_system.cc), so a request allocates nothing.
   class Request;
   Request& new_request();
+  // load_lines / store_lines: the access's one request, reporting to `client` with `tag`.
+  Request& lines_request(std::span<const MemRequest> lines, RequestClient& client,
+                         std::uint64_t tag, bool store);
   void start_load(Request& q, const MemRequest& r, bool cache_in_l1);
   void start_store(Request& q, const MemRequest& r);
 
