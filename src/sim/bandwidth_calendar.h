@@ -44,7 +44,7 @@ class BandwidthCalendar {
   std::uint64_t bytes_per_cycle_;
   FastDiv per_cycle_;  // divides by bytes_per_cycle_ (a multiply, not a divide, per booking)
   Cycles window_cycles_;
-  unsigned window_shift_;  // log2(window_cycles_)
+  unsigned window_shift_;     // log2(window_cycles_)
   std::vector<Cycles> tail_;  // per window, a ring: the cycle its last booking ends
   std::uint64_t mask_;
   std::uint64_t base_ = 0;  // the oldest window kept
