@@ -297,9 +297,11 @@ void TmaUnit::descriptor_arrived(std::uint64_t address) {
 void TmaUnit::front() {
   // One operation in setup at a time, and at most two set up ahead of the generator.
   if (current_) return;
-  if (plans_.size() + (boxes_ ? issuing_after(cycle_now()) : 0) >= 2) {
-    // A placed box is in the generator until its last line issues: look again then.
-    if (plans_.empty()) schedule(*front_stage_, issuing_until_.front() + 1);
+  const std::size_t boxes_issuing = boxes_ ? issuing_after(cycle_now()) : 0;
+  if (plans_.size() + boxes_issuing >= 2) {
+    // A placed box is in the generator until its last line issues: look again then (nothing
+    // else may, when the plan ahead has nothing to move).
+    if (boxes_issuing > 0) schedule(*front_stage_, issuing_until_.front() + 1);
     return;
   }
   Port* p = pick();
@@ -624,6 +626,10 @@ void TmaUnit::issue_box(Active& a) {
   }
   issuing_until_.push_back(c);
   a.issued = a.responded = a.total;
+  if (a.destinations == 0) {
+    maybe_retire(a);
+    return;
+  }
   sim::Tick first = sim::kMaxTick;
   for (std::uint32_t d = 0; d < a.destinations; ++d)
     first = std::min(first, a.land_at[d]);
