@@ -28,16 +28,13 @@ void HierarchyPort::access(std::uint32_t sm, const kernel::Op& op, kernel::LaneM
   const bool store = op.kind == kernel::OpKind::kStoreGlobal;
   if (mem_.batches_accesses()) {  // one completion for the whole access
     slots_[slot] = {.pending = 1, .done = std::move(done)};
-    std::array<mem::MemRequest, mem::kMaxLinesPerAccess> requests;
-    for (std::uint32_t i = 0; i < n; ++i)
-      requests[i] = lines[i].to_request(sm, store);
-    const std::span<const mem::MemRequest> all(requests.data(), n);
+    const std::span<const mem::LineRequest> all(lines.data(), n);
     if (store) {
-      mem_.store_lines(all, *this, slot);
+      mem_.store_lines(sm, all, *this, slot);
     } else {
       for (std::uint32_t i = 1; i < n; ++i)
-        mem_.prefetch_load(requests[i]);
-      mem_.load_lines(all, *this, slot);
+        mem_.prefetch_load(lines[i].line_addr);
+      mem_.load_lines(sm, all, *this, slot);
     }
     return;
   }

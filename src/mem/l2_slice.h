@@ -84,6 +84,7 @@ class L2Slice : public sim::Component {
   void prefetch_transaction(std::uint64_t line) const;
 
   const SectorCache& tags() const { return tags_; }
+  // With the transaction-level timing: those busy when the last miss arrived.
   std::size_t mshrs_in_use() const { return transactions_ ? mshr_free_at_.size() : mshrs_in_use_; }
   std::size_t waiting() const { return waiting_.size(); }
 

@@ -347,42 +347,46 @@ void MemorySystem::start_store(Request& q, const MemRequest& r) {
   events().schedule(q, xbar_->send_response_at(q.slice, kControlMessageBytes, a.ready, a.pipeline));
 }
 
-MemorySystem::Request& MemorySystem::lines_request(std::span<const MemRequest> lines,
+MemorySystem::Request& MemorySystem::lines_request(std::uint32_t sm,
+                                                   std::span<const LineRequest> lines,
                                                    RequestClient& client, std::uint64_t tag,
                                                    bool store) {
-  XPUSIM_CHECK(batches_accesses() && !lines.empty(),
-               "load_lines and store_lines need the transaction-level timing, no tracing and a "
-               "line");
+  XPUSIM_CHECK(batches_accesses() && !lines.empty() && sm < l1_.size(),
+               "load_lines and store_lines need the transaction-level timing, no tracing, an "
+               "SM and a line");
   Request& q = new_request();
   q.client = &client;
   q.tag = tag;
   q.store = store;
-  q.sm = lines[0].sm;
+  q.sm = sm;
   q.start = now();
   q.step = Request::Step::kLinesDone;
   return q;
 }
 
-void MemorySystem::load_lines(std::span<const MemRequest> lines, RequestClient& client,
-                              std::uint64_t tag) {
-  Request& q = lines_request(lines, client, tag, false);
-  const sim::Cycles l1_latency = params_.l1.hit_latency_cycles;
-  const sim::Tick l1_hit = cycles_after(sm_clock_, now(), l1_latency);
+sim::Tick MemorySystem::read_through_l2(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
+                                        sim::Tick at) {
+  const std::uint32_t slice = map_.slice_of_line(line);
+  const sim::Tick arrival = xbar_->send_request_at(sm, slice, kControlMessageBytes, at);
+  const L2Slice::Answer a = l2_->slice(slice).read_at(line, sectors, arrival);
+  const sim::Tick back = xbar_->send_response_at(slice, sector_bytes(sectors), a.ready, a.pipeline);
+  return cycles_after(sm_clock_, back, params_.l1.hit_latency_cycles);
+}
+
+void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lines,
+                              RequestClient& client, std::uint64_t tag) {
+  Request& q = lines_request(sm, lines, client, tag, false);
+  const sim::Tick l1_hit = cycles_after(sm_clock_, now(), params_.l1.hit_latency_cycles);
   const sim::Cycles start_cycle = sm_clock_.cycle_at(now());
   sim::Tick last = l1_hit;
-  for (const MemRequest& r : lines) {
-    const std::uint32_t sectors = sectors_of(r);
-    const std::uint64_t line = map_.line_of(r.addr);
+  for (const LineRequest& lr : lines) {
+    const std::uint32_t sectors = sectors_of(lr.to_request(sm, false));
+    const std::uint64_t line = map_.line_of(lr.line_addr);
     ++loads_;
-    const std::uint32_t missing = l1_[q.sm]->load(line, sectors);
+    const std::uint32_t missing = l1_[sm]->load(line, sectors);
     sim::Tick done = l1_hit;
     if (missing != 0) {
-      const std::uint32_t slice = map_.slice_of_line(line);
-      const sim::Tick at = xbar_->send_request_at(q.sm, slice, kControlMessageBytes, now());
-      const L2Slice::Answer a = l2_->slice(slice).read_at(line, missing, at);
-      const sim::Tick back =
-          xbar_->send_response_at(slice, sector_bytes(missing), a.ready, a.pipeline);
-      done = cycles_after(sm_clock_, back, l1_latency);
+      done = read_through_l2(sm, line, missing, now());
       q.fills.emplace_back(line, missing);
     }
     load_latency_.sample(static_cast<double>(sm_clock_.cycle_at(done) - start_cycle));
@@ -391,18 +395,18 @@ void MemorySystem::load_lines(std::span<const MemRequest> lines, RequestClient& 
   events().schedule(q, last);
 }
 
-void MemorySystem::store_lines(std::span<const MemRequest> lines, RequestClient& client,
-                               std::uint64_t tag) {
-  Request& q = lines_request(lines, client, tag, true);
+void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> lines,
+                               RequestClient& client, std::uint64_t tag) {
+  Request& q = lines_request(sm, lines, client, tag, true);
   sim::Tick last = now();
-  for (const MemRequest& r : lines) {
-    const std::uint32_t sectors = sectors_of(r);
-    const std::uint64_t line = map_.line_of(r.addr);
+  for (const LineRequest& lr : lines) {
+    const std::uint32_t sectors = sectors_of(lr.to_request(sm, true));
+    const std::uint64_t line = map_.line_of(lr.line_addr);
     ++stores_;
-    l1_[q.sm]->store(line, sectors);
+    l1_[sm]->store(line, sectors);
     const std::uint32_t slice = map_.slice_of_line(line);
     const sim::Tick at =
-        xbar_->send_request_at(q.sm, slice, kControlMessageBytes + sector_bytes(sectors), now());
+        xbar_->send_request_at(sm, slice, kControlMessageBytes + sector_bytes(sectors), now());
     const L2Slice::Answer a = l2_->slice(slice).write_at(line, sectors, at);
     last =
         std::max(last, xbar_->send_response_at(slice, kControlMessageBytes, a.ready, a.pipeline));
@@ -414,13 +418,8 @@ sim::Tick MemorySystem::load_at(const MemRequest& r, sim::Tick at) {
   XPUSIM_CHECK(transactions_ && at >= now(),
                "load_at needs the transaction-level timing and a tick not in the past");
   const std::uint32_t sectors = sectors_of(r);
-  const std::uint64_t line = map_.line_of(r.addr);
   ++loads_;
-  const std::uint32_t slice = map_.slice_of_line(line);
-  const sim::Tick arrival = xbar_->send_request_at(r.sm, slice, kControlMessageBytes, at);
-  const L2Slice::Answer a = l2_->slice(slice).read_at(line, sectors, arrival);
-  const sim::Tick back = xbar_->send_response_at(slice, sector_bytes(sectors), a.ready, a.pipeline);
-  const sim::Tick done = cycles_after(sm_clock_, back, params_.l1.hit_latency_cycles);
+  const sim::Tick done = read_through_l2(r.sm, map_.line_of(r.addr), sectors, at);
   load_latency_.sample(static_cast<double>(sm_clock_.cycle_at(done) - sm_clock_.cycle_at(at)));
   return done;
 }

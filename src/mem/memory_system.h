@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mem/address_map.h"
+#include "mem/coalescer.h"
 #include "mem/crossbar.h"
 #include "mem/dsmem_network.h"
 #include "mem/hbm.h"
@@ -95,21 +96,26 @@ class MemorySystem : public sim::Component {
   void load(const MemRequest& r, RequestClient& client, std::uint64_t tag, bool cache_in_l1 = true);
   void store(const MemRequest& r, RequestClient& client, std::uint64_t tag);
   // Transaction-level timing without tracing (batches_accesses()): the lines of one warp
-  // access, each timed as load()/store() would time it, reporting to `client` once, when the
-  // last is done. The L1 takes a load's missing sectors then too. One event per access.
+  // access of SM `sm` (coalesce_into's output), each timed as load()/store() would time it,
+  // reporting to `client` once, when the last is done. The L1 takes a load's missing sectors
+  // then too. One event per access.
   bool batches_accesses() const { return transactions_ && !tracing_; }
-  void load_lines(std::span<const MemRequest> lines, RequestClient& client, std::uint64_t tag);
-  void store_lines(std::span<const MemRequest> lines, RequestClient& client, std::uint64_t tag);
+  void load_lines(std::uint32_t sm, std::span<const LineRequest> lines, RequestClient& client,
+                  std::uint64_t tag);
+  void store_lines(std::uint32_t sm, std::span<const LineRequest> lines, RequestClient& client,
+                   std::uint64_t tag);
   // Transaction-level timing: a load that bypasses the L1 (ld.global.cg, a TMA line) issued
   // at tick `at` (now or later), timed whole; returns when its data is at the SM. No event:
   // the caller keeps the tick. What the TMA unit's box-at-once generator uses.
   sim::Tick load_at(const MemRequest& r, sim::Tick at);
   bool transactions() const { return transactions_; }
   // For speed only: with the transaction-level timing, starts loading the host memory a load
-  // of `r` will look up, so that the lines of one warp access overlap their host cache misses.
-  void prefetch_load(const MemRequest& r) const {
-    if (transactions_)
-      l2_->slice_of_line(map_.line_of(r.addr)).prefetch_transaction(map_.line_of(r.addr));
+  // of the line at `addr` will look up, so that the lines of one warp access overlap their
+  // host cache misses.
+  void prefetch_load(Addr addr) const {
+    if (!transactions_) return;
+    const std::uint64_t line = map_.line_of(addr);
+    l2_->slice_of_line(line).prefetch_transaction(line);
   }
   // The L1 capacity of one SM after a shared-memory carve-out change; flushes that L1.
   void set_l1_capacity(std::uint32_t sm, std::uint64_t bytes) { l1_[sm]->resize(bytes); }
@@ -131,8 +137,12 @@ class MemorySystem : public sim::Component {
   class Request;
   Request& new_request();
   // load_lines / store_lines: the access's one request, reporting to `client` with `tag`.
-  Request& lines_request(std::span<const MemRequest> lines, RequestClient& client,
-                         std::uint64_t tag, bool store);
+  Request& lines_request(std::uint32_t sm, std::span<const LineRequest> lines,
+                         RequestClient& client, std::uint64_t tag, bool store);
+  // Transaction-level timing: `sectors` of `line` read from L2 by `sm`, sent at `at`; the
+  // tick the data is usable at the SM (the L1's latency included). No event.
+  sim::Tick read_through_l2(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
+                            sim::Tick at);
   void start_load(Request& q, const MemRequest& r, bool cache_in_l1);
   void start_store(Request& q, const MemRequest& r);
 

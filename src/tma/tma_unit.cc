@@ -36,30 +36,20 @@ class TmaUnit::Stage : public sim::Event {
   void (TmaUnit::*fn_)();
 };
 
-// Retires an operation at the tick its last multicast acknowledgement arrives.
-class TmaUnit::RetireEvent : public sim::Event {
+// An operation's event: its retirement at the tick its last multicast acknowledgement arrives
+// (retire), or the landings of a box issued at once (land_boxes).
+class TmaUnit::OpEvent : public sim::Event {
  public:
-  RetireEvent(TmaUnit& u, std::uint32_t index) : unit_(u), index_(index) {}
+  OpEvent(TmaUnit& u, std::uint32_t index, void (TmaUnit::*fn)(Active&))
+      : unit_(u), index_(index), fn_(fn) {}
 
  protected:
-  void process() override { unit_.retire(*unit_.pool_[index_]); }
+  void process() override { (unit_.*fn_)(*unit_.pool_[index_]); }
 
  private:
   TmaUnit& unit_;
   std::uint32_t index_;
-};
-
-// Credits the destinations of an operation issue_box placed, each at its last line's tick.
-class TmaUnit::LandingEvent : public sim::Event {
- public:
-  LandingEvent(TmaUnit& u, std::uint32_t index) : unit_(u), index_(index) {}
-
- protected:
-  void process() override { unit_.land_boxes(*unit_.pool_[index_]); }
-
- private:
-  TmaUnit& unit_;
-  std::uint32_t index_;
+  void (TmaUnit::*fn_)(Active&);
 };
 
 struct TmaUnit::Port {
@@ -390,8 +380,9 @@ TmaUnit::Active& TmaUnit::new_active() {
   if (free_.empty()) {
     pool_.push_back(std::make_unique<Active>());
     pool_.back()->index = static_cast<std::uint32_t>(pool_.size() - 1);
-    retire_events_.push_back(std::make_unique<RetireEvent>(*this, pool_.back()->index));
-    landing_events_.push_back(std::make_unique<LandingEvent>(*this, pool_.back()->index));
+    const std::uint32_t index = pool_.back()->index;
+    retire_events_.push_back(std::make_unique<OpEvent>(*this, index, &TmaUnit::retire));
+    landing_events_.push_back(std::make_unique<OpEvent>(*this, index, &TmaUnit::land_boxes));
     free_.push_back(pool_.back().get());
   }
   Active* a = free_.back();
@@ -507,7 +498,7 @@ void TmaUnit::maybe_retire(Active& a) {
     retire(a);
     return;
   }
-  RetireEvent& e = *retire_events_[a.index];
+  OpEvent& e = *retire_events_[a.index];
   if (!e.scheduled()) events().schedule(e, a.acked_until);
 }
 

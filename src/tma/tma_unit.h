@@ -136,8 +136,7 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   // Retires `a` if everything it sent has landed and been acknowledged: now, or at the tick
   // its last multicast acknowledgement reaches the unit.
   void maybe_retire(Active& a);
-  class RetireEvent;
-  class LandingEvent;
+  class OpEvent;
   // Transaction-level memory timing (docs/tma-unit.md): a load's whole box is issued at once,
   // line by line at the generator's rate and outstanding limit but at future ticks, each line
   // timed whole (MemorySystem::load_at, DsmemNetwork::push_at); each destination is credited
@@ -182,8 +181,8 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   std::deque<Active*> plans_;  // set up, waiting for (or in) the generator
   std::uint32_t outstanding_ = 0;
   std::vector<std::unique_ptr<Active>> pool_;
-  std::vector<std::unique_ptr<RetireEvent>> retire_events_;    // one per pool_ entry
-  std::vector<std::unique_ptr<LandingEvent>> landing_events_;  // one per pool_ entry
+  // One of each per pool_ entry: its retirement and its box landings.
+  std::vector<std::unique_ptr<OpEvent>> retire_events_, landing_events_;
   // issue_box's generator: the first cycle the next line may issue, the lines issued in the
   // current cycle, the completion ticks of the lines in flight (a min-heap) and each placed
   // operation's last issue cycle (in order).

@@ -350,9 +350,9 @@ TEST(MemorySystem, LoadLinesAnswersOnceWhenItsLastLineIsBack) {
     std::vector<std::pair<std::uint64_t, sim::Tick>> done;
   };
   const MemoryParams p = small_chip(MemoryTiming::kTransactions);
-  std::vector<MemRequest> lines;
+  std::vector<LineRequest> lines;
   for (Addr a : {0x8000, 0x8080, 0x9000, 0x20000})
-    lines.push_back({.addr = a, .bytes = 4, .write = false, .sm = 0, .sector_mask = 0});
+    lines.push_back({.line_addr = a, .sector_mask = 1});
   const auto warm = [&](Rig& r) {
     r.load(0, 0x8080, 4);  // in L1 before the access
     r.run();
@@ -360,8 +360,8 @@ TEST(MemorySystem, LoadLinesAnswersOnceWhenItsLastLineIsBack) {
   Rig one(p);
   warm(one);
   const sim::Tick t0 = one.sim.now();
-  for (const MemRequest& m : lines)
-    one.load(0, m.addr, m.bytes);
+  for (const LineRequest& m : lines)
+    one.load(0, m.line_addr, 4);
   one.run();
   const sim::Tick slowest = *std::max_element(one.done.begin() + 1, one.done.end()) - t0;
 
@@ -370,19 +370,19 @@ TEST(MemorySystem, LoadLinesAnswersOnceWhenItsLastLineIsBack) {
   ASSERT_TRUE(all.mem.batches_accesses());
   Recorder rec(all.sim);
   const sim::Tick t1 = all.sim.now();
-  all.mem.load_lines(lines, rec, 7);
+  all.mem.load_lines(0, lines, rec, 7);
   all.run();
   ASSERT_EQ(rec.done.size(), 1u);
   EXPECT_EQ(rec.done[0].first, 7u);
   EXPECT_EQ(rec.done[0].second - t1, slowest);
-  for (const MemRequest& m : lines)
-    EXPECT_TRUE(all.mem.l1(0).contains(m.addr / 128, 1)) << m.addr;
+  for (const LineRequest& m : lines)
+    EXPECT_TRUE(all.mem.l1(0).contains(m.line_addr / 128, 1)) << m.line_addr;
   EXPECT_EQ(all.stat("chip0.mem.loads"), one.stat("chip0.mem.loads"));
   EXPECT_EQ(all.stat("chip0.mem.l1.sm0.load_hits"), 1);
 
   // Stores: acknowledged once, when the last acknowledgement is back.
   Recorder acks(all.sim);
-  all.mem.store_lines(lines, acks, 8);
+  all.mem.store_lines(0, lines, acks, 8);
   all.run();
   ASSERT_EQ(acks.done.size(), 1u);
   EXPECT_EQ(all.stat("chip0.mem.l2.writes"), 4);
