@@ -29,6 +29,20 @@ void BandwidthCalendar::slide_to(std::uint64_t window) {
       tail_[w & mask_] = 0;
   }
   base_ = base;
+  full_from_ = std::max(full_from_, base_);
+  if (full_from_ >= full_to_) full_from_ = full_to_ = 0;
+}
+
+void BandwidthCalendar::note_full(std::uint64_t from, std::uint64_t to) {
+  from = std::max(from, base_);  // windows slid out while this booking walked are empty
+  if (from >= to) return;
+  if (from <= full_to_ && to >= full_from_ && full_from_ != full_to_) {
+    full_from_ = std::min(full_from_, from);
+    full_to_ = std::max(full_to_, to);
+  } else if (to - from >= full_to_ - full_from_) {
+    full_from_ = from;  // keep the longer run: it is the backlog bookings keep hitting
+    full_to_ = to;
+  }
 }
 
 Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
@@ -40,6 +54,11 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
     w = base_;
     from = w * window_cycles_;
   }
+  if (w >= full_from_ && w < full_to_) {
+    w = full_to_;
+    from = std::max(from, w * window_cycles_);
+  }
+  const std::uint64_t first = w;
   // Each window keeps the cycle its last booking ends: inside a window bookings queue in the
   // order they are made (exactly a Channel's rule when that order is time order); a full
   // window passes the rest of the bytes to the next.
@@ -54,6 +73,7 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
       const Cycles need = per_cycle_.div(left + bytes_per_cycle_ - 1);
       if (start + need <= window_end) {
         tail = start + need;
+        note_full(first, tail == window_end ? w + 1 : w);
         return tail;
       }
       left -= (window_end - start) * bytes_per_cycle_;

@@ -40,6 +40,8 @@ class BandwidthCalendar {
 
  private:
   void slide_to(std::uint64_t window);
+  void note_full(std::uint64_t from, std::uint64_t to);
+
 
   std::uint64_t bytes_per_cycle_;
   FastDiv per_cycle_;  // divides by bytes_per_cycle_ (a multiply, not a divide, per booking)
@@ -48,6 +50,10 @@ class BandwidthCalendar {
   std::vector<Cycles> tail_;  // per window, a ring: the cycle its last booking ends
   std::uint64_t mask_;
   std::uint64_t base_ = 0;  // the oldest window kept
+  // A run of full windows [full_from_, full_to_) (empty when equal): a booking starting in it
+  // jumps to its end instead of walking a backlog window by window (the same result: a full
+  // window passes nothing more). Windows only fill, so the run stays true until slid out.
+  std::uint64_t full_from_ = 0, full_to_ = 0;
   std::uint64_t bytes_booked_ = 0;
   Cycles busy_cycles_ = 0;
   std::uint64_t late_ = 0;

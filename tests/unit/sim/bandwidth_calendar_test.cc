@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "sim/channel.h"
 #include "sim/rng.h"
@@ -77,6 +78,70 @@ TEST(BandwidthCalendar, ABookingBehindTheKeptWindowsStartsInTheOldest) {
   EXPECT_EQ(cal.late_bookings(), 1u);
   // A booking far ahead drops every window and keeps working.
   EXPECT_EQ(cal.book(1'000'000, 2), 1'000'002u);
+}
+
+// Naive reference for out-of-order bookings: every window's tail in a map, walked one by one,
+// windows more than half the ring behind the newest dropped (the calendar's documented rules).
+class NaiveCalendar {
+ public:
+  NaiveCalendar(std::uint64_t per_cycle, Cycles window, std::uint64_t windows)
+      : per_cycle_(per_cycle), window_(window), windows_(windows) {}
+  Cycles book(Cycles from, std::uint64_t bytes) {
+    std::uint64_t w = from / window_;
+    if (w < base_) {
+      w = base_;
+      from = w * window_;
+    }
+    Cycles start = from;
+    std::uint64_t left = bytes;
+    for (;; ++w) {
+      if (w >= base_ + windows_) {
+        base_ = w - windows_ / 2;
+        tails_.erase(tails_.begin(), tails_.lower_bound(base_));
+      }
+      Cycles& tail = tails_[w];
+      const Cycles end = (w + 1) * window_;
+      start = std::max(start, tail);
+      if (start < end) {
+        const Cycles need = (left + per_cycle_ - 1) / per_cycle_;
+        if (start + need <= end) return tail = start + need;
+        left -= (end - start) * per_cycle_;
+        tail = end;
+      }
+      start = end;
+    }
+  }
+
+ private:
+  std::uint64_t per_cycle_;
+  Cycles window_;
+  std::uint64_t windows_;
+  std::uint64_t base_ = 0;
+  std::map<std::uint64_t, Cycles> tails_;
+};
+
+TEST(BandwidthCalendar, OutOfOrderBookingsOverABacklogMatchANaiveWindowWalk) {
+  // Bursts booked around a moving "now", some far ahead, some behind the kept windows: the
+  // calendar's jump over its run of full windows must not change a single end cycle.
+  Rng rng = Rng::for_stream(11, "calendar-backlog");
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::uint64_t per_cycle = 1 + rng.uniform(128);
+    const Cycles window = Cycles{1} << rng.uniform(6);
+    const std::uint64_t windows = std::uint64_t{8} << rng.uniform(5);
+    BandwidthCalendar cal(per_cycle, window, windows);
+    NaiveCalendar naive(per_cycle, window, windows);
+    Cycles now = 0;
+    for (int i = 0; i < 3000; ++i) {
+      now += rng.uniform(8);
+      Cycles from = now;
+      const std::uint64_t kind = rng.uniform(10);
+      if (kind == 0) from = now + rng.uniform(windows * window);  // far ahead
+      if (kind == 1) from = now > 2000 ? now - rng.uniform(2000) : 0;  // late
+      const std::uint64_t bytes = 1 + rng.uniform(kind == 2 ? 50 * per_cycle : 4 * per_cycle);
+      ASSERT_EQ(cal.book(from, bytes), naive.book(from, bytes))
+          << "trial " << trial << " booking " << i << " from " << from;
+    }
+  }
 }
 
 }  // namespace
