@@ -15,8 +15,8 @@ BandwidthCalendar::BandwidthCalendar(std::uint64_t bytes_per_cycle, Cycles windo
       window_shift_(static_cast<unsigned>(std::countr_zero(window_cycles_))),
       tail_(std::bit_ceil(std::max<std::size_t>(windows, 2)), 0),
       mask_(tail_.size() - 1) {
-  XPUSIM_CHECK(bytes_per_cycle > 0 && window_cycles > 0,
-               "a bandwidth calendar needs a positive bandwidth and window");
+  XPUSIM_CHECK(bytes_per_cycle > 0 && window_cycles > 0 && window_cycles_ <= 0x8000,
+               "a bandwidth calendar needs a positive bandwidth and a window of 1..32768 cycles");
 }
 
 void BandwidthCalendar::slide_to(std::uint64_t window) {
@@ -66,18 +66,19 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
   std::uint64_t left = bytes;
   for (;; ++w) {
     if (w >= base_ + tail_.size()) slide_to(w);
-    Cycles& tail = tail_[w & mask_];
-    const Cycles window_end = (w + 1) * window_cycles_;
-    start = std::max(start, tail);
+    std::uint16_t& tail = tail_[w & mask_];
+    const Cycles window_start = w * window_cycles_;
+    const Cycles window_end = window_start + window_cycles_;
+    start = std::max(start, window_start + tail);
     if (start < window_end) {
       const Cycles need = per_cycle_.div(left + bytes_per_cycle_ - 1);
       if (start + need <= window_end) {
-        tail = start + need;
-        note_full(first, tail == window_end ? w + 1 : w);
-        return tail;
+        tail = static_cast<std::uint16_t>(start + need - window_start);
+        note_full(first, start + need == window_end ? w + 1 : w);
+        return start + need;
       }
       left -= (window_end - start) * bytes_per_cycle_;
-      tail = window_end;
+      tail = static_cast<std::uint16_t>(window_cycles_);
     }
     start = window_end;
   }
