@@ -42,11 +42,10 @@ class BandwidthCalendar {
   void slide_to(std::uint64_t window);
   void note_full(std::uint64_t from, std::uint64_t to);
 
-
   std::uint64_t bytes_per_cycle_;
   FastDiv per_cycle_;  // divides by bytes_per_cycle_ (a multiply, not a divide, per booking)
   Cycles window_cycles_;
-  unsigned window_shift_;     // log2(window_cycles_)
+  unsigned window_shift_;  // log2(window_cycles_)
   // Per window, a ring: where in the window its last booking ends (0 .. window_cycles_). Two
   // bytes, not a cycle number: the windows around "now" are what every booking touches, and a
   // quarter of the host cache lines miss a quarter as often.

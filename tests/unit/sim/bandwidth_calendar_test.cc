@@ -135,7 +135,7 @@ TEST(BandwidthCalendar, OutOfOrderBookingsOverABacklogMatchANaiveWindowWalk) {
       now += rng.uniform(8);
       Cycles from = now;
       const std::uint64_t kind = rng.uniform(10);
-      if (kind == 0) from = now + rng.uniform(windows * window);  // far ahead
+      if (kind == 0) from = now + rng.uniform(windows * window);       // far ahead
       if (kind == 1) from = now > 2000 ? now - rng.uniform(2000) : 0;  // late
       const std::uint64_t bytes = 1 + rng.uniform(kind == 2 ? 50 * per_cycle : 4 * per_cycle);
       ASSERT_EQ(cal.book(from, bytes), naive.book(from, bytes))
