@@ -80,6 +80,15 @@ TEST(BandwidthCalendar, ABookingBehindTheKeptWindowsStartsInTheOldest) {
   EXPECT_EQ(cal.book(1'000'000, 2), 1'000'002u);
 }
 
+TEST(BandwidthCalendar, TheLargestWindowFillsAndSpills) {
+  // A window keeps its tail as an offset inside it: a full window of 32 768 cycles must stay
+  // full, not wrap to empty.
+  BandwidthCalendar cal(2, 32768, 4);
+  EXPECT_EQ(cal.book(0, 2 * 32768), 32768u);
+  EXPECT_EQ(cal.book(5, 2), 32769u);
+  EXPECT_EQ(cal.book(100, 2 * 32768), 2 * 32768u + 1);
+}
+
 // Naive reference for out-of-order bookings: every window's tail in a map, walked one by one,
 // windows more than half the ring behind the newest dropped (the calendar's documented rules).
 class NaiveCalendar {
