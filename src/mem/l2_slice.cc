@@ -151,6 +151,7 @@ void L2Slice::prefetch(std::uint64_t line) const {
 void L2Slice::prefetch_transaction(std::uint64_t line) const {
   tags_.prefetch(line);
   if (!in_flight_.empty()) sim::prefetch(&in_flight_[tags_.first_index(line)]);
+  sim::prefetch(&mshr_index_[index_slot(line)]);
 }
 
 // --- reads and writes --------------------------------------------------------------------

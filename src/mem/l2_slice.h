@@ -68,14 +68,21 @@ class L2Slice : public sim::Component {
   // issued, as if it arrived at `at`, and the slice answers with the tick the data (or the
   // acknowledgement) may leave and the pipeline cycles still to add behind the response port,
   // as a SliceReply would be called. A miss takes one of the MSHRs (the slice's `mshrs` as
-  // servers: it starts when the earliest one frees), books HBM from then and fills the tags at
-  // once; until its data is back, reads of its sectors are merged misses that answer with it.
+  // servers: it starts when the earliest one frees) and books HBM from then; the missing
+  // line's tags are allocated at its fill, as with events (a line in flight is never a
+  // victim): each call first applies the fills due by `at`. Until the data is back, reads of
+  // its sectors are merged misses that answer with it.
   struct Answer {
     sim::Tick ready = 0;
     sim::Cycles pipeline = 0;
   };
   Answer read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at);
   Answer write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at);
+
+  // Transaction-level timing: applies the fills due by `upto` (allocating their lines, writing
+  // back dirty victims at the fill's tick). read_at and write_at do it themselves; a run calls
+  // it when a kernel ends, so the eviction counts include every fill already back.
+  void settle(sim::Tick upto);
 
   // For speed only (sim::Event::prefetch): starts loading what a read or fill of `line` will
   // look up. No effect on the slice's state.
@@ -85,7 +92,7 @@ class L2Slice : public sim::Component {
 
   const SectorCache& tags() const { return tags_; }
   // With the transaction-level timing: those busy when the last miss arrived.
-  std::size_t mshrs_in_use() const { return transactions_ ? mshr_free_at_.size() : mshrs_in_use_; }
+  std::size_t mshrs_in_use() const { return transactions_ ? busy_mshrs_.size() : mshrs_in_use_; }
   std::size_t waiting() const { return waiting_.size(); }
 
   // Counters the L2 totals sum.
@@ -122,6 +129,10 @@ class L2Slice : public sim::Component {
     std::uint64_t line = 0;
     std::uint32_t pending = 0;  // sectors with an HBM read in flight
     std::vector<Waiter> waiters;
+    // Transaction-level timing (a line not yet allocated): its first fill, which allocates
+    // it, and when all its pending sectors are back.
+    sim::Tick first_fill = 0;
+    sim::Tick ready = 0;
   };
   struct Queued {
     std::uint64_t line = 0;
@@ -148,6 +159,8 @@ class L2Slice : public sim::Component {
   SectorCache::Line& allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at = {});
   // Transaction-level timing: the MSHR a miss at `at` gets; returns when it starts.
   sim::Tick take_mshr(sim::Tick at);
+  // Transaction-level timing: frees the MSHR that frees first, applying its fill.
+  void retire_first();
   void drain_waiting();
   void account_occupancy();  // adds the area up to now; call before the MSHR count changes
 
@@ -169,15 +182,22 @@ class L2Slice : public sim::Component {
   std::deque<Queued> waiting_;
   std::vector<std::unique_ptr<FillEvent>> fill_pool_;
   std::vector<FillEvent*> fill_free_;
-  // Transaction-level timing: when each busy MSHR frees (a min-heap, at most `mshrs`), and
-  // per line of tags_ (by SectorCache::index_of) the sectors fetched by its last miss and the
-  // tick they are back. A line is allocated at its miss, so its tags say "valid" before the
-  // data is there: reads of those sectors until `ready` are merged misses.
+  // Transaction-level timing. Each busy MSHR (a min-heap by the tick it frees, at most
+  // `mshrs`); `allocates`: its miss found the line absent, so the fill allocates it (the line
+  // is then an Mshr of the index above, with no waiters, until the fill). Per line of tags_
+  // (by SectorCache::index_of): the sectors fetched by its last miss and the tick they are
+  // back. An allocated line's missing sectors are marked valid at the miss, so reads of them
+  // until `ready` are merged misses.
+  struct Busy {
+    sim::Tick free_at = 0;
+    std::uint64_t line = 0;
+    bool allocates = false;
+  };
   struct InFlight {
     sim::Tick ready = 0;
     std::uint32_t pending = 0;
   };
-  std::vector<sim::Tick> mshr_free_at_;
+  std::vector<Busy> busy_mshrs_;
   std::vector<InFlight> in_flight_;  // made by the first read_at
   bool transactions_ = false;        // read_at or write_at was used: occupancy_area_ is complete
   // Time-weighted MSHR occupancy: integral of mshrs_in_use over ticks.

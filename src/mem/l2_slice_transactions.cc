@@ -9,45 +9,77 @@
 
 namespace xpusim::mem {
 
+namespace {
+// The min-heap order of busy MSHRs: the earliest to free on top, ties by line.
+bool frees_later(const auto& a, const auto& b) {
+  return a.free_at != b.free_at ? a.free_at > b.free_at : a.line > b.line;
+}
+}  // namespace
+
+void L2Slice::retire_first() {
+  std::pop_heap(busy_mshrs_.begin(), busy_mshrs_.end(),
+                [](const Busy& a, const Busy& b) { return frees_later(a, b); });
+  const Busy b = busy_mshrs_.back();
+  busy_mshrs_.pop_back();
+  if (!b.allocates) return;
+  // A write may have allocated the line meanwhile and taken its in-flight state; the same
+  // line may even be missing again (a later fill of its own).
+  Mshr* m = find_mshr(b.line);
+  if (m == nullptr || m->first_fill != b.free_at) return;
+  // The fill allocates the line as events' fill() does: its victim leaves now, not at the
+  // miss, and a dirty one is written back from the fill's tick.
+  SectorCache::Line& l = allocate(b.line, b.free_at);
+  l.valid |= m->pending;
+  in_flight_[tags_.index_of(l)] = InFlight{.ready = m->ready, .pending = m->pending};
+  erase_mshr(*m);
+}
+
+void L2Slice::settle(sim::Tick upto) {
+  while (!busy_mshrs_.empty() && busy_mshrs_.front().free_at <= upto)
+    retire_first();
+}
+
 sim::Tick L2Slice::take_mshr(sim::Tick at) {
-  // The MSHRs as servers in request order: those free by `at` leave the heap; with all busy,
-  // the miss starts when the earliest frees.
-  const auto later_first = std::greater<>{};
-  const auto pop = [&] {
-    std::pop_heap(mshr_free_at_.begin(), mshr_free_at_.end(), later_first);
-    const sim::Tick t = mshr_free_at_.back();
-    mshr_free_at_.pop_back();
-    return t;
-  };
-  while (!mshr_free_at_.empty() && mshr_free_at_.front() <= at)
-    pop();
-  if (mshr_free_at_.size() < params_.mshrs) return at;
+  // The MSHRs as servers in request order: those free by `at` retire; with all busy, the miss
+  // starts when the earliest frees.
+  settle(at);
+  if (busy_mshrs_.size() < params_.mshrs) return at;
   ++mshr_full_stalls;
-  return pop();
+  const sim::Tick t = busy_mshrs_.front().free_at;
+  retire_first();
+  return t;
 }
 
 L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at) {
   transactions_ = true;
   if (in_flight_.empty()) in_flight_.resize(tags_.size());
+  settle(at);
   SectorCache::Line* l = tags_.find(line);
-  if (l != nullptr) tags_.touch(*l);
+  Mshr* absent = l == nullptr ? find_mshr(line) : nullptr;  // missing, its fill on the way
   std::uint32_t need = sectors;
   bool arriving = false;  // the line's last miss is still on its way
+  std::uint32_t pending = 0;
+  sim::Tick ready = 0;
   if (l != nullptr) {
+    tags_.touch(*l);
     const InFlight& f = in_flight_[tags_.index_of(*l)];
     arriving = f.ready > at;
+    pending = f.pending;
+    ready = f.ready;
     need &= ~l->valid;
-    if (need == 0) {
-      if (arriving && (f.pending & sectors) != 0) {
-        ++merged_misses;
-        return {.ready = f.ready, .pipeline = 0};
-      }
-      ++hits;
-      return {.ready = at, .pipeline = params_.hit_latency_cycles};
+  } else if (absent != nullptr) {
+    arriving = true;  // settle() applied every fill due by `at`
+    pending = absent->pending;
+    ready = absent->ready;
+    need &= ~pending;
+  }
+  if (need == 0) {
+    if (arriving && (pending & sectors) != 0) {
+      ++merged_misses;
+      return {.ready = ready, .pipeline = 0};
     }
-  } else {
-    l = &allocate(line, at);
-    in_flight_[tags_.index_of(*l)] = InFlight{};
+    ++hits;
+    return {.ready = at, .pipeline = params_.hit_latency_cycles};
   }
   ++misses;
   // Missing sectors of a line with a miss in flight join its MSHR (as serve_read does).
@@ -56,28 +88,57 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
   const sim::Tick done = hbm_.sectors_at(line, need, /*write=*/false, start);
   // The lookup that found the miss is added behind the HBM booking, as fetch() does.
   const sim::Tick fill_at = cycles_after(clock_, done, params_.hit_latency_cycles);
-  InFlight& f = in_flight_[tags_.index_of(*l)];
-  if (!arriving) {
-    mshr_free_at_.push_back(fill_at);
-    std::push_heap(mshr_free_at_.begin(), mshr_free_at_.end(), std::greater<>{});
-    mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(mshr_free_at_.size())));
-    occupancy_area_ += static_cast<double>(fill_at - start);
-    f.pending = 0;
+  const bool waits_for_older = arriving && (pending & sectors) != 0;
+  const sim::Tick answer = waits_for_older ? std::max(ready, fill_at) : fill_at;
+  if (arriving) {
+    if (l != nullptr) {
+      InFlight& f = in_flight_[tags_.index_of(*l)];
+      f.pending |= need;
+      f.ready = std::max(f.ready, fill_at);
+      l->valid |= need;
+    } else {
+      absent->pending |= need;
+      absent->ready = std::max(absent->ready, fill_at);
+    }
+    return {.ready = answer, .pipeline = 0};
   }
-  const bool waits_for_older = arriving && (f.pending & sectors) != 0;
-  f.pending |= need;
-  f.ready = std::max(f.ready, fill_at);
-  l->valid |= need;
-  return {.ready = waits_for_older ? f.ready : fill_at, .pipeline = 0};
+  occupancy_area_ += static_cast<double>(fill_at - start);
+  // take_mshr() may have applied fills, whose victims can include this line: look it up again.
+  l = tags_.find(line);
+  busy_mshrs_.push_back(Busy{.free_at = fill_at, .line = line, .allocates = l == nullptr});
+  std::push_heap(busy_mshrs_.begin(), busy_mshrs_.end(),
+                 [](const Busy& a, const Busy& b) { return frees_later(a, b); });
+  mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(busy_mshrs_.size())));
+  if (l != nullptr) {
+    in_flight_[tags_.index_of(*l)] = InFlight{.ready = fill_at, .pending = need};
+    l->valid |= need;
+  } else {
+    Mshr& m = add_mshr(line);
+    m.pending = need;
+    m.first_fill = fill_at;
+    m.ready = fill_at;
+  }
+  return {.ready = answer, .pipeline = 0};
 }
 
 L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at) {
   transactions_ = true;
+  if (in_flight_.empty()) in_flight_.resize(tags_.size());
+  settle(at);
   ++writes;
   SectorCache::Line* found = tags_.find(line);
   SectorCache::Line& l = allocate(line, at);
-  // A new line in a way whose last line had a miss in flight: nothing of it is arriving.
-  if (found == nullptr && !in_flight_.empty()) in_flight_[tags_.index_of(l)] = InFlight{};
+  if (found == nullptr) {
+    // Write-allocate: a miss still in flight for the line moves into its way (as events keep
+    // its MSHR); otherwise nothing of the new line is arriving.
+    InFlight f{};
+    if (Mshr* m = find_mshr(line)) {
+      f = InFlight{.ready = m->ready, .pending = m->pending};
+      l.valid |= m->pending;
+      erase_mshr(*m);
+    }
+    in_flight_[tags_.index_of(l)] = f;
+  }
   l.valid |= sectors;
   l.dirty |= sectors;
   return {.ready = at, .pipeline = params_.hit_latency_cycles};

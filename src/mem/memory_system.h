@@ -109,6 +109,13 @@ class MemorySystem : public sim::Component {
   // the caller keeps the tick. What the TMA unit's box-at-once generator uses.
   sim::Tick load_at(const MemRequest& r, sim::Tick at);
   bool transactions() const { return transactions_; }
+  // With the transaction-level timing: applies the L2 fills due by now (L2Slice::settle), so
+  // the L2's counts include them; the chip calls it as each kernel ends. No effect on timing.
+  void settle() {
+    if (!transactions_) return;
+    for (std::uint32_t s = 0; s < l2_->slices(); ++s)
+      l2_->slice(s).settle(now());
+  }
   // For speed only: with the transaction-level timing, starts loading the host memory a load
   // of the line at `addr` will look up, so that the lines of one warp access overlap their
   // host cache misses.

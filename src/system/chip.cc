@@ -134,6 +134,7 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   const std::uint32_t grid =
       cwd_->submit(g, [this, id](const sched::WorkDistributor::GridTimes& t) {
         KernelRun& r = *runs_[id];
+        mem_->settle();
         r.first_start = t.first_start;
         r.completed = t.completed;
         r.done = true;

@@ -70,6 +70,7 @@ struct Rig {
   // Runs until idle; returns how long the given request took from `from`.
   sim::Tick run() {
     sim.run();
+    mem.settle();  // as the chip does when a kernel ends
     return sim.now();
   }
   double stat(const std::string& path) {
@@ -226,6 +227,43 @@ TEST_P(BothTimings, DirtyLinesAreWrittenBackOnEviction) {
   for (std::size_t c = 0; c < r.mem.hbm().channels(); ++c)
     hbm_writes += r.stat("chip0.mem.hbm.ch" + std::to_string(c) + ".write_bytes");
   EXPECT_EQ(hbm_writes, 64);
+}
+
+// A missing line takes its way when its data arrives, not at the miss: until then the line
+// that will be its victim can still hit, and being hit makes another line the victim.
+TEST_P(BothTimings, AMissEvictsItsVictimAtTheFillNotAtTheMiss) {
+  MemoryParams p = small_chip(GetParam());
+  p.map.l2_slices = 1;
+  p.map.l2_partitions = 1;
+  p.l2 = L2Params{.size_bytes = 2 * 128,
+                  .slices = 1,
+                  .ways = 2,
+                  .hit_latency_cycles = 80,
+                  .mshrs_per_slice = 4};  // one set of two ways
+  Rig r(p);
+  const Addr a = 0x0000, b = 0x1000, c = 0x2000;
+  r.load(0, a, 4, /*cache_l1=*/false);
+  r.run();
+  r.load(0, b, 4, false);
+  r.run();  // the set holds A (least recently used) and B
+  const sim::Tick t0 = r.sim.now();
+  const std::size_t load_c = r.load(0, c, 4, false);
+  // 100 cycles on, C's read is in HBM: A reaches the slice 70 cycles later, before C's fill.
+  r.sim.run(t0 + 100 * kCycle);
+  ASSERT_EQ(r.done[load_c], sim::kMaxTick) << "C must still be in flight";
+  const std::size_t hit_a = r.load(0, a, 4, false);
+  r.run();
+  EXPECT_LT(r.done[hit_a], r.done[load_c]) << "A hits while C is in flight";
+  EXPECT_EQ(r.stat("chip0.mem.l2.hits"), 1);
+  EXPECT_EQ(r.stat("chip0.mem.l2.misses"), 3);
+  EXPECT_EQ(r.stat("chip0.mem.l2.evictions"), 1);
+  // C's fill evicted B, the least recently used by then; A stayed.
+  r.load(0, a, 4, false);
+  r.run();
+  EXPECT_EQ(r.stat("chip0.mem.l2.hits"), 2);
+  r.load(0, b, 4, false);
+  r.run();
+  EXPECT_EQ(r.stat("chip0.mem.l2.misses"), 4);
 }
 
 TEST_P(BothTimings, FarPartitionAddsExactlyTheCrossPartitionPenalty) {
