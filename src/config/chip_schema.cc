@@ -447,6 +447,14 @@ constexpr std::array kChipFields{
                .default_yaml = "64",
                .description = "Lines with misses in flight per L2 slice; more misses wait"},
               XPUSIM_CHIP_MEMBER(l2.mshrs_per_slice)},
+    ChipField{{.path = "l2.set_index",
+               .kind = kString,
+               .choices = "hash|modulo",
+               .required = false,
+               .default_yaml = "hash",
+               .description = "A line's set in its slice: a hash of the line number, or the "
+                              "line number, modulo the slice's sets"},
+              XPUSIM_CHIP_MEMBER(l2.set_index)},
     ChipField{
         {.path = "l2.slice_bytes_per_cycle",
          .kind = kInteger,

@@ -12,7 +12,8 @@ L2Cache::L2Cache(Component& parent, sim::Clock& l2_clock, const L2Params& params
   const L2SliceParams slice{.bytes = params.size_bytes / params.slices,
                             .ways = params.ways,
                             .hit_latency_cycles = params.hit_latency_cycles,
-                            .mshrs = params.mshrs_per_slice};
+                            .mshrs = params.mshrs_per_slice,
+                            .set_index = params.set_index};
   for (std::uint32_t s = 0; s < params.slices; ++s) {
     slices_.push_back(
         std::make_unique<L2Slice>(*this, fmt::format("slice{}", s), l2_clock, slice, map, hbm));

@@ -54,7 +54,7 @@ L2Slice::L2Slice(Component& parent, std::string name, sim::Clock& l2_clock,
       clock_(l2_clock),
       params_(params),
       hbm_(hbm),
-      tags_(params.bytes, params.ways, map.params().line_bytes),
+      tags_(params.bytes, params.ways, map.params().line_bytes, params.set_index),
       mshr_peak_(add_scalar("mshr_peak", "count", "most MSHRs busy at once")) {
   XPUSIM_CHECK(params.mshrs > 0, "an L2 slice needs an MSHR");
   XPUSIM_CHECK(tags_.sets() > 0, "an L2 slice holds at least one set");

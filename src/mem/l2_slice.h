@@ -36,6 +36,7 @@ struct L2SliceParams {
   std::uint32_t ways = 16;
   sim::Cycles hit_latency_cycles = 100;  // tag + data pipeline, L2 clock
   std::uint32_t mshrs = 64;
+  SetIndex set_index = SetIndex::kHash;
 };
 
 // Called when the data (or the write acknowledgement) may leave the slice: at once for a hit,

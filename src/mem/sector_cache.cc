@@ -7,8 +7,9 @@
 
 namespace xpusim::mem {
 
-SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t ways, std::uint32_t line_bytes)
-    : ways_(ways), line_bytes_(line_bytes) {
+SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t ways, std::uint32_t line_bytes,
+                         SetIndex index)
+    : ways_(ways), line_bytes_(line_bytes), hashed_(index == SetIndex::kHash) {
   XPUSIM_CHECK(ways > 0 && line_bytes > 0, "a cache needs ways and a line size");
   XPUSIM_CHECK(ways <= 256, "at most 256 ways (the LRU list holds way numbers in bytes)");
   const std::uint64_t sets = bytes / (std::uint64_t{ways} * line_bytes);

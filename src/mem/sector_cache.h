@@ -1,7 +1,8 @@
 // SectorCache: the tag array shared by the L1 and the L2 timing models. Set-associative with
 // true LRU; each line holds per-sector valid and dirty bits (NVIDIA's 128 B lines of four 32 B
-// sectors: a line's tag is allocated once, its sectors fill independently). Set index = line
-// number mod sets, so the set count need not be a power of two (H100's 640 KiB slices).
+// sectors: a line's tag is allocated once, its sectors fill independently). The set index is
+// the line number, or a hash of it (SetIndex), modulo the sets, so the set count need not be a
+// power of two (H100's 640 KiB slices).
 // Pure bookkeeping: no time, no stats; the owning component counts.
 //
 // Layout (for simulation speed, docs/performance.md): a chip's L2 tags are megabytes, so a
@@ -20,6 +21,12 @@
 
 namespace xpusim::mem {
 
+// How a line number picks its set.
+enum class SetIndex {
+  kModulo,  // line mod sets: lines a multiple of `sets` apart share a set
+  kHash,    // a multiplicative hash of the line, mod sets: strided lines spread over the sets
+};
+
 class SectorCache {
  public:
   // The state of one way's line (its tag and LRU stamp are kept apart, see above).
@@ -36,7 +43,8 @@ class SectorCache {
 
   // `bytes` rounds down to whole sets of `ways` lines; fewer bytes than one set give a cache
   // with no sets, which never hits and never allocates.
-  SectorCache(std::uint64_t bytes, std::uint32_t ways, std::uint32_t line_bytes);
+  SectorCache(std::uint64_t bytes, std::uint32_t ways, std::uint32_t line_bytes,
+              SetIndex index = SetIndex::kModulo);
 
   std::uint32_t sets() const { return sets_; }
   std::uint32_t ways() const { return ways_; }
@@ -88,7 +96,11 @@ class SectorCache {
   static constexpr std::uint64_t kFree = ~std::uint64_t{0};
 
   std::size_t set_of(std::uint64_t line) const {
-    return static_cast<std::size_t>(sets_div_.mod(line));
+    // Fibonacci hashing: the product's upper bits depend on every bit of the line. Not the
+    // address map's XOR fold, which picks the L2 slice: a set index equal to it mod the slice
+    // count would leave most of each slice's sets unused.
+    const std::uint64_t key = hashed_ ? (line * 0x9E37'79B9'7F4A'7C15ull) >> 24 : line;
+    return static_cast<std::size_t>(sets_div_.mod(key));
   }
   // Moves `way` of `set` to the front of the set's LRU list.
   void touch(std::size_t set, std::uint32_t way);
@@ -96,6 +108,7 @@ class SectorCache {
   std::uint32_t ways_;
   std::uint32_t line_bytes_;
   std::uint32_t sets_;
+  bool hashed_;
   sim::FastDiv sets_div_;
   sim::FastDiv ways_div_;
   // sets_ x ways_ each, way-major within a set.

@@ -35,6 +35,14 @@ TEST(ChipMemory, DefaultsKeepOldFilesValid) {
   EXPECT_EQ(r->l2.slices, 16u);
   EXPECT_EQ(r->l1.hit_latency_cycles, 32u);
   EXPECT_EQ(r->hbm.interleave_bytes, 256u);
+  EXPECT_EQ(r->l2.set_index, "hash");
+  EXPECT_EQ(mem::MemoryParams::from_chip(*r).l2.set_index, mem::SetIndex::kHash);
+}
+
+TEST(ChipMemory, TheModuloSetIndexReachesTheL2) {
+  ChipSpec c = shipped("h100-sxm5");
+  c.l2.set_index = "modulo";
+  EXPECT_EQ(mem::MemoryParams::from_chip(c).l2.set_index, mem::SetIndex::kModulo);
 }
 
 TEST(ChipMemory, MemorySystemFromEveryShippedChip) {

@@ -36,6 +36,44 @@ TEST(SectorCache, FewerBytesThanOneSetMeansNoSets) {
   EXPECT_EQ(c.find(0), nullptr);
 }
 
+// The rows of a TMA box of a 4096-wide bf16 matrix are 8 KiB = 64 lines apart. In an H100
+// slice (640 KiB, 16 ways: 320 sets) they share 5 sets under the modulo index, so 320 of them
+// keep only 80; the hash spreads them over the sets and they all stay.
+TEST(SectorCache, AHashedSetIndexSpreadsStridedLinesTheModuloCrowds) {
+  for (const SetIndex index : {SetIndex::kModulo, SetIndex::kHash}) {
+    SectorCache c(640 * 1024, 16, 128, index);
+    ASSERT_EQ(c.sets(), 320u);
+    SectorCache::Victim v;
+    int evicted = 0;
+    for (std::uint64_t r = 0; r < 320; ++r) {
+      c.allocate(1'000'003 + 64 * r, v);
+      evicted += v.evicted ? 1 : 0;
+    }
+    EXPECT_EQ(evicted, index == SetIndex::kModulo ? 240 : 0);
+  }
+}
+
+// The hash must not follow the address map's slice choice: one slice's lines (every 80th
+// after the fold) still reach nearly all of its sets, as independent picks would (an
+// expected 319 of 320 for 2 000 lines).
+TEST(SectorCache, AHashedSetIndexIsIndependentOfTheSlice) {
+  const PhysicalAddressMap map({.line_bytes = 128,
+                                .sector_bytes = 32,
+                                .l2_slices = 80,
+                                .l2_partitions = 2,
+                                .hbm_channels = 80,
+                                .hbm_interleave_bytes = 256});
+  const SectorCache c(640 * 1024, 16, 128, SetIndex::kHash);
+  std::vector<bool> used(c.sets());
+  int lines = 0;
+  for (std::uint64_t line = 0; lines < 2000; ++line) {
+    if (map.slice_of_line(line) != 7) continue;
+    used[c.first_index(line) / c.ways()] = true;
+    ++lines;
+  }
+  EXPECT_GE(std::count(used.begin(), used.end(), true), 310);
+}
+
 TEST(AddressMap, SlicesAndChannelsSpreadSequentialAndPowerOfTwoStrides) {
   const PhysicalAddressMap map({.line_bytes = 128,
                                 .sector_bytes = 32,
