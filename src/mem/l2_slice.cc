@@ -55,11 +55,11 @@ L2Slice::L2Slice(Component& parent, std::string name, sim::Clock& l2_clock,
       params_(params),
       hbm_(hbm),
       tags_(params.bytes, params.ways, map.params().line_bytes, params.set_index),
+      mshr_index_(params.mshrs),
+      arriving_(params.mshrs),
       mshr_peak_(add_scalar("mshr_peak", "count", "most MSHRs busy at once")) {
   XPUSIM_CHECK(params.mshrs > 0, "an L2 slice needs an MSHR");
   XPUSIM_CHECK(tags_.sets() > 0, "an L2 slice holds at least one set");
-  // At most half full while every MSHR is busy (the index grows if it ever gets fuller).
-  mshr_index_.assign(std::bit_ceil(2 * std::size_t{params.mshrs}), IndexEntry{});
   add_formula("mshr_occupancy", "count", "MSHRs busy, averaged over simulated time", [this] {
     const double area =
         occupancy_area_ + (transactions_ ? 0.0
@@ -78,35 +78,12 @@ L2Slice::~L2Slice() = default;
 
 // --- the MSHR table ----------------------------------------------------------------------
 
-std::size_t L2Slice::index_slot(std::uint64_t line) const {
-  // Fibonacci hashing: the top bits of line x 2^64/phi spread consecutive lines.
-  const auto bits = static_cast<unsigned>(std::countr_zero(mshr_index_.size()));
-  return static_cast<std::size_t>((line * 0x9E37'79B9'7F4A'7C15ull) >> (64 - bits));
-}
-
 L2Slice::Mshr* L2Slice::find_mshr(std::uint64_t line) {
-  const std::size_t mask = mshr_index_.size() - 1;
-  for (std::size_t i = index_slot(line);; i = (i + 1) & mask) {
-    const IndexEntry& e = mshr_index_[i];
-    if (e.mshr == nullptr || e.line == line) return e.mshr;
-  }
+  Mshr** m = mshr_index_.find(line);
+  return m == nullptr ? nullptr : *m;
 }
 
 L2Slice::Mshr& L2Slice::add_mshr(std::uint64_t line) {
-  const auto insert = [this](const IndexEntry& e) {
-    const std::size_t mask = mshr_index_.size() - 1;
-    std::size_t i = index_slot(e.line);
-    while (mshr_index_[i].mshr != nullptr)
-      i = (i + 1) & mask;
-    mshr_index_[i] = e;
-  };
-  if (2 * (mshrs_in_use_ + 1) > mshr_index_.size()) {
-    std::vector<IndexEntry> old(2 * mshr_index_.size());
-    old.swap(mshr_index_);
-    for (const IndexEntry& e : old) {
-      if (e.mshr != nullptr) insert(e);
-    }
-  }
   if (mshr_free_.empty()) {
     mshr_pool_.push_back(std::make_unique<Mshr>());
     mshr_free_.push_back(mshr_pool_.back().get());
@@ -115,29 +92,13 @@ L2Slice::Mshr& L2Slice::add_mshr(std::uint64_t line) {
   mshr_free_.pop_back();
   m->line = line;
   m->pending = 0;
-  insert(IndexEntry{.line = line, .mshr = m});
+  mshr_index_.insert(line) = m;
   ++mshrs_in_use_;
   return *m;
 }
 
 void L2Slice::erase_mshr(Mshr& m) {
-  const std::size_t mask = mshr_index_.size() - 1;
-  std::size_t i = index_slot(m.line);
-  while (mshr_index_[i].mshr != &m)
-    i = (i + 1) & mask;
-  // Backward-shift deletion: pull later entries of the probe run into the hole when their
-  // home slot does not lie cyclically in (hole, entry], so every entry stays reachable.
-  for (std::size_t j = i;;) {
-    j = (j + 1) & mask;
-    const IndexEntry next = mshr_index_[j];
-    if (next.mshr == nullptr) break;
-    const std::size_t home = index_slot(next.line);
-    const bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-    if (stays) continue;
-    mshr_index_[i] = next;
-    i = j;
-  }
-  mshr_index_[i] = IndexEntry{};
+  mshr_index_.erase(m.line);
   m.waiters.clear();
   mshr_free_.push_back(&m);
   --mshrs_in_use_;
@@ -145,13 +106,13 @@ void L2Slice::erase_mshr(Mshr& m) {
 
 void L2Slice::prefetch(std::uint64_t line) const {
   tags_.prefetch(line);
-  sim::prefetch(&mshr_index_[index_slot(line)]);
+  mshr_index_.prefetch(line);
 }
 
 void L2Slice::prefetch_transaction(std::uint64_t line) const {
   tags_.prefetch(line);
   if (!in_flight_.empty()) sim::prefetch(&in_flight_[tags_.first_index(line)]);
-  sim::prefetch(&mshr_index_[index_slot(line)]);
+  arriving_.prefetch(line);
 }
 
 // --- reads and writes --------------------------------------------------------------------

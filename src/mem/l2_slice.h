@@ -25,6 +25,7 @@
 
 #include "mem/address_map.h"
 #include "mem/hbm.h"
+#include "mem/line_table.h"
 #include "mem/sector_cache.h"
 #include "sim/clock.h"
 #include "sim/component.h"
@@ -130,10 +131,6 @@ class L2Slice : public sim::Component {
     std::uint64_t line = 0;
     std::uint32_t pending = 0;  // sectors with an HBM read in flight
     std::vector<Waiter> waiters;
-    // Transaction-level timing (a line not yet allocated): its first fill, which allocates
-    // it, and when all its pending sectors are back.
-    sim::Tick first_fill = 0;
-    sim::Tick ready = 0;
   };
   struct Queued {
     std::uint64_t line = 0;
@@ -146,7 +143,6 @@ class L2Slice : public sim::Component {
   Mshr* find_mshr(std::uint64_t line);
   Mshr& add_mshr(std::uint64_t line);
   void erase_mshr(Mshr& m);
-  std::size_t index_slot(std::uint64_t line) const;
 
   void start_read(std::uint64_t line, std::uint32_t sectors, Reply reply);
   void start_write(std::uint64_t line, std::uint32_t sectors, Reply reply);
@@ -171,13 +167,7 @@ class L2Slice : public sim::Component {
   SectorCache tags_;
   std::vector<std::unique_ptr<Mshr>> mshr_pool_;
   std::vector<Mshr*> mshr_free_;
-  // Open addressing with linear probing, a power of two long; the key is kept in the entry so
-  // a probe compares without touching the MSHR. Empty entries have a null `mshr`.
-  struct IndexEntry {
-    std::uint64_t line = 0;
-    Mshr* mshr = nullptr;
-  };
-  std::vector<IndexEntry> mshr_index_;
+  LineTable<Mshr*> mshr_index_;
   std::size_t mshrs_in_use_ = 0;
   std::vector<Waiter> ready_;  // fill()'s scratch list, kept for its capacity
   std::deque<Queued> waiting_;
@@ -185,10 +175,9 @@ class L2Slice : public sim::Component {
   std::vector<FillEvent*> fill_free_;
   // Transaction-level timing. Each busy MSHR (a min-heap by the tick it frees, at most
   // `mshrs`); `allocates`: its miss found the line absent, so the fill allocates it (the line
-  // is then an Mshr of the index above, with no waiters, until the fill). Per line of tags_
-  // (by SectorCache::index_of): the sectors fetched by its last miss and the tick they are
-  // back. An allocated line's missing sectors are marked valid at the miss, so reads of them
-  // until `ready` are merged misses.
+  // is in `arriving_` until then). Per line of tags_ (by SectorCache::index_of): the sectors
+  // fetched by its last miss and the tick they are back. An allocated line's missing sectors
+  // are marked valid at the miss, so reads of them until `ready` are merged misses.
   struct Busy {
     sim::Tick free_at = 0;
     std::uint64_t line = 0;
@@ -200,6 +189,14 @@ class L2Slice : public sim::Component {
   };
   std::vector<Busy> busy_mshrs_;
   std::vector<InFlight> in_flight_;  // made by the first read_at
+  // A missing line with its miss in flight: its first fill (which allocates it) and when all
+  // its pending sectors are back.
+  struct Arriving {
+    sim::Tick first_fill = 0;
+    sim::Tick ready = 0;
+    std::uint32_t pending = 0;
+  };
+  LineTable<Arriving> arriving_;
   bool transactions_ = false;        // read_at or write_at was used: occupancy_area_ is complete
   // Time-weighted MSHR occupancy: integral of mshrs_in_use over ticks.
   double occupancy_area_ = 0.0;

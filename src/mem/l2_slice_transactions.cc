@@ -24,14 +24,14 @@ void L2Slice::retire_first() {
   if (!b.allocates) return;
   // A write may have allocated the line meanwhile and taken its in-flight state; the same
   // line may even be missing again (a later fill of its own).
-  Mshr* m = find_mshr(b.line);
+  const Arriving* m = arriving_.find(b.line);
   if (m == nullptr || m->first_fill != b.free_at) return;
   // The fill allocates the line as events' fill() does: its victim leaves now, not at the
   // miss, and a dirty one is written back from the fill's tick.
   SectorCache::Line& l = allocate(b.line, b.free_at);
   l.valid |= m->pending;
   in_flight_[tags_.index_of(l)] = InFlight{.ready = m->ready, .pending = m->pending};
-  erase_mshr(*m);
+  arriving_.erase(b.line);
 }
 
 void L2Slice::settle(sim::Tick upto) {
@@ -55,7 +55,7 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
   if (in_flight_.empty()) in_flight_.resize(tags_.size());
   settle(at);
   SectorCache::Line* l = tags_.find(line);
-  Mshr* absent = l == nullptr ? find_mshr(line) : nullptr;  // missing, its fill on the way
+  Arriving* absent = l == nullptr ? arriving_.find(line) : nullptr;  // missing, its fill on the way
   std::uint32_t need = sectors;
   bool arriving = false;  // the line's last miss is still on its way
   std::uint32_t pending = 0;
@@ -113,10 +113,7 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
     in_flight_[tags_.index_of(*l)] = InFlight{.ready = fill_at, .pending = need};
     l->valid |= need;
   } else {
-    Mshr& m = add_mshr(line);
-    m.pending = need;
-    m.first_fill = fill_at;
-    m.ready = fill_at;
+    arriving_.insert(line) = Arriving{.first_fill = fill_at, .ready = fill_at, .pending = need};
   }
   return {.ready = answer, .pipeline = 0};
 }
@@ -132,10 +129,10 @@ L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim
     // Write-allocate: a miss still in flight for the line moves into its way (as events keep
     // its MSHR); otherwise nothing of the new line is arriving.
     InFlight f{};
-    if (Mshr* m = find_mshr(line)) {
+    if (const Arriving* m = arriving_.find(line)) {
       f = InFlight{.ready = m->ready, .pending = m->pending};
       l.valid |= m->pending;
-      erase_mshr(*m);
+      arriving_.erase(line);
     }
     in_flight_[tags_.index_of(l)] = f;
   }
