@@ -113,6 +113,9 @@ void L2Slice::prefetch_transaction(std::uint64_t line) const {
   tags_.prefetch(line);
   if (!in_flight_.empty()) sim::prefetch(&in_flight_[tags_.first_index(line)]);
   arriving_.prefetch(line);
+  // The fill that frees the next MSHR is likely due by this read: its line's set is where
+  // settle() allocates.
+  if (!busy_mshrs_.empty()) tags_.prefetch(busy_mshrs_.front().line);
 }
 
 // --- reads and writes --------------------------------------------------------------------

@@ -174,14 +174,13 @@ class L2Slice : public sim::Component {
   std::vector<std::unique_ptr<FillEvent>> fill_pool_;
   std::vector<FillEvent*> fill_free_;
   // Transaction-level timing. Each busy MSHR (a min-heap by the tick it frees, at most
-  // `mshrs`); `allocates`: its miss found the line absent, so the fill allocates it (the line
-  // is in `arriving_` until then). Per line of tags_ (by SectorCache::index_of): the sectors
+  // `mshrs`); when its miss found the line absent, the fill allocates it (the line is in
+  // `arriving_` until then, with that tick as its first fill). Per line of tags_ (by SectorCache::index_of): the sectors
   // fetched by its last miss and the tick they are back. An allocated line's missing sectors
   // are marked valid at the miss, so reads of them until `ready` are merged misses.
   struct Busy {
     sim::Tick free_at = 0;
     std::uint64_t line = 0;
-    bool allocates = false;
   };
   struct InFlight {
     sim::Tick ready = 0;

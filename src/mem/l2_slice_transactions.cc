@@ -21,9 +21,9 @@ void L2Slice::retire_first() {
                 [](const Busy& a, const Busy& b) { return frees_later(a, b); });
   const Busy b = busy_mshrs_.back();
   busy_mshrs_.pop_back();
-  if (!b.allocates) return;
-  // A write may have allocated the line meanwhile and taken its in-flight state; the same
-  // line may even be missing again (a later fill of its own).
+  // Only a miss that found the line absent left it in arriving_ with this tick as its first
+  // fill. A write may have allocated it meanwhile (taking its in-flight state), or it may be
+  // missing again, with a later fill of its own.
   const Arriving* m = arriving_.find(b.line);
   if (m == nullptr || m->first_fill != b.free_at) return;
   // The fill allocates the line as events' fill() does: its victim leaves now, not at the
@@ -105,7 +105,7 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
   occupancy_area_ += static_cast<double>(fill_at - start);
   // take_mshr() may have applied fills, whose victims can include this line: look it up again.
   l = tags_.find(line);
-  busy_mshrs_.push_back(Busy{.free_at = fill_at, .line = line, .allocates = l == nullptr});
+  busy_mshrs_.push_back(Busy{.free_at = fill_at, .line = line});
   std::push_heap(busy_mshrs_.begin(), busy_mshrs_.end(),
                  [](const Busy& a, const Busy& b) { return frees_later(a, b); });
   mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(busy_mshrs_.size())));
