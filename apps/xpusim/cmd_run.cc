@@ -97,6 +97,7 @@ std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& run, const std:
   system::Chip& chip = *run.chip;
   try {
     const sim::StopReason stop = run_in_slices(sim, chip, run.session->time_limit(), slicing);
+    chip.memory_system().settle();  // a run cut short by --max-time counts the fills back too
     const RunFigures figures = read_figures(chip, sim);
     print_summary(header, chip, figures);
     const std::uint64_t cycle = figures.cycles;

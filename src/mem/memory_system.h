@@ -110,7 +110,8 @@ class MemorySystem : public sim::Component {
   sim::Tick load_at(const MemRequest& r, sim::Tick at);
   bool transactions() const { return transactions_; }
   // With the transaction-level timing: applies the L2 fills due by now (L2Slice::settle), so
-  // the L2's counts include them; the chip calls it as each kernel ends. No effect on timing.
+  // the L2's counts include them; the chip calls it as each kernel ends, `xpusim run` when a
+  // run stops. No effect on timing.
   void settle() {
     if (!transactions_) return;
     for (std::uint32_t s = 0; s < l2_->slices(); ++s)
