@@ -175,9 +175,10 @@ class L2Slice : public sim::Component {
   std::vector<FillEvent*> fill_free_;
   // Transaction-level timing. Each busy MSHR (a min-heap by the tick it frees, at most
   // `mshrs`); when its miss found the line absent, the fill allocates it (the line is in
-  // `arriving_` until then, with that tick as its first fill). Per line of tags_ (by SectorCache::index_of): the sectors
-  // fetched by its last miss and the tick they are back. An allocated line's missing sectors
-  // are marked valid at the miss, so reads of them until `ready` are merged misses.
+  // `arriving_` until then, with that tick as its first fill). Per line of tags_ (by
+  // SectorCache::index_of): the sectors fetched by its last miss and the tick they are back. An
+  // allocated line's missing sectors are marked valid at the miss, so reads of them until `ready`
+  // are merged misses.
   struct Busy {
     sim::Tick free_at = 0;
     std::uint64_t line = 0;
@@ -196,7 +197,7 @@ class L2Slice : public sim::Component {
     std::uint32_t pending = 0;
   };
   LineTable<Arriving> arriving_;
-  bool transactions_ = false;        // read_at or write_at was used: occupancy_area_ is complete
+  bool transactions_ = false;  // read_at or write_at was used: occupancy_area_ is complete
   // Time-weighted MSHR occupancy: integral of mshrs_in_use over ticks.
   double occupancy_area_ = 0.0;
   sim::Tick occupancy_since_ = 0;
