@@ -83,7 +83,13 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
   }
   ++misses;
   // Missing sectors of a line with a miss in flight join its MSHR (as serve_read does).
-  const sim::Tick start = arriving ? at : take_mshr(at);
+  sim::Tick start = at;
+  if (!arriving) {
+    start = take_mshr(at);
+    // take_mshr() may apply a fill whose victim is this line (only with one way: the line was
+    // just made the most recently used); then all its sectors are missing.
+    if (l != nullptr && (l = tags_.find(line)) == nullptr) need = sectors;
+  }
   hbm_read_sectors += static_cast<std::uint64_t>(std::popcount(need));
   const sim::Tick done = hbm_.sectors_at(line, need, /*write=*/false, start);
   // The lookup that found the miss is added behind the HBM booking, as fetch() does.
@@ -103,8 +109,6 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
     return {.ready = answer, .pipeline = 0};
   }
   occupancy_area_ += static_cast<double>(fill_at - start);
-  // take_mshr() may have applied fills, whose victims can include this line: look it up again.
-  l = tags_.find(line);
   busy_mshrs_.push_back(Busy{.free_at = fill_at, .line = line});
   std::push_heap(busy_mshrs_.begin(), busy_mshrs_.end(),
                  [](const Busy& a, const Busy& b) { return frees_later(a, b); });

@@ -266,6 +266,29 @@ TEST_P(BothTimings, AMissEvictsItsVictimAtTheFillNotAtTheMiss) {
   EXPECT_EQ(r.stat("chip0.mem.l2.misses"), 4);
 }
 
+// One way, one MSHR: a read of a resident line's missing sector waits for the MSHR, whose
+// fill evicts that line; the read then misses the whole line.
+TEST_P(BothTimings, AReadBehindFullMshrsRefetchesALineEvictedMeanwhile) {
+  MemoryParams p = small_chip(GetParam());
+  p.map.l2_slices = 1;
+  p.map.l2_partitions = 1;
+  p.l2 = L2Params{.size_bytes = 128,
+                  .slices = 1,
+                  .ways = 1,
+                  .hit_latency_cycles = 80,
+                  .mshrs_per_slice = 1};  // one set of one way
+  Rig r(p);
+  const Addr a = 0x0000, b = 0x1000;
+  r.load(0, a, 4, /*cache_l1=*/false);  // A's sector 0
+  r.run();
+  const std::size_t load_b = r.load(0, b, 4, false);  // takes the MSHR
+  const std::size_t load_a = r.load(0, a, 64, false);  // A's sectors 0-1: sector 1 missing
+  r.run();
+  EXPECT_GT(r.done[load_a], r.done[load_b]);
+  EXPECT_EQ(r.stat("chip0.mem.l2.slice0.hbm_read_sectors"), 1 + 1 + 2);
+  EXPECT_EQ(r.stat("chip0.mem.l2.evictions"), 2);  // A by B, then B by A
+}
+
 TEST_P(BothTimings, FarPartitionAddsExactlyTheCrossPartitionPenalty) {
   const MemoryParams p = small_chip(GetParam());
   Rig r(p);
