@@ -47,6 +47,20 @@ MemoryParams small_chip(MemoryTiming timing = MemoryTiming::kEvents) {
   return p;
 }
 
+// One L2 slice of `ways` x `sets` lines (and one partition), for the replacement rules.
+MemoryParams one_slice(MemoryTiming timing, std::uint32_t ways, std::uint32_t sets,
+                       std::uint32_t mshrs) {
+  MemoryParams p = small_chip(timing);
+  p.map.l2_slices = 1;
+  p.map.l2_partitions = 1;
+  p.l2 = L2Params{.size_bytes = std::uint64_t{ways} * sets * 128,
+                  .slices = 1,
+                  .ways = ways,
+                  .hit_latency_cycles = 80,
+                  .mshrs_per_slice = mshrs};
+  return p;
+}
+
 // One simulation with one memory system; requests record their completion ticks.
 struct Rig {
   explicit Rig(const MemoryParams& p) : top(sim, "chip0"), mem(top, p) {}
@@ -205,15 +219,7 @@ TEST_P(BothTimings, MshrFullBackPressureDelaysButNeverDrops) {
 }
 
 TEST_P(BothTimings, DirtyLinesAreWrittenBackOnEviction) {
-  MemoryParams p = small_chip(GetParam());
-  p.map.l2_slices = 1;
-  p.map.l2_partitions = 1;
-  p.l2 = L2Params{.size_bytes = 2 * 128,
-                  .slices = 1,
-                  .ways = 2,
-                  .hit_latency_cycles = 80,
-                  .mshrs_per_slice = 4};  // one set of two ways
-  Rig r(p);
+  Rig r(one_slice(GetParam(), /*ways=*/2, /*sets=*/1, /*mshrs=*/4));
   r.store(0, 0x0000, 64);  // line A, sectors 0-1 dirty
   r.run();
   r.store(0, 0x1000, 4);  // line B, sector 0 dirty
@@ -232,15 +238,7 @@ TEST_P(BothTimings, DirtyLinesAreWrittenBackOnEviction) {
 // A missing line takes its way when its data arrives, not at the miss: until then the line
 // that will be its victim can still hit, and being hit makes another line the victim.
 TEST_P(BothTimings, AMissEvictsItsVictimAtTheFillNotAtTheMiss) {
-  MemoryParams p = small_chip(GetParam());
-  p.map.l2_slices = 1;
-  p.map.l2_partitions = 1;
-  p.l2 = L2Params{.size_bytes = 2 * 128,
-                  .slices = 1,
-                  .ways = 2,
-                  .hit_latency_cycles = 80,
-                  .mshrs_per_slice = 4};  // one set of two ways
-  Rig r(p);
+  Rig r(one_slice(GetParam(), /*ways=*/2, /*sets=*/1, /*mshrs=*/4));
   const Addr a = 0x0000, b = 0x1000, c = 0x2000;
   r.load(0, a, 4, /*cache_l1=*/false);
   r.run();
@@ -269,19 +267,11 @@ TEST_P(BothTimings, AMissEvictsItsVictimAtTheFillNotAtTheMiss) {
 // One way, one MSHR: a read of a resident line's missing sector waits for the MSHR, whose
 // fill evicts that line; the read then misses the whole line.
 TEST_P(BothTimings, AReadBehindFullMshrsRefetchesALineEvictedMeanwhile) {
-  MemoryParams p = small_chip(GetParam());
-  p.map.l2_slices = 1;
-  p.map.l2_partitions = 1;
-  p.l2 = L2Params{.size_bytes = 128,
-                  .slices = 1,
-                  .ways = 1,
-                  .hit_latency_cycles = 80,
-                  .mshrs_per_slice = 1};  // one set of one way
-  Rig r(p);
+  Rig r(one_slice(GetParam(), /*ways=*/1, /*sets=*/1, /*mshrs=*/1));
   const Addr a = 0x0000, b = 0x1000;
   r.load(0, a, 4, /*cache_l1=*/false);  // A's sector 0
   r.run();
-  const std::size_t load_b = r.load(0, b, 4, false);  // takes the MSHR
+  const std::size_t load_b = r.load(0, b, 4, false);   // takes the MSHR
   const std::size_t load_a = r.load(0, a, 64, false);  // A's sectors 0-1: sector 1 missing
   r.run();
   EXPECT_GT(r.done[load_a], r.done[load_b]);

@@ -10,6 +10,16 @@
 namespace xpusim::mem {
 namespace {
 
+// H100's: 80 slices in two partitions, 80 HBM channels.
+PhysicalAddressMap h100_map() {
+  return PhysicalAddressMap({.line_bytes = 128,
+                             .sector_bytes = 32,
+                             .l2_slices = 80,
+                             .l2_partitions = 2,
+                             .hbm_channels = 80,
+                             .hbm_interleave_bytes = 256});
+}
+
 TEST(SectorCache, LruEvictsTheLeastRecentlyUsedWayOfTheSet) {
   SectorCache c(/*bytes=*/2 * 4 * 128, /*ways=*/4, /*line_bytes=*/128);  // 2 sets
   ASSERT_EQ(c.sets(), 2u);
@@ -57,12 +67,7 @@ TEST(SectorCache, AHashedSetIndexSpreadsStridedLinesTheModuloCrowds) {
 // after the fold) still reach nearly all of its sets, as independent picks would (an
 // expected 319 of 320 for 2 000 lines).
 TEST(SectorCache, AHashedSetIndexIsIndependentOfTheSlice) {
-  const PhysicalAddressMap map({.line_bytes = 128,
-                                .sector_bytes = 32,
-                                .l2_slices = 80,
-                                .l2_partitions = 2,
-                                .hbm_channels = 80,
-                                .hbm_interleave_bytes = 256});
+  const PhysicalAddressMap map = h100_map();
   const SectorCache c(640 * 1024, 16, 128, SetIndex::kHash);
   std::vector<bool> used(c.sets());
   int lines = 0;
@@ -75,12 +80,7 @@ TEST(SectorCache, AHashedSetIndexIsIndependentOfTheSlice) {
 }
 
 TEST(AddressMap, SlicesAndChannelsSpreadSequentialAndPowerOfTwoStrides) {
-  const PhysicalAddressMap map({.line_bytes = 128,
-                                .sector_bytes = 32,
-                                .l2_slices = 80,
-                                .l2_partitions = 2,
-                                .hbm_channels = 80,
-                                .hbm_interleave_bytes = 256});
+  const PhysicalAddressMap map = h100_map();
   // Consecutive lines are round-robin over the slices.
   for (std::uint64_t line = 0; line < 80; ++line)
     EXPECT_EQ(map.slice_of_line(line), line);
