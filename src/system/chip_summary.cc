@@ -96,11 +96,12 @@ std::string format_chip_summary(const config::ChipSpec& chip) {
   out += "\nSM resources (per SM)\n";
   out += sm_table(chip.sm);
 
-  out += fmt::format("\nL2: {} in {} ({} each), {} lines, {} sectors\n",
-                     format_size(chip.l2.size_bytes),
-                     plural(chip.l2.partitions, "partition", "partitions"),
-                     format_size(chip.l2_bytes_per_partition()), format_size(chip.l2.line_bytes),
-                     format_size(chip.l2.sector_bytes));
+  out += fmt::format(
+      "\nL2: {} in {} ({} each), {} lines, {} sectors; {} of {} ways, {} set index\n",
+      format_size(chip.l2.size_bytes), plural(chip.l2.partitions, "partition", "partitions"),
+      format_size(chip.l2_bytes_per_partition()), format_size(chip.l2.line_bytes),
+      format_size(chip.l2.sector_bytes), plural(chip.l2.slices, "slice", "slices"), chip.l2.ways,
+      chip.l2.set_index == "modulo" ? "modulo" : "hashed");
   out += fmt::format(
       "HBM: {}, {}, {}, {}\n", chip.hbm.generation, plural(chip.hbm.stacks, "stack", "stacks"),
       format_size(chip.hbm.capacity_bytes), format_bandwidth(chip.hbm.bandwidth_bytes_per_s));

@@ -29,7 +29,8 @@ TEST(ChipSummary, TinyHasTheKeyLines) {
   EXPECT_THAT(s, HasSubstr("  max shared memory per SM      228 KiB\n"));
   EXPECT_THAT(s, HasSubstr("  max shared memory per block   227 KiB\n"));
   EXPECT_THAT(s, HasSubstr("  shared memory banks          32 x 4 B\n"));
-  EXPECT_THAT(s, HasSubstr("L2: 2 MiB in 2 partitions (1 MiB each), 128 B lines, 32 B sectors\n"));
+  EXPECT_THAT(s, HasSubstr("L2: 2 MiB in 2 partitions (1 MiB each), 128 B lines, 32 B sectors; 4 "
+                           "slices of 16 ways, hashed set index\n"));
   EXPECT_THAT(s, HasSubstr("HBM: HBM3, 1 stack, 1 GiB, 200 GB/s\n"));
   EXPECT_THAT(s, HasSubstr("  dense BF16        32.8 TFLOPS\n"));
   EXPECT_THAT(s, HasSubstr("  dense INT8          65.5 TOPS\n"));
