@@ -168,6 +168,11 @@ TEST(ChipErrors, NotOneOfTheChoices) {
                           "HBM3, HBM3e (did you mean 'HBM3'?)"));
 }
 
+TEST(ChipErrors, UnknownL2SetIndex) {
+  EXPECT_THAT(errors_of(base_with("  partitions: 2", "  partitions: 2\n  set_index: xor")),
+              ElementsAre(HasSubstr("l2.set_index: \"xor\" is not one of hash, modulo")));
+}
+
 TEST(ChipErrors, DuplicateKey) {
   EXPECT_THAT(errors_of(base_with("  stacks: 1", "  stacks: 1\n  stacks: 2")),
               ElementsAre("chip.yaml:30:3: hbm.stacks: duplicate key; first given at line 29"));
