@@ -29,6 +29,7 @@ struct RunFigures {
   double tensor[6] = {0, 0, 0, 0, 0, 0};
   double l1_hits = 0, l1_loads = 0;
   double l2_hits = 0, l2_reads = 0;
+  double l2_merged = 0;  // reads that joined a miss already in flight (no HBM read of their own)
   double hbm_read = 0, hbm_write = 0;  // bytes
   double xbar = 0;                     // crossbar response bytes
   double dsmem = 0;                    // bytes

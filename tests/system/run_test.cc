@@ -314,6 +314,35 @@ TEST_F(RunCli, MultiRunFilePrintsABlockPerRunAndWritesEachRunsOutputs) {
   EXPECT_EQ(events, 50u);  // the run's trace_max_events
 }
 
+// Reads that joined a miss in flight are printed beside the hit rate, from the same stats:
+// the two memory timings split the reads that need no HBM read of their own differently
+// between hits and merged misses.
+TEST_F(RunCli, TheL2HitRateComesWithTheShareMergedIntoMissesInFlight) {
+  write("gemm.yaml",
+        "chip: tiny\nworkload: gemm.mm\nparams: {m: 256, n: 128, k: 128, tile_n: 64}\n");
+  const CliRun r = run("run gemm.yaml --stats stats.json");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const auto l2 = nlohmann::json::parse(file("stats.json"))["chip0.mem.l2"];
+  const auto hits = l2["hits"]["value"].get<double>();
+  const auto merged = l2["merged_misses"]["value"].get<double>();
+  const double reads = hits + l2["misses"]["value"].get<double>() + merged;
+  ASSERT_GT(hits, 0) << "the run should have hits";
+  ASSERT_GT(merged, 0) << "the run should have merged misses";
+  const std::string shares = fmt::format("{:.1f}%", 100 * hits / reads);
+  const std::string merged_share =
+      fmt::format("(+ {:.1f}% merged into misses in flight)\n", 100 * merged / reads);
+  EXPECT_NE(r.out.find(fmt::format("\n  L2 hit rate         {} of {:.0f} reads {}", shares, reads,
+                                   merged_share)),
+            std::string::npos)
+      << r.out;
+  const auto headline = r.out.find("\n  headline\n");
+  ASSERT_NE(headline, std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find(fmt::format("\n  L2 hit rate         {} {}", shares, merged_share), headline),
+      std::string::npos)
+      << r.out;
+}
+
 TEST_F(RunCli, ATensorUnitRunEndsWithTheHeadline) {
   write("gemm.yaml", "chip: tiny\nworkload: gemm.mm\nparams: {m: 128, n: 64, k: 64, tile_n: 64}\n");
   const CliRun r = run("run gemm.yaml");
