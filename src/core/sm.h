@@ -132,6 +132,8 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   void register_load_op(WarpSlot& w, std::uint64_t cycle);
   void register_load_landed(WarpSlot& w, std::uint32_t reg, std::uint32_t count);
   void mm_memory(WarpSlot& w, std::uint64_t cycle);
+  bool take_shared_b(WarpSlot& w, std::uint64_t cycle);
+  void mm_b_arrived(WarpSlot& w);
   void mm_operands_ready(WarpSlot& w);
   void mm_math(WarpSlot& w, std::uint64_t cycle);
   std::uint32_t mm_rate(kernel::MmType t) const;
@@ -201,6 +203,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   sim::Counter& mm_math_issues_;
   sim::Counter& mm_b_lines_;
   sim::Counter& mm_b_bytes_;
+  sim::Counter& mm_b_shared_;
   sim::Counter& mm_a_register_reads_;
   sim::Counter& mm_macs_;
   sim::Counter& mm_active_threads_;

@@ -41,7 +41,19 @@ struct Sm::Cta {
   std::unique_ptr<ClusterContext> own_cluster;  // a plain CTA's cluster of one
   ClusterContext* cluster = nullptr;
   std::uint32_t tma_inflight = 0;  // TMA operations it issued that have not finished
-  bool retire_pending = false;     // every warp exited; retires when tma_inflight is 0
+  // Warpgroup-wide mm (MmInstruction::warpgroup): B fetches the other warps of the fetcher's
+  // warpgroup may still take, oldest first.
+  struct SharedB {
+    std::uint64_t id = 0;
+    std::uint32_t group = 0;     // warp index / 4
+    kernel::MmInstruction mm{};  // the fetcher's instruction: its B operand is the key
+    bool arrived = false;
+    std::uint32_t taken = 0;  // bit i: warp 4 x group + i has taken it (the fetcher included)
+    std::vector<WarpSlot*> waiting{};  // took it before it arrived
+  };
+  std::vector<SharedB> shared_b{};
+  std::uint64_t next_shared_b = 1;
+  bool retire_pending = false;  // every warp exited; retires when tma_inflight is 0
 };
 
 // A warp's SM-side state. It is its own wake-up event (no allocation per operation).
@@ -78,6 +90,7 @@ struct Sm::WarpSlot : sim::Event {
     bool math = false;        // B and A ready: the next issue is the math form
     bool token_wait = false;  // blocked on an A register's token
     sim::Tick token_since = 0;
+    std::uint64_t shared_b = 0;  // the Cta::SharedB this warp's B fetch fills (0: none)
   } mm;
   // Bulk async-groups (cp.async.bulk.commit_group / wait_group): committed groups from id
   // `group_base` on, each with its operations' shared reads and completions outstanding; the

@@ -286,6 +286,7 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
   mm_macs_.inc(w.mm.macs);
   mm_active_threads_.inc(w.mm.active_threads);
   mm_a_register_reads_.inc(std::uint64_t{w.mm.active_threads} * w.mm.a_regs);
+  if (mm.warpgroup && take_shared_b(w, cycle)) return;
   const bool distinct = mm.retention || !mm.t1;
   if (mm.b_shared && mm.segment < 0) {
     // One wavefront (a line) per cycle through the shared data stage: only the count matters.
@@ -296,12 +297,12 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
     mm_b_bytes_.inc(n * cfg_.tensor.line_bytes);
     stall(w, StallReason::kMemory);
     if (n == 0) {  // every column predicated off: nothing to fetch
-      events().post(clock_.edge(cycle + 1), [this, &w] { mm_operands_ready(w); });
+      events().post(clock_.edge(cycle + 1), [this, &w] { mm_b_arrived(w); });
       return;
     }
     shared_wavefronts_.inc(n);
     events().post(clock_.edge(shared_stage(cycle, static_cast<std::uint32_t>(n))),
-                  [this, &w] { mm_operands_ready(w); });
+                  [this, &w] { mm_b_arrived(w); });
     return;
   }
   std::vector<std::uint64_t> lines = mm.segment >= 0
@@ -318,7 +319,7 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
   mm_b_bytes_.inc(lines.size() * cfg_.tensor.line_bytes);
   stall(w, StallReason::kMemory);
   if (lines.empty()) {  // every column predicated off: nothing to fetch
-    events().post(clock_.edge(cycle + 1), [this, &w] { mm_operands_ready(w); });
+    events().post(clock_.edge(cycle + 1), [this, &w] { mm_b_arrived(w); });
     return;
   }
   XPUSIM_CHECK(!mm.b_shared, "a segment's B is in global memory (accept_segment_mm)");
@@ -338,9 +339,76 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
     }
     Op access{.kind = OpKind::kLoadGlobal, .mask = mask, .bytes = 16, .addr = &addr};
     port_.access(cfg_.id, access, mask, [this, &w] {
-      if (--w.pending == 0) mm_operands_ready(w);
+      if (--w.pending == 0) mm_b_arrived(w);
     });
   }
+}
+
+namespace {
+
+// Two mm instructions fetch the same B (the same lines or wavefronts, in the same order).
+bool same_b(const kernel::MmInstruction& a, const kernel::MmInstruction& b) {
+  return a.b_type == b.b_type && a.k == b.k && a.n == b.n && a.ka == b.ka &&
+         a.ka_split == b.ka_split && a.kb == b.kb && a.t1 == b.t1 && a.b_shared == b.b_shared &&
+         a.segment == b.segment && a.broadcast == b.broadcast && a.retention == b.retention &&
+         a.b_addresses == b.b_addresses && a.column_predicate == b.column_predicate;
+}
+
+// Fetches kept per warpgroup for its other warps: a warp runs at most a few instructions
+// ahead of the rest of its warpgroup (they share the kernel's barriers).
+constexpr std::size_t kSharedBPerGroup = 16;
+
+}  // namespace
+
+// A warpgroup-wide mm: takes the B another warp of the warpgroup fetched (true: nothing to
+// fetch; the warp goes on when that B is there), or records this warp's fetch for the others.
+bool Sm::take_shared_b(WarpSlot& w, std::uint64_t cycle) {
+  const kernel::MmInstruction& mm = *w.op.mm;
+  const std::uint32_t group = w.warp.coords().warp_group();
+  const std::uint32_t bit = 1u << (w.warp.coords().warp % 4);
+  std::vector<Cta::SharedB>& kept = w.cta.shared_b;
+  for (Cta::SharedB& b : kept) {
+    if (b.group != group || (b.taken & bit) != 0 || !same_b(b.mm, mm)) continue;
+    b.taken |= bit;
+    mm_b_shared_.inc();
+    stall(w, StallReason::kMemory);
+    if (b.arrived) {
+      events().post(clock_.edge(cycle + 1), [this, &w] { mm_operands_ready(w); });
+    } else {
+      b.waiting.push_back(&w);
+    }
+    return true;
+  }
+  // This warp fetches. The group's oldest fetch that has arrived makes room.
+  std::size_t in_group = 0;
+  for (const Cta::SharedB& b : kept)
+    in_group += b.group == group ? 1 : 0;
+  if (in_group >= kSharedBPerGroup) {
+    const auto oldest = std::find_if(kept.begin(), kept.end(), [&](const Cta::SharedB& b) {
+      return b.group == group && b.arrived;
+    });
+    if (oldest != kept.end()) kept.erase(oldest);
+  }
+  const std::uint64_t id = w.cta.next_shared_b++;
+  kept.push_back({.id = id, .group = group, .mm = mm, .taken = bit});
+  w.mm.shared_b = id;
+  return false;
+}
+
+// The warp's B fetch is done: the warps of its warpgroup that took it go on too.
+void Sm::mm_b_arrived(WarpSlot& w) {
+  if (w.mm.shared_b != 0) {
+    for (Cta::SharedB& b : w.cta.shared_b) {
+      if (b.id != w.mm.shared_b) continue;
+      b.arrived = true;
+      for (WarpSlot* o : b.waiting)
+        mm_operands_ready(*o);
+      b.waiting.clear();
+      break;
+    }
+    w.mm.shared_b = 0;
+  }
+  mm_operands_ready(w);
 }
 
 // B has arrived; the math issues wait for the A registers' tokens (¶101).

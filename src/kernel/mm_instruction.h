@@ -73,6 +73,10 @@ struct MmInstruction {
   // Timing variants for the experiments of docs/tensor-unit.md (what C is never changes):
   bool broadcast = true;  // false: every thread fetches B itself (no broadcast, ¶16)
   bool retention = true;  // false: t1 lines are dropped and re-read per column (¶122)
+  // A what-if beyond seed2 (docs/tensor-unit.md): a warpgroup-wide instruction, as Hopper's
+  // wgmma. The four warps of a warpgroup issue it together, each for its own C rows; a B they
+  // name alike is fetched once, by the first to issue, and the others take it from there.
+  bool warpgroup = false;
 };
 
 }  // namespace xpusim::kernel

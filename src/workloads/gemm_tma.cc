@@ -99,6 +99,7 @@ struct KernelView {
     v.t.cluster_n = a.get_u32(14);
     v.t.multicast = a.get_u32(15) == 1;
     v.t.swizzle = a.get_u32(16) == 1;
+    v.t.warpgroup_mm = a.get_u32(17) == 1;
     v.t.copy = false;  // the body sets it: null operand loads select the copy variant
     v.t.consumers = w.params().warps_per_block() - 1;
     return v;
@@ -192,6 +193,12 @@ std::vector<ParamDecl> tma_gemm_tiling_params() {
        .default_value = 0,
        .min = 0,
        .max = 1},
+      {.name = "warpgroup_mm",
+       .description = "1: mm is warpgroup-wide (wgmma-like: B fetched once per 4 consumer "
+                      "warps; consumers a multiple of 4, the producer warp last)",
+       .default_value = 0,
+       .min = 0,
+       .max = 1},
       {.name = "seed",
        .description = "random inputs' seed",
        .default_value = 1,
@@ -214,6 +221,7 @@ TmaGemmTiling tma_gemm_tiling(const ParamValues& values, const config::ChipSpec&
   t.multicast = param(values, "multicast") == 1;
   t.swizzle = param(values, "swizzle") == 1;
   t.copy = param(values, "copy") == 1;
+  t.warpgroup_mm = param(values, "warpgroup_mm") == 1;
   const auto err = [&](std::string msg) {
     errors.push_back({fmt::format("{}: {}", workload, msg)});
   };
@@ -237,6 +245,12 @@ TmaGemmTiling tma_gemm_tiling(const ParamValues& values, const config::ChipSpec&
     err("multicast 1 needs a cluster of more than one CTA (cluster_m or cluster_n > 1)");
   }
   if (t.multicast && t.copy) err("multicast 1 needs TMA loads (copy 0)");
+  if (t.warpgroup_mm && t.consumers % 4 != 0) {
+    err(
+        fmt::format("warpgroup_mm 1 needs consumers a multiple of 4 (a warpgroup is 4 warps), "
+                    "got {}",
+                    t.consumers));
+  }
   if (t.cluster_size() > 16) {
     err(fmt::format("cluster {} x {} has {} CTAs; a multicast mask holds 16", t.cluster_m,
                     t.cluster_n, t.cluster_size()));
@@ -271,12 +285,13 @@ TmaGemmTiling tma_gemm_tiling(const ParamValues& values, const config::ChipSpec&
 
 std::vector<kernel::ArgDecl> tma_gemm_arg_decls() {
   using kernel::ArgKind;
-  return {{"map_a", ArgKind::kPtr},     {"map_b", ArgKind::kPtr},     {"map_c", ArgKind::kPtr},
-          {"a", ArgKind::kPtr},         {"b", ArgKind::kPtr},         {"m", ArgKind::kU32},
-          {"n", ArgKind::kU32},         {"k", ArgKind::kU32},         {"k_steps", ArgKind::kU32},
-          {"type", ArgKind::kU32},      {"tile_n", ArgKind::kU32},    {"tile_k", ArgKind::kU32},
-          {"stages", ArgKind::kU32},    {"cluster_m", ArgKind::kU32}, {"cluster_n", ArgKind::kU32},
-          {"multicast", ArgKind::kU32}, {"swizzle", ArgKind::kU32}};
+  return {
+      {"map_a", ArgKind::kPtr},     {"map_b", ArgKind::kPtr},     {"map_c", ArgKind::kPtr},
+      {"a", ArgKind::kPtr},         {"b", ArgKind::kPtr},         {"m", ArgKind::kU32},
+      {"n", ArgKind::kU32},         {"k", ArgKind::kU32},         {"k_steps", ArgKind::kU32},
+      {"type", ArgKind::kU32},      {"tile_n", ArgKind::kU32},    {"tile_k", ArgKind::kU32},
+      {"stages", ArgKind::kU32},    {"cluster_m", ArgKind::kU32}, {"cluster_n", ArgKind::kU32},
+      {"multicast", ArgKind::kU32}, {"swizzle", ArgKind::kU32},   {"warpgroup_mm", ArgKind::kU32}};
 }
 
 kernel::KernelArgs tma_gemm_args(const TmaGemmTiling& t, U64 m, U64 n, U64 k, U64 k_steps) {
@@ -297,7 +312,8 @@ kernel::KernelArgs tma_gemm_args(const TmaGemmTiling& t, U64 m, U64 n, U64 k, U6
       .u32(t.cluster_m)
       .u32(t.cluster_n)
       .u32(t.multicast ? 1 : 0)
-      .u32(t.swizzle ? 1 : 0);
+      .u32(t.swizzle ? 1 : 0)
+      .u32(t.warpgroup_mm ? 1 : 0);
 }
 
 TmaOp gemm_load_a(const Warp& w, U64 kt, U64 row, U32 smem, U32 mbar, U16 cta_mask) {
@@ -344,8 +360,10 @@ sim::Task<> tma_gemm_body(Warp& w, OperandLoad load_a, OperandLoad load_b) {
   const auto empty = [&](U32 s) { return lay.barriers + 8 * (stages + s); };
   const U32 stage_tx = lay.a_bytes + lay.b_bytes;
 
-  const bool producer = w.warp_id() == 0;
-  const U32 consumer = w.warp_id() - 1;  // valid for consumers only
+  // With warpgroup-wide mm the consumers are warps 0.. (whole warpgroups), the producer last.
+  const U32 producer_warp = t.warpgroup_mm ? consumers : 0;
+  const bool producer = w.warp_id() == producer_warp;
+  const U32 consumer = t.warpgroup_mm ? w.warp_id() : w.warp_id() - 1;  // consumers only
 
   if (!t.copy) {
     if (producer) {
@@ -389,6 +407,7 @@ sim::Task<> tma_gemm_body(Warp& w, OperandLoad load_a, OperandLoad load_b) {
       m.k = tk;
       m.n = tn;
       m.b_shared = true;
+      m.warpgroup = t.warpgroup_mm;
       for (U32 j = 0; j < tn; ++j)
         m.b_addresses.push_back(U64{lay.stage_b(s)} + U64{j} * rb);
     }

@@ -43,6 +43,9 @@ struct TmaGemmTiling {
   bool multicast = false;       // share A along cluster_n, B along cluster_m
   bool swizzle = true;          // SWIZZLE_128B on the A map and the C staging
   bool copy = false;            // consumers copy A and B with per-thread loads (no TMA loads)
+  // mm is warpgroup-wide (MmInstruction::warpgroup): consumer warps 0.. form whole
+  // warpgroups and the producer is the last warp; else the producer is warp 0.
+  bool warpgroup_mm = false;
 
   std::uint32_t eb() const { return int8 ? 1 : 2; }
   std::uint32_t tile_m() const { return 32 * consumers; }
@@ -84,7 +87,7 @@ TmaGemmTiling tma_gemm_tiling(const ParamValues& values, const config::ChipSpec&
 std::vector<kernel::ArgDecl> tma_gemm_arg_decls();
 kernel::KernelArgs tma_gemm_args(const TmaGemmTiling& t, std::uint64_t m, std::uint64_t n,
                                  std::uint64_t k, std::uint64_t k_steps);
-inline constexpr std::size_t kTmaGemmArgCount = 17;  // conv.tma's own arguments follow
+inline constexpr std::size_t kTmaGemmArgCount = 18;  // conv.tma's own arguments follow
 inline constexpr std::size_t kTmaGemmArgTileK = 11;  // tile_k, which the operand loads read
 
 // The TMA load of one operand slice for K step `kt`: `row` is the first global row (A: an

@@ -92,6 +92,27 @@ sim::Task<> fetch_variant(Warp& w) {
   co_await w.mm(mm);
 }
 
+// args[2] rounds of one mm with B in global memory (32 s8 columns: 2 lines), warpgroup-wide
+// when args[0] is 1; every warp names the same B when args[1] is 1, else its own. Lane 0
+// stores the clock after its first mm at kOut + 8 x warp.
+sim::Task<> warpgroup_b(Warp& w) {
+  MmInstruction mm{
+      .a_type = MmType::kS8, .b_type = MmType::kS8, .c_base = 0, .a_base = 256, .k = 8, .n = 32};
+  mm.warpgroup = w.args().get_u32(0) == 1;
+  const std::uint64_t base = kB + (w.args().get_u32(1) == 1 ? 0 : 256 * w.warp_id());
+  for (std::uint32_t j = 0; j < 32; ++j)
+    mm.b_addresses.push_back(base + 8 * j);
+  for (std::uint32_t i = 0; i < w.args().get_u32(2); ++i) {
+    co_await w.mm(mm);
+    if (i == 0) {
+      const std::uint64_t t = co_await w.clock();
+      co_await w.store_global<std::uint64_t>(
+          kernel::lanes<Addr>([&](auto) { return kOut + 8 * w.warp_id(); }),
+          kernel::lanes<std::uint64_t>([&](auto) { return t; }), 1u);
+    }
+  }
+}
+
 sim::Task<> c_past_file(Warp& w) {
   MmInstruction mm{
       .a_type = MmType::kS8, .b_type = MmType::kS8, .c_base = 500, .a_base = 256, .k = 8, .n = 32};
@@ -179,6 +200,8 @@ kernel::KernelRegistry registry() {
   add("peak", peak, {{"count", ArgKind::kU32}, {"int8", ArgKind::kU32}});
   add("fetch_variant", fetch_variant,
       {{"t1", ArgKind::kU32}, {"broadcast", ArgKind::kU32}, {"retention", ArgKind::kU32}});
+  add("warpgroup_b", warpgroup_b,
+      {{"warpgroup", ArgKind::kU32}, {"same", ArgKind::kU32}, {"rounds", ArgKind::kU32}});
   add("c_past_file", c_past_file);
   add("bad_type_pair", bad_type_pair);
   add("exit_with_load_in_flight", exit_with_load_in_flight);
@@ -350,6 +373,36 @@ TEST(SmTensor, BroadcastFetchesBOnceAndRetentionFetchesEachT1LineOnce) {
   EXPECT_EQ(lines(0, 0, 1), 2u * 32);  // every thread fetches B itself
   EXPECT_EQ(lines(1, 1, 1), 8u);       // t1: 8 rows of 32 B, each in its own line, once
   EXPECT_EQ(lines(1, 1, 0), 8u * 32);  // without retention: per column, per row
+}
+
+// A warpgroup-wide mm (wgmma-like) fetches a B its warpgroup names alike once: the first warp
+// fetches, the other three take it (and wait for it); a warp's next mm fetches again; warps
+// naming different B, or plain mm, each fetch their own.
+TEST(SmTensor, AWarpgroupWideMmFetchesItsBOncePerWarpgroup) {
+  const auto fetches = [](std::uint32_t warpgroup, std::uint32_t same) {
+    Rig r;
+    r.run("warpgroup_b", 8 * 32, kernel::KernelArgs().u32(warpgroup).u32(same).u32(2));
+    XPUSIM_CHECK(!r.sm.fault().has_value(), "runs");
+    EXPECT_EQ(r.stat("mm.instructions"), 16u);
+    using P = std::pair<std::uint64_t, std::uint64_t>;  // B lines fetched, fetches taken
+    return P{r.stat("mm.b_line_fetches"), r.stat("mm.b_fetches_shared")};
+  };
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  EXPECT_EQ(fetches(0, 1), P(8 * 2 * 2, 0));   // 8 warps x 2 rounds x 2 lines
+  EXPECT_EQ(fetches(1, 1), P(2 * 2 * 2, 12));  // 2 warpgroups; 3 warps x 2 x 2 taken
+  EXPECT_EQ(fetches(1, 0), P(8 * 2 * 2, 0));   // B differs per warp
+
+  // The takers go on only when the fetch is back: every warp's first mm ends after a fetch
+  // time (kLatency), none before.
+  Rig r;
+  r.run("warpgroup_b", 4 * 32, kernel::KernelArgs().u32(1).u32(1).u32(1));
+  ASSERT_FALSE(r.sm.fault().has_value()) << r.sm.fault()->message;
+  std::uint64_t t[4];
+  ASSERT_TRUE(r.memory.read(kOut, std::as_writable_bytes(std::span(t))).ok());
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    EXPECT_GT(t[i], kLatency) << "warp " << i;
+    EXPECT_LT(t[i], kLatency + 100) << "warp " << i;
+  }
 }
 
 TEST(SmTensor, BadInstructionsFaultNamingTheWarp) {

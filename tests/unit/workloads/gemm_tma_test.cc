@@ -216,6 +216,35 @@ TEST(GemmTma, ACorruptedCElementIsNamed) {
   }
 }
 
+// Warpgroup-wide mm (wgmma-like): the consumers are warps 0..7 (two warpgroups), the producer
+// warp 8; C still verifies, and each warpgroup fetches B once per step: a quarter of the B
+// lines, the other three warps' mm taking the fetch.
+TEST(GemmTma, WarpgroupMmVerifiesAndFetchesBOncePerWarpgroup) {
+  for (const std::uint64_t type : {0u, 1u}) {
+    expect_verifies(small({{"consumers", 8}, {"warpgroup_mm", 1}, {"type", type}, {"m", 256}}));
+  }
+  expect_verifies(small({{"consumers", 4}, {"warpgroup_mm", 1}, {"copy", 1}, {"stages", 2}}));
+  expect_verifies(small(
+      {{"consumers", 4}, {"warpgroup_mm", 1}, {"cluster_m", 2}, {"multicast", 1}, {"m", 256}}));
+  const auto b_stats = [](std::uint64_t warpgroup) {
+    std::array<double, 3> sums{};  // B lines fetched, fetches taken, mm instructions
+    auto r =
+        run(small({{"consumers", 4}, {"warpgroup_mm", warpgroup}}), true, [&](system::Chip& chip) {
+          sums[0] = ubench::sum_over_sms(chip, "mm.b_line_fetches").value();
+          sums[1] = ubench::sum_over_sms(chip, "mm.b_fetches_shared").value();
+          sums[2] = ubench::sum_over_sms(chip, "mm.instructions").value();
+        });
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return sums;
+  };
+  const auto warp = b_stats(0), group = b_stats(1);
+  EXPECT_EQ(warp[2], group[2]);  // the same mm instructions
+  EXPECT_GT(warp[2], 0);
+  EXPECT_EQ(warp[1], 0);
+  EXPECT_EQ(group[1], group[2] / 4 * 3);  // three of each warpgroup's four take the fetch
+  EXPECT_EQ(group[0] * 4, warp[0]);
+}
+
 TEST(GemmTma, BadParametersAreNamedSetupErrors) {
   auto shape = run({{"m", 100}, {"n", 96}, {"k", 100}, {"tile_n", 64}});
   ASSERT_FALSE(shape.ok());
@@ -244,6 +273,12 @@ TEST(GemmTma, BadParametersAreNamedSetupErrors) {
   EXPECT_NE(smem.error().message.find("gemm.tma: 8 stages of 65536 B (+ barriers) need"),
             std::string::npos)
       << smem.error().message;
+
+  auto wg = run(small({{"warpgroup_mm", 1}}));  // 2 consumers
+  ASSERT_FALSE(wg.ok());
+  EXPECT_EQ(wg.error().message,
+            "gemm.tma: warpgroup_mm 1 needs consumers a multiple of 4 (a warpgroup is 4 warps), "
+            "got 2");
 
   auto swz = run(small({{"tile_k", 128}}));
   ASSERT_FALSE(swz.ok());
