@@ -5,7 +5,8 @@
 //   2. multicast on vs off for clusters of 2 and 4
 //   3. SWIZZLE_128B vs none on the A tile the consumers read into registers
 //   4. pipeline depth S = 1..6
-//   5. bf16 4096^3 (and 8192^3 with --large) against the public H100 figure
+//   5. bf16 4096^3 (and 8192^3 with --large) against the public H100 figure; 5b: B once per
+//      warpgroup (warpgroup_mm) with 4 and 8 consumer warps, 4096^3
 // Usage: gemm_experiments [--large]
 #include <fmt/format.h>
 
@@ -179,6 +180,28 @@ int main(int argc, char** argv) {
         r.run(with({{"m", size}, {"n", size}, {"k", size}, {"cluster_m", 2}, {"multicast", 1}}));
     fmt::print("  {:<6} {:>12.0f} {:>10.1f} {:>9.1f} {:>7.1f}%\n", size, f.cycles, f.us, f.tflops,
                f.peak_pct);
+  }
+
+  // What closes the gap: B fetched once per warpgroup (a wgmma-like mm), and two consumer
+  // warps per sub-partition so that one's B fetch overlaps the other's math.
+  fmt::print("\n5b. 4096^3: B once per warp or per warpgroup (warpgroup_mm), 4 or 8 consumers\n");
+  fmt::print("  {:<10} {:<11} {:<10} {:>10} {:>9} {:>8} {:>18}\n", "consumers", "tile", "mm",
+             "cycles", "TFLOP/s", "% peak", "shared wavefronts");
+  for (const std::uint64_t consumers : {4u, 8u}) {
+    for (const std::uint64_t wg : {0u, 1u}) {
+      const std::uint64_t tile_n = consumers == 4 ? 256 : 128;
+      const Figures f = r.run(with({{"m", 4096},
+                                    {"n", 4096},
+                                    {"k", 4096},
+                                    {"cluster_m", 2},
+                                    {"multicast", 1},
+                                    {"consumers", consumers},
+                                    {"tile_n", tile_n},
+                                    {"warpgroup_mm", wg}}));
+      fmt::print("  {:<10} {:<11} {:<10} {:>10.0f} {:>9.1f} {:>7.1f}% {:>18.0f}\n", consumers,
+                 fmt::format("{} x {}", 32 * consumers, tile_n), wg ? "warpgroup" : "warp",
+                 f.cycles, f.tflops, f.peak_pct, f.wavefronts);
+    }
   }
   return 0;
 }

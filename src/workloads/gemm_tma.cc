@@ -604,9 +604,10 @@ TmaGemmCounters read_tma_gemm_counters(system::Chip& chip) {
 }
 
 std::string tma_gemm_tiling_text(const TmaGemmTiling& t) {
-  return fmt::format("CTA {} x {} x {} ({} consumer{}), {} stage{}, cluster {}x{}{}, {}, {}",
+  return fmt::format("CTA {} x {} x {} ({} consumer{}{}), {} stage{}, cluster {}x{}{}, {}, {}",
                      t.tile_m(), t.tile_n, t.tile_k, t.consumers, t.consumers == 1 ? "" : "s",
-                     t.stages, t.stages == 1 ? "" : "s", t.cluster_m, t.cluster_n,
+                     t.warpgroup_mm ? ", warpgroup-wide mm" : "", t.stages,
+                     t.stages == 1 ? "" : "s", t.cluster_m, t.cluster_n,
                      t.multicast ? " multicast" : "", t.swizzle ? "swizzle 128B" : "no swizzle",
                      t.copy ? "per-thread copies" : "TMA loads");
 }
