@@ -357,6 +357,7 @@ bool same_b(const kernel::MmInstruction& a, const kernel::MmInstruction& b) {
 // Fetches kept per warpgroup for its other warps: a warp runs at most a few instructions
 // ahead of the rest of its warpgroup (they share the kernel's barriers).
 constexpr std::size_t kSharedBPerGroup = 16;
+constexpr std::uint32_t kWholeGroup = 0xF;  // all four warps of a warpgroup took a fetch
 
 }  // namespace
 
@@ -367,13 +368,15 @@ bool Sm::take_shared_b(WarpSlot& w, std::uint64_t cycle) {
   const std::uint32_t group = w.warp.coords().warp_group();
   const std::uint32_t bit = 1u << (w.warp.coords().warp % 4);
   std::vector<Cta::SharedB>& kept = w.cta.shared_b;
-  for (Cta::SharedB& b : kept) {
+  for (auto it = kept.begin(); it != kept.end(); ++it) {
+    Cta::SharedB& b = *it;
     if (b.group != group || (b.taken & bit) != 0 || !same_b(b.mm, mm)) continue;
     b.taken |= bit;
     mm_b_shared_.inc();
     stall(w, StallReason::kMemory);
     if (b.arrived) {
       events().post(clock_.edge(cycle + 1), [this, &w] { mm_operands_ready(w); });
+      if (b.taken == kWholeGroup) kept.erase(it);  // nobody else can take it
     } else {
       b.waiting.push_back(&w);
     }
@@ -398,15 +401,18 @@ bool Sm::take_shared_b(WarpSlot& w, std::uint64_t cycle) {
 // The warp's B fetch is done: the warps of its warpgroup that took it go on too.
 void Sm::mm_b_arrived(WarpSlot& w) {
   if (w.mm.shared_b != 0) {
-    for (Cta::SharedB& b : w.cta.shared_b) {
-      if (b.id != w.mm.shared_b) continue;
-      b.arrived = true;
-      for (WarpSlot* o : b.waiting)
-        mm_operands_ready(*o);
-      b.waiting.clear();
-      break;
-    }
+    std::vector<Cta::SharedB>& kept = w.cta.shared_b;
+    const auto it = std::find_if(kept.begin(), kept.end(),
+                                 [&](const Cta::SharedB& b) { return b.id == w.mm.shared_b; });
     w.mm.shared_b = 0;
+    if (it != kept.end()) {
+      const std::vector<WarpSlot*> waiting = std::move(it->waiting);
+      it->waiting.clear();
+      it->arrived = true;
+      if (it->taken == kWholeGroup) kept.erase(it);  // nobody else can take it
+      for (WarpSlot* o : waiting)
+        mm_operands_ready(*o);
+    }
   }
   mm_operands_ready(w);
 }
