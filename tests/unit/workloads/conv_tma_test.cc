@@ -85,6 +85,14 @@ TEST(ConvTma, OddChannelsFiltersAndMulticastVerify) {
   expect_verifies(small({{"cluster_n", 2}, {"multicast", 1}, {"k", 128}, {"type", 1}}));
 }
 
+// The shared kernel body with warpgroup-wide mm: consumers are warps 0..3, the producer warp 4.
+TEST(ConvTma, WarpgroupMmVerifies) {
+  expect_verifies(small({{"consumers", 4}, {"warpgroup_mm", 1}}));
+  expect_verifies(small({{"consumers", 4}, {"warpgroup_mm", 1}, {"type", 1}, {"c", 128}}));
+  expect_verifies(small(
+      {{"consumers", 4}, {"warpgroup_mm", 1}, {"cluster_n", 2}, {"multicast", 1}, {"k", 128}}));
+}
+
 TEST(ConvTma, ExpressibleOnlyParametersAreNamedErrors) {
   auto copy = run(small({{"copy", 1}}));
   ASSERT_FALSE(copy.ok());
