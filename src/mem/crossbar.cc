@@ -56,10 +56,9 @@ sim::Tick Crossbar::send_response(std::uint32_t slice, std::uint64_t bytes,
 sim::BandwidthCalendar& Crossbar::calendar(std::vector<sim::BandwidthCalendar>& calendars,
                                            std::uint32_t slice) {
   if (calendars.empty()) {
-    constexpr sim::Cycles kWindowCycles = 16;
     calendars.reserve(response_ports_.size());
     for (std::size_t s = 0; s < response_ports_.size(); ++s)
-      calendars.emplace_back(params_.slice_bytes_per_cycle, kWindowCycles);
+      calendars.emplace_back(params_.slice_bytes_per_cycle);
   }
   return calendars[slice];
 }

@@ -18,7 +18,7 @@ DsmemNetwork::DsmemNetwork(Component& parent, sim::Clock& sm_clock, const DsmemP
                                 .capacity = std::numeric_limits<std::size_t>::max()};
   for (std::size_t s = 0; s < gpc_of_sm_.size(); ++s) {
     ports_.push_back(std::make_unique<Port>(sm_clock, port));
-    if (calendars) calendars_.emplace_back(params.bytes_per_cycle, 16);
+    if (calendars) calendars_.emplace_back(params.bytes_per_cycle);
   }
 }
 
