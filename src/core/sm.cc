@@ -398,9 +398,8 @@ std::uint32_t Sm::shared_wavefronts(const Op& op) {
 
 std::uint64_t Sm::shared_stage(std::uint64_t cycle, std::uint32_t wavefronts) {
   // The data stage serves one wavefront per cycle, shared by the sub-partitions.
-  const std::uint64_t start = std::max(cycle + cfg_.timing.lsu_issue_cycles, shared_free_);
-  shared_free_ = start + wavefronts;
-  return start + wavefronts + cfg_.timing.shared_latency - 1;
+  return shared_stage_.book(cycle + cfg_.timing.lsu_issue_cycles, wavefronts) +
+         cfg_.timing.shared_latency - 1;
 }
 
 void Sm::bar_sync(WarpSlot& w, std::uint64_t cycle) {

@@ -40,6 +40,7 @@
 #include "mem/page_table.h"
 #include "mem/shared_memory.h"
 #include "sched/resources.h"
+#include "sim/bandwidth_calendar.h"
 #include "sim/clock.h"
 #include "sim/component.h"
 #include "sim/result.h"
@@ -180,7 +181,10 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   std::vector<std::unique_ptr<Cta>> ctas_;
   std::vector<std::unique_ptr<SubPartition>> sps_;
   std::uint64_t next_age_ = 0;
-  std::uint64_t shared_free_ = 0;  // first cycle the shared-memory data stage is free
+  // The shared-memory data stage: one wavefront a cycle. A calendar, not a "free from" cycle:
+  // a TMA box credited whole under the transaction timing books the cycles its lines landed
+  // in, between the accesses booked since.
+  sim::BandwidthCalendar shared_stage_{1};
   std::optional<Error> fault_;
   bool tracing_ = false;  // a track per warp slot when the tracer takes this SM
   std::vector<bool> slot_busy_;

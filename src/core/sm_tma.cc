@@ -315,9 +315,14 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
   } else {
     // A whole box (the transaction-level timing): its lines landed from `since` on, each
     // taking its wavefront as it came; the last one cannot be through before it landed.
-    done = shared_stage(clock_.first_cycle_from(since), wavefronts);
-    shared_free_ = std::max(shared_free_, cycle + cfg_.timing.lsu_issue_cycles + 1);
-    done = std::max(done, cycle + cfg_.timing.lsu_issue_cycles + cfg_.timing.shared_latency);
+    // Its lines landed from `since` to now: each wavefront is booked at its share of that
+    // span, in the cycles the stage had free then.
+    const std::uint64_t first = clock_.first_cycle_from(since);
+    for (std::uint32_t i = 0; i < wavefronts; ++i) {
+      const std::uint64_t at =
+          wavefronts == 1 ? cycle : first + (cycle - first) * i / (wavefronts - 1);
+      done = std::max(done, shared_stage(at, 1));
+    }
   }
   MbarrierSlot* slot = c->credited != nullptr && c->credited_offset == mbar ? c->credited : nullptr;
   if (slot == nullptr) {
