@@ -183,8 +183,9 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   std::uint64_t next_age_ = 0;
   // The shared-memory data stage: one wavefront a cycle. A calendar, not a "free from" cycle:
   // a TMA box credited whole under the transaction timing books the cycles its lines landed
-  // in, between the accesses booked since.
-  sim::BandwidthCalendar shared_stage_{1};
+  // in, between the accesses booked since. Booked in time order (`events`) it is exactly that
+  // FIFO while the backlog stays under half its 32 768 cycles.
+  sim::BandwidthCalendar shared_stage_{1, 32768};
   std::optional<Error> fault_;
   bool tracing_ = false;  // a track per warp slot when the tracer takes this SM
   std::vector<bool> slot_busy_;

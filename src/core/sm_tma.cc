@@ -313,10 +313,10 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
   if (since >= now()) {
     done = shared_stage(cycle, wavefronts);
   } else {
-    // A whole box (the transaction-level timing): its lines landed from `since` on, each
-    // taking its wavefront as it came; the last one cannot be through before it landed.
-    // Its lines landed from `since` to now: each wavefront is booked at its share of that
-    // span, in the cycles the stage had free then.
+    // A whole box (the transaction-level timing): its lines landed from `since` to now, each
+    // taking its wavefront as it came. Each is booked at its share of that span, in the first
+    // cycle the stage had free then, so the SM's own accesses booked meanwhile do not queue
+    // behind the whole box.
     const std::uint64_t first = clock_.first_cycle_from(since);
     for (std::uint32_t i = 0; i < wavefronts; ++i) {
       const std::uint64_t at =

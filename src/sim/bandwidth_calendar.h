@@ -21,9 +21,9 @@ namespace xpusim::sim {
 
 class BandwidthCalendar {
  public:
-  // `slots`, how many cycles are kept, is rounded up to a power of two of at least 4096
-  // (64 words: whole words of the summary bitmap). A
-  // booking more than half of them behind the newest one starts at the oldest kept.
+  // `slots`, how many cycles are kept, is rounded up to a power of two of at least 4096 (64
+  // words, a whole word of the summary bitmap). A booking more than half of them behind the
+  // newest one starts at the oldest kept (counted in late_bookings()).
   explicit BandwidthCalendar(std::uint64_t bytes_per_cycle, std::size_t slots = 16384);
 
   // Books `bytes` that may start passing at cycle `from`; returns the cycle their last byte
