@@ -67,6 +67,10 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
   slot_busy_.assign(cfg.capacity.warps, false);
   tensor_free_.assign(std::max<std::uint32_t>(cfg.tensor.cores, 1), 0);
   if (cfg.tma != nullptr) cfg.tma->attach(cfg.id, *this);
+  add_formula("shared_late_bookings", "bookings",
+              "shared data stage bookings more than 16 384 cycles behind the newest, started at "
+              "the oldest cycle kept (an approximation; 0 in every shipped scenario)",
+              [this] { return static_cast<double>(shared_stage_.late_bookings()); });
 }
 
 Sm::~Sm() {

@@ -26,6 +26,17 @@ Crossbar::Crossbar(Component& parent, sim::Clock& l2_clock, const CrossbarParams
   const sim::ChannelParams port{.latency = params.latency_cycles,
                                 .bytes_per_cycle = params.slice_bytes_per_cycle,
                                 .capacity = std::numeric_limits<std::size_t>::max()};
+  add_formula("late_bookings", "bookings",
+              "transaction timing: port bookings more than 8 192 cycles behind the newest, "
+              "started at the oldest cycle kept (an approximation)",
+              [this] {
+                std::uint64_t n = 0;
+                for (const auto* cs : {&request_calendars_, &response_calendars_}) {
+                  for (const sim::BandwidthCalendar& c : *cs)
+                    n += c.late_bookings();
+                }
+                return static_cast<double>(n);
+              });
   for (std::size_t s = 0; s < partition_of_slice_.size(); ++s) {
     request_ports_.push_back(std::make_unique<Port>(clock_, port));
     response_ports_.push_back(std::make_unique<Port>(clock_, port));

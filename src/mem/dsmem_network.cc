@@ -16,6 +16,15 @@ DsmemNetwork::DsmemNetwork(Component& parent, sim::Clock& sm_clock, const DsmemP
   const sim::ChannelParams port{.latency = params.latency_cycles,
                                 .bytes_per_cycle = params.bytes_per_cycle,
                                 .capacity = std::numeric_limits<std::size_t>::max()};
+  add_formula("late_bookings", "bookings",
+              "transaction timing: port bookings more than 8 192 cycles behind the newest, "
+              "started at the oldest cycle kept (an approximation)",
+              [this] {
+                std::uint64_t n = 0;
+                for (const sim::BandwidthCalendar& c : calendars_)
+                  n += c.late_bookings();
+                return static_cast<double>(n);
+              });
   for (std::size_t s = 0; s < gpc_of_sm_.size(); ++s) {
     ports_.push_back(std::make_unique<Port>(sm_clock, port));
     if (calendars) calendars_.emplace_back(params.bytes_per_cycle);

@@ -25,6 +25,10 @@ HbmChannel::HbmChannel(Component& parent, std::string name, std::uint64_t bytes_
     const sim::Cycles lt = calendar_ ? calendar_->busy_cycles() : 0;
     return static_cast<double>(clock_.edge(port_.busy_cycles() + lt));
   });
+  add_formula("late_bookings", "bookings",
+              "transaction timing: bookings more than 32 768 channel cycles behind the newest, "
+              "started at the oldest cycle kept (an approximation)",
+              [this] { return calendar_ ? static_cast<double>(calendar_->late_bookings()) : 0.0; });
 }
 
 std::uint64_t HbmChannel::bytes_per_edge(std::uint64_t bytes_per_s) {

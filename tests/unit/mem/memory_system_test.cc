@@ -566,6 +566,21 @@ TEST(MemorySystem, DsmemPushAtBooksAheadAndKeepsTheUnloadedTimes) {
   EXPECT_EQ(r.sim.now(), 0u) << "push_at schedules nothing";
 }
 
+// A port's calendar keeps 16 384 cycles, half of them behind its newest booking: a push for a
+// cycle further back starts at the oldest cycle kept, and the stat counts it.
+TEST(MemorySystem, ADsmemPushFarBehindTheNewestIsCountedLate) {
+  const MemoryParams p = small_chip(MemoryTiming::kTransactions);
+  const sim::Tick lat = p.dsmem.latency_cycles;
+  Rig r(p);
+  (void)r.mem.dsmem().push_at(1, 2, 128, 100'000 * kCycle);  // word 1562: 1434 is the oldest
+  EXPECT_EQ(r.stat("chip0.mem.dsmem.late_bookings"), 0);
+  const auto late = r.mem.dsmem().push_at(1, 2, 128, 0);
+  EXPECT_EQ(late.arrived, (1434 * 64 + 4 + lat) * kCycle);
+  // Both legs are late: the copy on SM 1's port, its acknowledgement on SM 2's.
+  EXPECT_EQ(r.stat("chip0.mem.dsmem.late_bookings"), 2);
+  EXPECT_EQ(r.stat("chip0.mem.xbar.late_bookings"), 0);
+}
+
 // A fixed pseudo-random stream of loads and stores over several SMs.
 std::string run_stream(MemoryTiming timing) {
   Rig r(small_chip(timing));
