@@ -69,7 +69,7 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
   if (cfg.tma != nullptr) cfg.tma->attach(cfg.id, *this);
   add_formula("shared_late_bookings", "bookings",
               "shared data stage bookings more than 16 384 cycles behind the newest, started at "
-              "the oldest cycle kept (an approximation; 0 in every shipped scenario)",
+              "the oldest cycle kept (an approximation)",
               [this] { return static_cast<double>(shared_stage_.late_bookings()); });
 }
 
