@@ -30,7 +30,8 @@ const config::ChipSpec& h100() {
   return spec;
 }
 
-void gemm_bench(benchmark::State& state, mem::MemoryTiming memory_timing) {
+void gemm_bench(benchmark::State& state, mem::MemoryTiming memory_timing,
+                std::uint32_t set_sampling = 1) {
   kernel::KernelRegistry kernels;
   workloads::WorkloadRegistry registry;
   if (!workloads::register_all(kernels, registry).ok()) state.SkipWithError("registration");
@@ -53,9 +54,11 @@ void gemm_bench(benchmark::State& state, mem::MemoryTiming memory_timing) {
   for (auto _ : state) {
     state.PauseTiming();
     auto sim = std::make_unique<sim::Simulation>(1);
-    auto chip =
-        Chip::create(*sim, h100(), ChipOptions{.functional = false, .memory_timing = memory_timing})
-            .value();
+    auto chip = Chip::create(*sim, h100(),
+                             ChipOptions{.functional = false,
+                                         .memory_timing = memory_timing,
+                                         .set_sampling = set_sampling})
+                    .value();
     if (auto st = w->setup(*chip, kernels, *values); !st) state.SkipWithError("setup");
     state.ResumeTiming();
     sim->run();
@@ -88,6 +91,13 @@ void BM_GemmTmaTimingOnlyTransactions(benchmark::State& state) {
 }
 BENCHMARK(BM_GemmTmaTimingOnlyTransactions)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GemmTmaTimingOnlyTransactions)->Arg(8192)->Iterations(1)->Unit(benchmark::kSecond);
+
+// The same with set sampling: TMA lines looked up in one L2 set of 8 (docs/memory-hierarchy.md).
+void BM_GemmTmaTimingOnlySampled(benchmark::State& state) {
+  gemm_bench(state, mem::MemoryTiming::kTransactions, 8);
+}
+BENCHMARK(BM_GemmTmaTimingOnlySampled)->Arg(2048)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GemmTmaTimingOnlySampled)->Arg(8192)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_GemmTmaTimingOnly)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GemmTmaTimingOnly)->Arg(8192)->Iterations(1)->Unit(benchmark::kSecond);
 

@@ -35,6 +35,7 @@ struct RunOpts {
   std::string scenario;
   std::string mode;
   std::string memory_timing;
+  std::uint32_t set_sampling = 0;  // 0: the scenario's
   std::string params;
   std::string policy;
   std::string scheduler;
@@ -226,6 +227,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     workloads::Scenario& r = runs[i];
     if (mode) r.mode = *mode;
     if (memory_timing) r.memory_timing = *memory_timing;
+    if (o.set_sampling != 0) r.set_sampling = o.set_sampling;
     if (!o.policy.empty()) r.policy = o.policy;
     if (!o.scheduler.empty()) r.sm_scheduler = o.scheduler;
     if (auto st = workloads::apply_param_overrides(r, "--param", o.params); !st) {
@@ -302,7 +304,8 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
         .timing = workloads::scenario_sm_timing(s, system::sm_timing_of(*spec)),
         .distributor = {},
         .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
-        .memory_timing = s.memory_timing};
+        .memory_timing = s.memory_timing,
+        .set_sampling = s.set_sampling};
     auto chip = system::Chip::create(p->session->sim(), *spec, options);
     if (!chip) {
       add_errors(errors, chip.errors());
@@ -320,11 +323,13 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     PreparedRun& run = *prepared[i];
     const workloads::Scenario& s = run.s;
     const std::string header = fmt::format(
-        "run {}{}: {} {} on {} ({}, {} policy, {} warp scheduler{})", file.source,
+        "run {}{}: {} {} on {} ({}, {} policy, {} warp scheduler{}{})", file.source,
         multi ? fmt::format(": {} ({} of {})", s.name, i + 1, prepared.size()) : std::string(),
         s.is_workload() ? "workload" : "kernel", s.is_workload() ? s.workload : s.kernel,
         run.chip->spec().name, workloads::to_string(s.mode), s.policy, s.sm_scheduler,
-        s.memory_timing == mem::MemoryTiming::kTransactions ? ", transaction-level memory" : "");
+        s.memory_timing == mem::MemoryTiming::kTransactions ? ", transaction-level memory" : "",
+        s.set_sampling > 1 ? fmt::format(", TMA loads set-sampled 1 in {}", s.set_sampling)
+                           : std::string());
     if (i > 0) std::printf("\n");
     const SliceOptions slicing{.slice = *slice,
                                .progress = ::isatty(STDERR_FILENO) == 1,
@@ -367,6 +372,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   cmd->add_option("--memory-timing", o->memory_timing,
                   "events | transactions: the memory hierarchy's timing over the scenario's, in "
                   "every run (docs/memory-hierarchy.md)");
+  cmd->add_option("--set-sampling", o->set_sampling,
+                  "with transactions: TMA loads time one L2 set in N, each timed line standing "
+                  "for the box's lines next to it (1: every line; docs/memory-hierarchy.md)")
+      ->check(CLI::Range(1u, mem::kMaxSetSampling));
   cmd->add_option("--param", o->params,
                   "workload parameters over the scenario's, in every run: key=value,... (sizes "
                   "may use KiB, MiB, GiB)");

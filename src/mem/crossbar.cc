@@ -75,24 +75,24 @@ sim::BandwidthCalendar& Crossbar::calendar(std::vector<sim::BandwidthCalendar>& 
 }
 
 sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::uint64_t bytes,
-                                    sim::Tick at) {
+                                    sim::Tick at, std::uint32_t weight) {
   XPUSIM_CHECK(sm < near_partition_of_sm_.size() && slice < request_ports_.size(),
                "crossbar request names an SM or slice that does not exist");
-  ++requests_;
-  request_bytes_ += bytes;
+  requests_ += weight;
+  request_bytes_ += bytes * weight;
   const sim::Cycles passed =
-      calendar(request_calendars_, slice).book(clock_.first_cycle_from(at), bytes);
+      calendar(request_calendars_, slice).book_first(clock_.first_cycle_from(at), bytes, weight);
   const sim::Tick arrival = clock_.edge(passed + params_.latency_cycles);
   if (!is_far(sm, slice)) return arrival;
-  ++far_requests_;
+  far_requests_ += weight;
   return later(arrival, params_.cross_partition_cycles);
 }
 
 sim::Tick Crossbar::send_response_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
-                                     sim::Cycles extra_cycles) {
-  response_bytes_ += bytes;
+                                     sim::Cycles extra_cycles, std::uint32_t weight) {
+  response_bytes_ += bytes * weight;
   const sim::Cycles passed =
-      calendar(response_calendars_, slice).book(clock_.first_cycle_from(at), bytes);
+      calendar(response_calendars_, slice).book_first(clock_.first_cycle_from(at), bytes, weight);
   return later(clock_.edge(passed + params_.latency_cycles), extra_cycles);
 }
 

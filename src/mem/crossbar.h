@@ -40,8 +40,11 @@ class Crossbar : public sim::Component {
   sim::Tick send_request(std::uint32_t sm, std::uint32_t slice, std::uint64_t bytes);
   // The same sent at tick `at` (transaction-level timing: each request port is then a
   // sim::BandwidthCalendar of 16-cycle windows, so a request may be booked ahead of its tick).
+  // With `weight` > 1 the request stands for that many like it bound for other slices (set
+  // sampling, docs/memory-hierarchy.md): the port is booked and counted for all of them, and
+  // the tick returned is its own (sim::BandwidthCalendar::book_first).
   sim::Tick send_request_at(std::uint32_t sm, std::uint32_t slice, std::uint64_t bytes,
-                            sim::Tick at);
+                            sim::Tick at, std::uint32_t weight = 1);
   // Books the slice's response port for `bytes` leaving now; returns the arrival tick at the
   // SM after `extra_cycles` of L2 cycles added behind the port (the slice's pipeline).
   sim::Tick send_response(std::uint32_t slice, std::uint64_t bytes, sim::Cycles extra_cycles);
@@ -49,7 +52,7 @@ class Crossbar : public sim::Component {
   // transaction-level timing books a response when its request is issued (each response port
   // is then a sim::BandwidthCalendar of 16-cycle windows instead of a FIFO).
   sim::Tick send_response_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
-                             sim::Cycles extra_cycles);
+                             sim::Cycles extra_cycles, std::uint32_t weight = 1);
 
   const CrossbarParams& params() const { return params_; }
   std::uint32_t near_partition(std::uint32_t sm) const { return near_partition_of_sm_[sm]; }

@@ -38,17 +38,20 @@ sim::Tick DsmemNetwork::book(std::uint32_t sm, std::uint64_t bytes, sim::Tick at
 }
 
 DsmemNetwork::PushTimes DsmemNetwork::push_at(std::uint32_t from_sm, std::uint32_t to_sm,
-                                              std::uint32_t bytes, sim::Tick at) {
+                                              std::uint32_t bytes, sim::Tick at,
+                                              std::uint32_t weight) {
   XPUSIM_CHECK(!calendars_.empty() && at >= now(),
                "push_at needs the transaction-level timing and a tick not in the past");
   XPUSIM_CHECK(from_sm < ports_.size() && to_sm < ports_.size(),
                "DSMEM access names an SM that does not exist");
   XPUSIM_CHECK(gpc_of_sm_[from_sm] == gpc_of_sm_[to_sm],
                "DSMEM access between SMs of different GPCs");
-  ++stores_;
-  bytes_ += bytes;
-  const sim::Tick arrived = book(from_sm, bytes, at);
-  return {.arrived = arrived, .acked = book(to_sm, kControlMessageBytes, arrived)};
+  // The pushes a sampled one stands for take the same link: all of them are booked, and
+  // the tick returned is the last one's.
+  stores_ += weight;
+  bytes_ += std::uint64_t{bytes} * weight;
+  const sim::Tick arrived = book(from_sm, std::uint64_t{bytes} * weight, at);
+  return {.arrived = arrived, .acked = book(to_sm, kControlMessageBytes * weight, arrived)};
 }
 
 // One message and its reply: the first leg's arrival at the far end, then the reply's at

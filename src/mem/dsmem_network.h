@@ -71,7 +71,9 @@ class DsmemNetwork : public sim::Component {
     sim::Tick arrived = 0;
     sim::Tick acked = 0;
   };
-  PushTimes push_at(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, sim::Tick at);
+  // `weight` > 1: the push stands for that many like it on the same link (set sampling).
+  PushTimes push_at(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, sim::Tick at,
+                    std::uint32_t weight = 1);
   const DsmemParams& params() const { return params_; }
 
  private:

@@ -43,13 +43,14 @@ sim::Tick HbmChannel::access_many(std::uint64_t count, std::uint64_t bytes, bool
 }
 
 sim::Tick HbmChannel::access_many_at(std::uint64_t count, std::uint64_t bytes, bool write,
-                                     sim::Tick at) {
-  (write ? writes_ : reads_) += count;
-  (write ? write_bytes_ : read_bytes_) += count * bytes;
+                                     sim::Tick at, std::uint32_t weight) {
+  (write ? writes_ : reads_) += count * weight;
+  (write ? write_bytes_ : read_bytes_) += count * bytes * weight;
   // The channel's clock moves edge_bytes_ a cycle (1 B at H100's 42 GB/s a channel): 65 536
   // cycles keep about 1.5 us of its time, 8 KiB a channel.
   if (!calendar_) calendar_.emplace(edge_bytes_, 65536);
-  return clock_.edge(calendar_->book(clock_.first_cycle_from(at), count * bytes)) + latency_;
+  return clock_.edge(calendar_->book_first(clock_.first_cycle_from(at), count * bytes, weight)) +
+         latency_;
 }
 
 Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& map)
@@ -70,9 +71,10 @@ sim::Tick Hbm::sectors(std::uint64_t line, std::uint32_t sectors, bool write, si
   });
 }
 
-sim::Tick Hbm::sectors_at(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick at) {
+sim::Tick Hbm::sectors_at(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick at,
+                          std::uint32_t weight) {
   return book_sectors(line, sectors, at, [&](HbmChannel& c, std::uint64_t count) {
-    return c.access_many_at(count, map_.params().sector_bytes, write, at);
+    return c.access_many_at(count, map_.params().sector_bytes, write, at, weight);
   });
 }
 

@@ -37,7 +37,10 @@ class HbmChannel : public sim::Component {
   sim::Tick access_many(std::uint64_t count, std::uint64_t bytes, bool write);
   // The same for the transaction-level timing: starting at `at`, which may lie in the future
   // and come in any order (a BandwidthCalendar instead of the FIFO port).
-  sim::Tick access_many_at(std::uint64_t count, std::uint64_t bytes, bool write, sim::Tick at);
+  // With `weight` > 1 the accesses stand for that many like them on other channels (set
+  // sampling): booked and counted for all, the tick returned their own (book_first).
+  sim::Tick access_many_at(std::uint64_t count, std::uint64_t bytes, bool write, sim::Tick at,
+                           std::uint32_t weight = 1);
   const sim::Clock& byte_clock() const { return clock_; }
 
  private:
@@ -66,7 +69,8 @@ class Hbm : public sim::Component {
   // run of sectors in one interleave block.
   sim::Tick sectors(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick start);
   // The same booked from tick `at` (transaction-level timing: access_many_at).
-  sim::Tick sectors_at(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick at);
+  sim::Tick sectors_at(std::uint64_t line, std::uint32_t sectors, bool write, sim::Tick at,
+                       std::uint32_t weight = 1);
   HbmChannel& channel(Addr addr) { return *channels_[map_.channel_of(addr)]; }
   std::size_t channels() const { return channels_.size(); }
   const HbmParams& params() const { return params_; }

@@ -191,12 +191,14 @@ SectorCache::Line& L2Slice::allocate(std::uint64_t line, std::optional<sim::Tick
   SectorCache::Victim v;
   SectorCache::Line& l = tags_.allocate(line, v);
   if (v.evicted) {
-    ++evictions;
+    // Set sampling: a victim that stood for other lines leaves for all of them.
+    const std::uint32_t weight = in_flight_.empty() ? 1 : in_flight_[tags_.index_of(l)].weight;
+    evictions += weight;
     if (v.dirty != 0) {
-      ++writebacks;
-      writeback_sectors += static_cast<std::uint64_t>(std::popcount(v.dirty));
+      writebacks += weight;
+      writeback_sectors += static_cast<std::uint64_t>(std::popcount(v.dirty)) * weight;
       if (writeback_at) {  // nobody waits
-        hbm_.sectors_at(v.line, v.dirty, /*write=*/true, *writeback_at);
+        hbm_.sectors_at(v.line, v.dirty, /*write=*/true, *writeback_at, weight);
       } else {
         hbm_.sectors(v.line, v.dirty, /*write=*/true, now());
       }

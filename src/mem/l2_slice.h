@@ -77,9 +77,16 @@ class L2Slice : public sim::Component {
   struct Answer {
     sim::Tick ready = 0;
     sim::Cycles pipeline = 0;
+    // A miss that read HBM: the tick its HBM booking started from (after any MSHR wait).
+    bool read_hbm = false;
+    sim::Tick hbm_from = 0;
   };
-  Answer read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at);
-  Answer write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at);
+  // With `weight` > 1 the read stands for that many like it in sets that are not sampled (set
+  // sampling, docs/memory-hierarchy.md): its counts are weighted (HBM books only its own
+  // sectors; the lines it stands for book theirs, MemorySystem::follow_at).
+  Answer read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at, std::uint32_t weight = 1);
+  Answer write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
+                  std::uint32_t weight = 1);
 
   // Transaction-level timing: applies the fills due by `upto` (allocating their lines, writing
   // back dirty victims at the fill's tick). read_at and write_at do it themselves; a run calls
@@ -186,6 +193,7 @@ class L2Slice : public sim::Component {
   struct InFlight {
     sim::Tick ready = 0;
     std::uint32_t pending = 0;
+    std::uint32_t weight = 1;  // set sampling: the lines this one stands for (its eviction's)
   };
   std::vector<Busy> busy_mshrs_;
   std::vector<InFlight> in_flight_;  // made by the first read_at
@@ -195,6 +203,7 @@ class L2Slice : public sim::Component {
     sim::Tick first_fill = 0;
     sim::Tick ready = 0;
     std::uint32_t pending = 0;
+    std::uint32_t weight = 1;
   };
   LineTable<Arriving> arriving_;
   bool transactions_ = false;  // read_at or write_at was used: occupancy_area_ is complete

@@ -30,7 +30,8 @@ void L2Slice::retire_first() {
   // miss, and a dirty one is written back from the fill's tick.
   SectorCache::Line& l = allocate(b.line, b.free_at);
   l.valid |= m->pending;
-  in_flight_[tags_.index_of(l)] = InFlight{.ready = m->ready, .pending = m->pending};
+  in_flight_[tags_.index_of(l)] =
+      InFlight{.ready = m->ready, .pending = m->pending, .weight = m->weight};
   arriving_.erase(b.line);
 }
 
@@ -50,7 +51,8 @@ sim::Tick L2Slice::take_mshr(sim::Tick at) {
   return t;
 }
 
-L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at) {
+L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
+                                 std::uint32_t weight) {
   transactions_ = true;
   if (in_flight_.empty()) in_flight_.resize(tags_.size());
   settle(at);
@@ -75,13 +77,13 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
   }
   if (need == 0) {
     if (arriving && (pending & sectors) != 0) {
-      ++merged_misses;
+      merged_misses += weight;
       return {.ready = ready, .pipeline = 0};
     }
-    ++hits;
+    hits += weight;
     return {.ready = at, .pipeline = params_.hit_latency_cycles};
   }
-  ++misses;
+  misses += weight;
   // Missing sectors of a line with a miss in flight join its MSHR (as serve_read does).
   sim::Tick start = at;
   if (!arriving) {
@@ -90,7 +92,7 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
     // just made the most recently used); then all its sectors are missing.
     if (l != nullptr && (l = tags_.find(line)) == nullptr) need = sectors;
   }
-  hbm_read_sectors += static_cast<std::uint64_t>(std::popcount(need));
+  hbm_read_sectors += static_cast<std::uint64_t>(std::popcount(need)) * weight;
   const sim::Tick done = hbm_.sectors_at(line, need, /*write=*/false, start);
   // The lookup that found the miss is added behind the HBM booking, as fetch() does.
   const sim::Tick fill_at = cycles_after(clock_, done, params_.hit_latency_cycles);
@@ -106,27 +108,29 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
       absent->pending |= need;
       absent->ready = std::max(absent->ready, fill_at);
     }
-    return {.ready = answer, .pipeline = 0};
+    return {.ready = answer, .pipeline = 0, .read_hbm = true, .hbm_from = start};
   }
-  occupancy_area_ += static_cast<double>(fill_at - start);
+  occupancy_area_ += static_cast<double>(fill_at - start) * weight;
   busy_mshrs_.push_back(Busy{.free_at = fill_at, .line = line});
   std::push_heap(busy_mshrs_.begin(), busy_mshrs_.end(),
                  [](const Busy& a, const Busy& b) { return frees_later(a, b); });
   mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(busy_mshrs_.size())));
   if (l != nullptr) {
-    in_flight_[tags_.index_of(*l)] = InFlight{.ready = fill_at, .pending = need};
+    in_flight_[tags_.index_of(*l)] = InFlight{.ready = fill_at, .pending = need, .weight = weight};
     l->valid |= need;
   } else {
-    arriving_.insert(line) = Arriving{.first_fill = fill_at, .ready = fill_at, .pending = need};
+    arriving_.insert(line) =
+        Arriving{.first_fill = fill_at, .ready = fill_at, .pending = need, .weight = weight};
   }
-  return {.ready = answer, .pipeline = 0};
+  return {.ready = answer, .pipeline = 0, .read_hbm = true, .hbm_from = start};
 }
 
-L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at) {
+L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
+                                  std::uint32_t weight) {
   transactions_ = true;
   if (in_flight_.empty()) in_flight_.resize(tags_.size());
   settle(at);
-  ++writes;
+  writes += weight;
   SectorCache::Line* found = tags_.find(line);
   SectorCache::Line& l = allocate(line, at);
   if (found == nullptr) {
@@ -134,12 +138,14 @@ L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim
     // its MSHR); otherwise nothing of the new line is arriving.
     InFlight f{};
     if (const Arriving* m = arriving_.find(line)) {
-      f = InFlight{.ready = m->ready, .pending = m->pending};
+      f = InFlight{.ready = m->ready, .pending = m->pending, .weight = m->weight};
       l.valid |= m->pending;
       arriving_.erase(line);
     }
     in_flight_[tags_.index_of(l)] = f;
   }
+  // Its dirty sectors stand for the lines this write stands for.
+  in_flight_[tags_.index_of(l)].weight = weight;
   l.valid |= sectors;
   l.dirty |= sectors;
   return {.ready = at, .pipeline = params_.hit_latency_cycles};

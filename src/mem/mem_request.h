@@ -16,6 +16,8 @@ struct MemRequest {
   bool write = false;             // informational; load()/store() decide the direction
   std::uint32_t sm = 0;           // issuing SM (its L1, its crossbar port, its near partition)
   std::uint32_t sector_mask = 0;  // sectors of addr's line; 0 = the sectors the range covers
+  // Set sampling (transactions only, stores): the lines this one stands for, itself included.
+  std::uint32_t weight = 1;
 };
 
 // Invoked once, at the tick the request completes (load data usable / store acknowledged).

@@ -325,7 +325,8 @@ void MemorySystem::store(const MemRequest& r, RequestClient& client, std::uint64
 void MemorySystem::start_store(Request& q, const MemRequest& r) {
   const std::uint32_t sectors = sectors_of(r);
   const std::uint64_t line = map_.line_of(r.addr);
-  ++stores_;
+  XPUSIM_CHECK(r.weight == 1 || transactions_, "a weighted store needs the transaction timing");
+  stores_ += r.weight;
   l1_[r.sm]->store(line, sectors);
   q.store = true;
   q.sm = r.sm;
@@ -336,16 +337,17 @@ void MemorySystem::start_store(Request& q, const MemRequest& r) {
   q.step = Request::Step::kAtSlice;
   if (tracing_) q.flow = next_flow_ += 2;
   const std::uint64_t bytes = kControlMessageBytes + sector_bytes(sectors);
-  const sim::Tick at = transactions_ ? xbar_->send_request_at(r.sm, q.slice, bytes, now())
+  const sim::Tick at = transactions_ ? xbar_->send_request_at(r.sm, q.slice, bytes, now(), r.weight)
                                      : xbar_->send_request(r.sm, q.slice, bytes);
   if (!transactions_) {
     events().schedule(q, at);
     return;
   }
-  const L2Slice::Answer a = l2_->slice(q.slice).write_at(line, sectors, at);
+  const L2Slice::Answer a = l2_->slice(q.slice).write_at(line, sectors, at, r.weight);
   q.trace_at_slice(at, a.ready);
   q.step = Request::Step::kStoreAcked;
-  events().schedule(q, xbar_->send_response_at(q.slice, kControlMessageBytes, a.ready, a.pipeline));
+  events().schedule(
+      q, xbar_->send_response_at(q.slice, kControlMessageBytes, a.ready, a.pipeline, r.weight));
 }
 
 MemorySystem::Request& MemorySystem::lines_request(std::uint32_t sm,
@@ -366,10 +368,11 @@ MemorySystem::Request& MemorySystem::lines_request(std::uint32_t sm,
 }
 
 sim::Tick MemorySystem::read_through_l2(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
-                                        sim::Tick at) {
+                                        sim::Tick at, std::uint32_t weight, SampledLoad* sampled) {
   const std::uint32_t slice = map_.slice_of_line(line);
   const sim::Tick arrival = xbar_->send_request_at(sm, slice, kControlMessageBytes, at);
-  const L2Slice::Answer a = l2_->slice(slice).read_at(line, sectors, arrival);
+  const L2Slice::Answer a = l2_->slice(slice).read_at(line, sectors, arrival, weight);
+  if (sampled != nullptr) *sampled = SampledLoad{.arrival = arrival, .answer = a};
   const sim::Tick back = xbar_->send_response_at(slice, sector_bytes(sectors), a.ready, a.pipeline);
   return cycles_after(sm_clock_, back, params_.l1.hit_latency_cycles);
 }
@@ -415,14 +418,35 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
   events().schedule(q, last);
 }
 
-sim::Tick MemorySystem::load_at(const MemRequest& r, sim::Tick at) {
+sim::Tick MemorySystem::load_at(const MemRequest& r, sim::Tick at, std::uint32_t weight,
+                                SampledLoad* sampled) {
   XPUSIM_CHECK(transactions_ && at >= now(),
                "load_at needs the transaction-level timing and a tick not in the past");
   const std::uint32_t sectors = sectors_of(r);
-  ++loads_;
-  const sim::Tick done = read_through_l2(r.sm, map_.line_of(r.addr), sectors, at);
+  loads_ += weight;
+  const sim::Tick done = read_through_l2(r.sm, map_.line_of(r.addr), sectors, at, weight, sampled);
   load_latency_.sample(static_cast<double>(sm_clock_.cycle_at(done) - sm_clock_.cycle_at(at)));
   return done;
+}
+
+sim::Tick MemorySystem::follow_at(const MemRequest& r, sim::Tick at, const SampledLoad& by) {
+  XPUSIM_CHECK(transactions_ && at >= now(),
+               "follow_at needs the transaction-level timing and a tick not in the past");
+  const std::uint32_t sectors = sectors_of(r);
+  const std::uint64_t line = map_.line_of(r.addr);
+  const std::uint32_t slice = map_.slice_of_line(line);
+  const sim::Tick arrival = xbar_->send_request_at(r.sm, slice, kControlMessageBytes, at);
+  // `by`'s delays in its slice, from this line's own arrival: its MSHR wait before HBM and
+  // its HBM latency come from this line's channel, a hit's or merge's wait as they were.
+  const L2Slice::Answer& a = by.answer;
+  sim::Tick ready = arrival + (a.ready - by.arrival);
+  if (a.read_hbm) {
+    const sim::Tick done =
+        hbm_->sectors_at(line, sectors, /*write=*/false, arrival + (a.hbm_from - by.arrival));
+    ready = cycles_after(l2_clock_, done, params_.l2.hit_latency_cycles);
+  }
+  const sim::Tick back = xbar_->send_response_at(slice, sector_bytes(sectors), ready, a.pipeline);
+  return cycles_after(sm_clock_, back, params_.l1.hit_latency_cycles);
 }
 
 }  // namespace xpusim::mem

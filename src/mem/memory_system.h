@@ -49,6 +49,9 @@ std::string_view to_string(MemoryTiming t);
 // "events" | "transactions"; nullopt for anything else.
 std::optional<MemoryTiming> parse_memory_timing(std::string_view text);
 
+// The largest set_sampling (MemoryParams): a 128-line box still has two sampled lines.
+inline constexpr std::uint32_t kMaxSetSampling = 64;
+
 struct MemoryParams {
   std::uint64_t sm_clock_hz = 1'000'000'000;
   std::uint64_t l2_clock_hz = 1'000'000'000;   // L2 and crossbar
@@ -61,6 +64,10 @@ struct MemoryParams {
   HbmParams hbm;
   DsmemParams dsmem;
   MemoryTiming timing = MemoryTiming::kEvents;
+  // Set sampling of TMA loads under kTransactions (docs/memory-hierarchy.md, "Set sampling"):
+  // only a box's lines in one L2 set of every `set_sampling` are timed, each standing for the
+  // box's lines next to it. 1 times every line.
+  std::uint32_t set_sampling = 1;
 
   // From a validated chip config. The L1 gets what the largest shared-memory carve-out leaves
   // (sm.l1_shared_bytes - sm.shared_memory_bytes); MemorySystem::set_l1_capacity changes it.
@@ -107,7 +114,26 @@ class MemorySystem : public sim::Component {
   // Transaction-level timing: a load that bypasses the L1 (ld.global.cg, a TMA line) issued
   // at tick `at` (now or later), timed whole; returns when its data is at the SM. No event:
   // the caller keeps the tick. What the TMA unit's box-at-once generator uses.
-  sim::Tick load_at(const MemRequest& r, sim::Tick at);
+  // With `weight` > 1 (set sampling) the load stands for that many lines of its box in sets
+  // that are not sampled: the L2's counts are weighted, and `sampled` (if given) keeps what
+  // its lookup found for follow_at.
+  struct SampledLoad {
+    sim::Tick arrival = 0;  // at the slice
+    L2Slice::Answer answer;
+  };
+  sim::Tick load_at(const MemRequest& r, sim::Tick at, std::uint32_t weight = 1,
+                    SampledLoad* sampled = nullptr);
+  // Set sampling: a TMA line of a set that is not sampled, issued at `at`, which the sampled
+  // line `by` stands for. It crosses its own crossbar ports and, if `by` read HBM, reads its
+  // own HBM channel, with `by`'s L2 delays; its L2 slice is not looked up or counted.
+  sim::Tick follow_at(const MemRequest& r, sim::Tick at, const SampledLoad& by);
+  // Set sampling: 1 if every line is timed, else N (a line is timed when sampled()).
+  std::uint32_t set_sampling() const { return params_.set_sampling; }
+  // Whether the L2 set that holds `addr` is one of the sampled ones.
+  bool sampled(Addr addr) const {
+    const std::uint64_t line = map_.line_of(addr);
+    return l2_->slice_of_line(line).tags().in_sampled_set(line, params_.set_sampling);
+  }
   bool transactions() const { return transactions_; }
   // With the transaction-level timing: applies the L2 fills due by now (L2Slice::settle), so
   // the L2's counts include them; the chip calls it as each kernel ends, `xpusim run` when a
@@ -150,7 +176,7 @@ class MemorySystem : public sim::Component {
   // Transaction-level timing: `sectors` of `line` read from L2 by `sm`, sent at `at`; the
   // tick the data is usable at the SM (the L1's latency included). No event.
   sim::Tick read_through_l2(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
-                            sim::Tick at);
+                            sim::Tick at, std::uint32_t weight = 1, SampledLoad* sampled = nullptr);
   void start_load(Request& q, const MemRequest& r, bool cache_in_l1);
   void start_store(Request& q, const MemRequest& r);
 

@@ -89,6 +89,11 @@ class SectorCache {
   Line& allocate(std::uint64_t line, Victim& victim);
   // Drops every line (a carve-out change flushes the L1).
   void clear();
+  // Set sampling (docs/memory-hierarchy.md): whether `line`'s set is one of every `factor`.
+  bool in_sampled_set(std::uint64_t line, std::uint32_t factor) const {
+    return set_of(line) % factor == 0;
+  }
+  bool hashed() const { return hashed_; }
 
  private:
   // The tag of a free way. No line number reaches it (it would need 1-byte lines and the last

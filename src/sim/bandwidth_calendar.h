@@ -11,6 +11,7 @@
 // then ceil(bytes / bytes_per_cycle) cycles).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,17 @@ class BandwidthCalendar {
   // Books `bytes` that may start passing at cycle `from`; returns the cycle their last byte
   // has passed (the cycle after it, as Channel's busy_until).
   Cycles book(Cycles from, std::uint64_t bytes);
+  // Books `bytes` x `weight` from `from`, for a request that stands for `weight` like it on
+  // links beside this one (set sampling, docs/memory-hierarchy.md); returns when its own
+  // `bytes` would have passed, as if they went first: the whole booking's end less the
+  // others' cycles, and no earlier than `from` plus its own.
+  Cycles book_first(Cycles from, std::uint64_t bytes, std::uint64_t weight) {
+    const Cycles end = book(from, bytes * weight);
+    if (weight <= 1) return end;
+    const Cycles own = per_cycle_.div(bytes + bytes_per_cycle_ - 1);
+    const Cycles others = per_cycle_.div(bytes * weight + bytes_per_cycle_ - 1) - own;
+    return std::max(end - others, from + own);
+  }
 
   std::uint64_t bytes_booked() const { return bytes_booked_; }
   // Cycles the link spent passing bytes (bytes / bandwidth, rounded up per booking).

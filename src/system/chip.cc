@@ -45,6 +45,7 @@ namespace {
 mem::MemoryParams memory_params_of(const config::ChipSpec& spec, const ChipOptions& options) {
   mem::MemoryParams p = mem::MemoryParams::from_chip(spec);
   p.timing = options.memory_timing;
+  p.set_sampling = options.set_sampling;
   return p;
 }
 }  // namespace
@@ -95,6 +96,22 @@ Chip::~Chip() = default;
 
 Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::ChipSpec& spec,
                                            const ChipOptions& options, std::string_view name) {
+  if (const std::uint32_t n = options.set_sampling; n != 1) {
+    if (n == 0 || n > mem::kMaxSetSampling) {
+      return Error{fmt::format("set_sampling {}: must be 1 to {} (1 times every line)", n,
+                               mem::kMaxSetSampling)};
+    }
+    if (options.memory_timing != mem::MemoryTiming::kTransactions) {
+      return Error{fmt::format(
+          "set_sampling {}: needs memory_timing transactions (events times every line)", n)};
+    }
+    if (spec.l2.set_index != "hash") {
+      return Error{
+          fmt::format("set_sampling {}: needs l2.set_index hash (with {}, the sampled "
+                      "sets would hold every {}th line, on a few of the slices)",
+                      n, spec.l2.set_index, n)};
+    }
+  }
   auto policy = sched::make_policy(options.policy, {});
   if (!policy) return policy.errors();
   auto scheduler = core::make_warp_scheduler(options.scheduler);

@@ -47,6 +47,9 @@ struct ChipOptions {
   // The memory hierarchy's timing: per-step events (exact order) or whole transactions
   // (faster, approximate; docs/memory-hierarchy.md).
   mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents;
+  // With kTransactions: TMA loads time one L2 set in `set_sampling` (1: every line; at most
+  // mem::kMaxSetSampling; docs/memory-hierarchy.md, "Set sampling").
+  std::uint32_t set_sampling = 1;
 };
 
 // One kernel launch and when it ran (ticks).

@@ -96,6 +96,9 @@ struct TmaUnit::Active {
   std::uint32_t destinations = 0;
   TmaClient* client = nullptr;
   bool retired = false;
+  // A store under set sampling: its sampled lines (collect_sampled), the next one's place.
+  std::vector<std::uint32_t> sampled;
+  std::size_t next_sampled = 0;
 };
 
 TmaUnit::TmaUnit(sim::Component& parent, std::string_view name, const TmaParams& params,
@@ -432,15 +435,28 @@ void TmaUnit::generate() {
         memory_.dsmem().push(sm, to, bytes, *this, kToClusterTag | push_tag(a.index, 0, bytes));
       }
     } else {
+      // Set sampling (transactions): a store's lines in sets that are not sampled are issued
+      // but sent as part of the sampled line that stands for them, as issue_box does.
+      std::uint32_t weight = 1;
+      if (flow == TmaPlan::Flow::kStore && boxes_ && memory_.set_sampling() > 1) {
+        if (a.issued == 0) collect_sampled(a, a.sampled);
+        weight = sampled_weight(a.sampled, a.next_sampled, a.issued, a.total);
+      }
       const GlobalRequest r = *a.next;
       ++a.next;
       global_requests_.inc();
-      ++outstanding_;
-      const mem::MemRequest m{.addr = r.address, .bytes = r.bytes, .write = false, .sm = sm};
-      if (flow == TmaPlan::Flow::kStore) {
-        memory_.store(m, *this, request_tag(a.index, r.bytes));
+      if (weight == 0) {
+        ++a.responded;
+        bytes_written_.inc(r.bytes);
       } else {
-        memory_.load(m, *this, request_tag(a.index, r.bytes), false);
+        ++outstanding_;
+        const mem::MemRequest m{
+            .addr = r.address, .bytes = r.bytes, .write = false, .sm = sm, .weight = weight};
+        if (flow == TmaPlan::Flow::kStore) {
+          memory_.store(m, *this, request_tag(a.index, r.bytes));
+        } else {
+          memory_.load(m, *this, request_tag(a.index, r.bytes), false);
+        }
       }
     }
     ++a.issued;
@@ -568,36 +584,42 @@ std::size_t TmaUnit::issuing_after(std::uint64_t cycle) {
   return issuing_until_.size();
 }
 
+void TmaUnit::collect_sampled(const Active& a, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  std::uint32_t i = 0;
+  for (auto it = a.next; it != a.end; ++it, ++i) {
+    if (memory_.sampled((*it).address)) out.push_back(i);
+  }
+}
+
+std::uint32_t TmaUnit::sampled_weight(std::span<const std::uint32_t> sampled, std::size_t& next,
+                                      std::uint64_t i, std::uint64_t lines) {
+  if (sampled.empty()) return 1;  // no sampling, or no sampled line: every line timed
+  if (next == sampled.size() || sampled[next] != i) return 0;
+  const std::uint64_t until = next + 1 < sampled.size() ? sampled[next + 1] : lines;
+  const std::uint64_t from = next == 0 ? 0 : i;
+  ++next;
+  return static_cast<std::uint32_t>(until - from);
+}
+
 void TmaUnit::issue_box(Active& a) {
   const std::uint32_t sm = a.job.sm;
   const auto later_first = std::greater<>{};
   a.land_from.fill(sim::kMaxTick);
-  std::uint64_t c = cycle_now();
-  for (; a.next != a.end; ++a.next) {
-    const GlobalRequest r = *a.next;
-    c = std::max(c, next_issue_);
-    // The outstanding limit: lines back by this cycle leave; with all slots taken, the line
-    // waits for the earliest.
-    sim::Tick t = clock_.edge(c);
-    while (!in_flight_.empty() && in_flight_.front() <= t) {
-      std::pop_heap(in_flight_.begin(), in_flight_.end(), later_first);
-      in_flight_.pop_back();
-    }
-    if (in_flight_.size() >= params_.max_outstanding) {
-      c = clock_.first_cycle_from(in_flight_.front());
-      t = clock_.edge(c);
-      std::pop_heap(in_flight_.begin(), in_flight_.end(), later_first);
-      in_flight_.pop_back();
-    }
-    if (c != rate_cycle_) {
-      rate_cycle_ = c;
-      rate_count_ = 0;
-    }
-    next_issue_ = ++rate_count_ >= params_.requests_per_cycle ? c + 1 : c;
-    global_requests_.inc();
-    bytes_read_.inc(r.bytes);
-    const sim::Tick done = memory_.load_at(
-        mem::MemRequest{.addr = r.address, .bytes = r.bytes, .write = false, .sm = sm}, t);
+  // Set sampling (docs/memory-hierarchy.md): the box's lines in sampled L2 sets are looked up
+  // there; each stands for a group of lines, itself and those up to the next one (the first
+  // also those before it), which take its L2 delays. A box with none is timed line by line.
+  const std::size_t lines = a.plan.report.global_requests.size();
+  sampled_.clear();
+  if (memory_.set_sampling() > 1) collect_sampled(a, sampled_);
+  const bool sampling = !sampled_.empty();
+  std::size_t group = 0;  // with sampling: the group of the current line
+  const auto group_end = [&](std::size_t g) {
+    return g + 1 < sampled_.size() ? std::size_t{sampled_[g + 1]} : lines;
+  };
+  // Times a line whose data is at the SM at `done`: its slot, and its landing at every
+  // destination.
+  const auto landed = [&](const GlobalRequest& r, sim::Tick done) {
     in_flight_.push_back(done);
     std::push_heap(in_flight_.begin(), in_flight_.end(), later_first);
     for (std::uint32_t d = 0; d < a.destinations; ++d) {
@@ -614,6 +636,63 @@ void TmaUnit::issue_box(Active& a) {
       a.land_at[d] = std::max(a.land_at[d], p.arrived);
       a.acked_until = std::max(a.acked_until, p.acked);
     }
+  };
+  const auto request = [sm](const GlobalRequest& r) {
+    return mem::MemRequest{.addr = r.address, .bytes = r.bytes, .write = false, .sm = sm};
+  };
+  std::uint64_t c = cycle_now();
+  for (std::uint32_t i = 0; a.next != a.end; ++a.next, ++i) {
+    const GlobalRequest r = *a.next;
+    c = std::max(c, next_issue_);
+    // The outstanding limit: lines back by this cycle leave; with all slots taken, the line
+    // waits for the earliest. A sampled group is let in whole, at its first line.
+    std::size_t slots = 0;
+    if (!sampling) {
+      slots = 1;
+    } else if (i == 0 || i == group_end(group)) {
+      if (i != 0) ++group;
+      slots = group_end(group) - i;
+    }
+    sim::Tick t = clock_.edge(c);
+    if (slots > 0) {
+      while (!in_flight_.empty() && in_flight_.front() <= t) {
+        std::pop_heap(in_flight_.begin(), in_flight_.end(), later_first);
+        in_flight_.pop_back();
+      }
+      while (!in_flight_.empty() && in_flight_.size() + slots > params_.max_outstanding) {
+        c = std::max(c, clock_.first_cycle_from(in_flight_.front()));
+        t = clock_.edge(c);
+        std::pop_heap(in_flight_.begin(), in_flight_.end(), later_first);
+        in_flight_.pop_back();
+      }
+    }
+    if (c != rate_cycle_) {
+      rate_cycle_ = c;
+      rate_count_ = 0;
+    }
+    next_issue_ = ++rate_count_ >= params_.requests_per_cycle ? c + 1 : c;
+    global_requests_.inc();
+    bytes_read_.inc(r.bytes);
+    if (!sampling) {
+      landed(r, memory_.load_at(request(r), t));
+      continue;
+    }
+    group_lines_.push_back({r, t});
+    if (i + 1 != group_end(group)) continue;
+    // The group's last line is issued: its sampled line is looked up first, then the others
+    // follow it.
+    const std::size_t first = i + 1 - group_lines_.size();
+    const std::size_t rep = sampled_[group] - first;
+    mem::MemorySystem::SampledLoad by;
+    const auto weight = static_cast<std::uint32_t>(group_lines_.size());
+    landed(group_lines_[rep].first, memory_.load_at(request(group_lines_[rep].first),
+                                                    group_lines_[rep].second, weight, &by));
+    for (std::size_t j = 0; j < group_lines_.size(); ++j) {
+      if (j == rep) continue;
+      landed(group_lines_[j].first,
+             memory_.follow_at(request(group_lines_[j].first), group_lines_[j].second, by));
+    }
+    group_lines_.clear();
   }
   issuing_until_.push_back(c);
   a.issued = a.responded = a.total;

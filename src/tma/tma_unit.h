@@ -24,6 +24,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,14 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   // timed whole (MemorySystem::load_at, DsmemNetwork::push_at); each destination is credited
   // the box at its last line's tick, by one event.
   void issue_box(Active& a);
+  // Set sampling (docs/memory-hierarchy.md): the indices of `a`'s lines from its next one
+  // that lie in sampled L2 sets, into `out`.
+  void collect_sampled(const Active& a, std::vector<std::uint32_t>& out) const;
+  // How many lines line `i` of `lines` is timed for: 1 with `sampled` empty (every line
+  // timed), else 0 for a line that is not sampled, and for the sampled one (`next` moves on)
+  // itself and the lines up to the next sampled one (the first one also those before it).
+  static std::uint32_t sampled_weight(std::span<const std::uint32_t> sampled, std::size_t& next,
+                                      std::uint64_t i, std::uint64_t lines);
   void land_boxes(Active& a);
   // Operations issue_box placed whose last line issues at or after `cycle`, which count as
   // still in the generator (at most two set up ahead of it).
@@ -191,6 +200,10 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   std::uint64_t rate_cycle_ = ~std::uint64_t{0};
   std::uint32_t rate_count_ = 0;
   std::vector<sim::Tick> in_flight_;
+  // issue_box with set sampling: the indices of the box's sampled lines, and the current
+  // group's lines with their issue ticks.
+  std::vector<std::uint32_t> sampled_;
+  std::vector<std::pair<GlobalRequest, sim::Tick>> group_lines_;
   std::deque<std::uint64_t> issuing_until_;
   std::vector<Active*> free_;
   std::uint32_t active_ = 0;  // operations queued or in flight

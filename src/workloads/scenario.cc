@@ -90,12 +90,13 @@ constexpr TimingField kTimingFields[] = {
     {"cluster_barrier_latency", &core::SmTiming::cluster_barrier_latency, 0, 100'000},
 };
 
-constexpr std::string_view kTopKeys[] = {"chip",   "mode",   "memory_timing",    "workload",
-                                         "params", "policy", "sm_scheduler",     "sm_timing",
-                                         "kernel", "launch", "buffers",          "args",
-                                         "stats",  "trace",  "trace_max_events", "runs"};
-constexpr std::string_view kRunKeys[] = {"name",   "mode",  "memory_timing", "workload",
-                                         "params", "stats", "trace",         "trace_max_events"};
+constexpr std::string_view kTopKeys[] = {
+    "chip",   "mode",         "memory_timing", "set_sampling",     "workload", "params",
+    "policy", "sm_scheduler", "sm_timing",     "kernel",           "launch",   "buffers",
+    "args",   "stats",        "trace",         "trace_max_events", "runs"};
+constexpr std::string_view kRunKeys[] = {"name",         "mode",     "memory_timing",
+                                         "set_sampling", "workload", "params",
+                                         "stats",        "trace",    "trace_max_events"};
 constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
 constexpr std::string_view kLaunchKeys[] = {"grid", "block", "cluster", "dynamic_shared_bytes",
                                             "registers_per_thread"};
@@ -326,6 +327,10 @@ class Reader {
                     error(pos_of(v), path, m.error().message);
                   }
                 }
+              } else if (key == "set_sampling") {
+                if (auto n = whole(v, path, key_pos, 1, mem::kMaxSetSampling)) {
+                  s_.set_sampling = static_cast<std::uint32_t>(*n);
+                }
               } else if (key == "workload") {
                 if (auto t = text(v, path, key_pos, "a workload name")) {
                   s_.workload = *t;
@@ -514,6 +519,10 @@ class Reader {
                 } else {
                   err(pos_of(x), q, m.error().message);
                 }
+              }
+            } else if (key == "set_sampling") {
+              if (auto n = whole(x, q, kq, 1, mem::kMaxSetSampling)) {
+                r.set_sampling = static_cast<std::uint32_t>(*n);
               }
             } else if (key == "workload") {
               if (!s_.kernel.empty()) {

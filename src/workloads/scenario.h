@@ -4,6 +4,8 @@
 //
 //   chip: h100-sxm5              # a name in configs/chips, or a path (relative: to this file)
 //   mode: functional             # functional (default) | timing-only
+//   memory_timing: transactions  # events (default) | transactions
+//   set_sampling: 8              # transactions: TMA loads time one L2 set in 8
 //   workload: ubench.l2_latency  # or kernel: + launch: + buffers: + args:
 //   params: {footprint: 4MiB}    # whole numbers; sizes may carry KiB/MiB/GiB
 //   policy: waterfill            # the work distributor's policy
@@ -95,6 +97,7 @@ struct Scenario {
   config::SourcePos chip_pos;
   RunMode mode = RunMode::kFunctional;
   mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents;
+  std::uint32_t set_sampling = 1;  // TMA loads' L2 set sampling (transactions only)
   std::string policy = "waterfill";
   config::SourcePos policy_pos;      // line 0: not in the file
   std::string sm_scheduler = "gto";  // the SMs' warp scheduler (core/warp_scheduler.h)

@@ -99,6 +99,24 @@ TEST_F(RunCli, TransactionLevelMemoryIsNamedAndKeepsTheCopyCorrect) {
   EXPECT_EQ(bad.err.find("error: --memory-timing: 'fast' is not a memory timing"), 0u) << bad.err;
 }
 
+TEST_F(RunCli, SetSamplingIsNamedAndNeedsTheTransactionTiming) {
+  write_copy("copy.yaml", 65536);
+  const CliRun s = run("run copy.yaml --memory-timing transactions --set-sampling 8");
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_NE(s.out.find("transaction-level memory, TMA loads set-sampled 1 in 8)"),
+            std::string::npos)
+      << s.out;
+  const CliRun events = run("run copy.yaml --set-sampling 8");
+  EXPECT_NE(events.code, 0);
+  EXPECT_NE(
+      events.err.find("set_sampling 8: needs memory_timing transactions (events times every line)"),
+      std::string::npos)
+      << events.err;
+  const CliRun zero = run("run copy.yaml --memory-timing transactions --set-sampling 0");
+  EXPECT_NE(zero.code, 0);
+  EXPECT_NE(zero.err.find("--set-sampling"), std::string::npos) << zero.err;
+}
+
 TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
   const std::pair<const char*, const char*> cases[] = {
       {"chip: tiny\nworklaod: ubench.l2_latency\n",

@@ -25,6 +25,19 @@ TEST(BandwidthCalendar, ALoneBookingEndsWhereAChannelWould) {
   }
 }
 
+// book_first: a booking that stands for `weight` like it holds the link for all of them, and
+// its own bytes end as if they went first.
+TEST(BandwidthCalendar, BookFirstHoldsTheWholeAndEndsAtItsOwnShare) {
+  BandwidthCalendar a(64), b(64);
+  EXPECT_EQ(a.book_first(100, 128, 8), 102u);  // its own 2 cycles
+  EXPECT_EQ(a.book(100, 64), 117u);            // behind all 16
+  EXPECT_EQ(a.bytes_booked(), 8u * 128 + 64);
+  EXPECT_EQ(b.book_first(100, 128, 1), 102u);  // weight 1: a plain booking
+  BandwidthCalendar c(64);
+  c.book(100, 64 * 20);                        // busy until 120
+  EXPECT_EQ(c.book_first(100, 128, 4), 122u);  // 120..128 for all four, its own first
+}
+
 TEST(BandwidthCalendar, AStreamInOrderRunsAtTheLinkBandwidth) {
   // 1000 back-to-back 128 B bookings at 64 B/cycle: the last byte passes at cycle 2000.
   BandwidthCalendar cal(64);

@@ -107,12 +107,14 @@ params:
 policy: first-fit
 sm_scheduler: lrr
 memory_timing: transactions
+set_sampling: 8
 sm_timing:
   alu_latency: 6
   sub_partitions: 2
 )");
   EXPECT_EQ(s.chip, "h100-sxm5");
   EXPECT_EQ(s.memory_timing, mem::MemoryTiming::kTransactions);
+  EXPECT_EQ(s.set_sampling, 8u);
   EXPECT_EQ(s.chip_pos.line, 2);
   EXPECT_EQ(s.mode, RunMode::kTimingOnly);
   EXPECT_TRUE(s.is_workload());
@@ -133,6 +135,7 @@ TEST(Scenario, DefaultsAreFunctionalAndWaterfill) {
   const Scenario s = load("chip: tiny\nworkload: w\n");
   EXPECT_EQ(s.mode, RunMode::kFunctional);
   EXPECT_EQ(s.memory_timing, mem::MemoryTiming::kEvents);
+  EXPECT_EQ(s.set_sampling, 1u);
   EXPECT_EQ(s.policy, "waterfill");
   EXPECT_EQ(s.sm_scheduler, "gto");
   EXPECT_TRUE(s.params.empty());
@@ -178,10 +181,23 @@ TEST(Scenario, ArgsMayComeBeforeTheBuffersTheyName) {
   EXPECT_EQ(s.args[2].bits, std::bit_cast<std::uint32_t>(1.5f));
 }
 
+TEST(Scenario, SetSamplingIsAWholeNumberFrom1To64) {
+  const std::string zero = errors_of("chip: tiny\nworkload: w\nset_sampling: 0\n");
+  EXPECT_NE(zero.find("s.yaml:3:"), std::string::npos) << zero;
+  EXPECT_NE(zero.find("set_sampling"), std::string::npos) << zero;
+  EXPECT_NE(errors_of("chip: tiny\nworkload: w\nset_sampling: 65\n").find("64"), std::string::npos);
+  const Scenario s =
+      load("chip: tiny\nworkload: w\nruns: [{name: a, set_sampling: 4}, {name: b}]\n");
+  ASSERT_EQ(s.runs.size(), 2u);
+  EXPECT_EQ(s.runs[0].set_sampling, 4u);
+  EXPECT_EQ(s.runs[1].set_sampling, 1u);
+}
+
 TEST(Scenario, StructureErrors) {
   EXPECT_EQ(errors_of(""),
             "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
-            "workload, params, policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, "
+            "set_sampling, workload, params, policy, sm_scheduler, sm_timing, kernel, launch, "
+            "buffers, args, "
             "stats, trace, trace_max_events, runs");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
@@ -203,7 +219,8 @@ TEST(Scenario, StructureErrors) {
 TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
   EXPECT_EQ(errors_of("chip: tiny\nworklaod: w\n"),
             "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
-            "keys: chip, mode, memory_timing, workload, params, policy, sm_scheduler, sm_timing, "
+            "keys: chip, mode, memory_timing, set_sampling, workload, params, policy, "
+            "sm_scheduler, sm_timing, "
             "kernel, launch, buffers, args, stats, trace, trace_max_events, runs");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
@@ -551,14 +568,14 @@ TEST(Scenario, RunErrorsAreLocated) {
             "{...}}, {name: big, mode: timing-only}], got a mapping");
   EXPECT_EQ(errors_of(head + "runs: [small]\n"),
             "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, memory_timing, "
-            "workload, params, stats, trace, trace_max_events, got \"small\"");
+            "set_sampling, workload, params, stats, trace, trace_max_events, got \"small\"");
   EXPECT_EQ(errors_of(head + "runs: [{nmae: a}]\n"),
             "s.yaml:3:9: runs[0].nmae: unknown key 'nmae' (did you mean 'name'?); valid keys in "
-            "runs[0]: name, mode, memory_timing, workload, params, stats, trace, "
+            "runs[0]: name, mode, memory_timing, set_sampling, workload, params, stats, trace, "
             "trace_max_events");
   EXPECT_EQ(errors_of(head + "runs: [{policy: first-fit}]\n"),
             "s.yaml:3:9: runs[0].policy: unknown key 'policy'; valid keys in runs[0]: name, "
-            "mode, memory_timing, workload, params, stats, trace, trace_max_events");
+            "mode, memory_timing, set_sampling, workload, params, stats, trace, trace_max_events");
   EXPECT_EQ(errors_of(head + "runs: [{memory_timing: transaction}]\n"),
             "s.yaml:3:24: runs[0].memory_timing: 'transaction' is not a memory timing (did you "
             "mean 'transactions'?); memory timings: events (every step at its tick, the "
