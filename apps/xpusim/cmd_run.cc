@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -36,6 +37,7 @@ struct RunOpts {
   std::string mode;
   std::string memory_timing;
   std::uint32_t set_sampling = 0;  // 0: the scenario's
+  double wave_sampling = -1;       // percent; below 0: the scenario's
   std::string params;
   std::string policy;
   std::string scheduler;
@@ -228,6 +230,10 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     if (mode) r.mode = *mode;
     if (memory_timing) r.memory_timing = *memory_timing;
     if (o.set_sampling != 0) r.set_sampling = o.set_sampling;
+    // Timing-only runs only: a functional run checks results the skipped CTAs would not make.
+    if (o.wave_sampling >= 0 && r.mode == workloads::RunMode::kTimingOnly) {
+      r.wave_sampling = o.wave_sampling;
+    }
     if (!o.policy.empty()) r.policy = o.policy;
     if (!o.scheduler.empty()) r.sm_scheduler = o.scheduler;
     if (auto st = workloads::apply_param_overrides(r, "--param", o.params); !st) {
@@ -305,7 +311,8 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
         .distributor = {},
         .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
         .memory_timing = s.memory_timing,
-        .set_sampling = s.set_sampling};
+        .set_sampling = s.set_sampling,
+        .wave_sampling = {.tolerance = s.wave_sampling / 100}};
     auto chip = system::Chip::create(p->session->sim(), *spec, options);
     if (!chip) {
       add_errors(errors, chip.errors());
@@ -323,13 +330,15 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     PreparedRun& run = *prepared[i];
     const workloads::Scenario& s = run.s;
     const std::string header = fmt::format(
-        "run {}{}: {} {} on {} ({}, {} policy, {} warp scheduler{}{})", file.source,
+        "run {}{}: {} {} on {} ({}, {} policy, {} warp scheduler{}{}{})", file.source,
         multi ? fmt::format(": {} ({} of {})", s.name, i + 1, prepared.size()) : std::string(),
         s.is_workload() ? "workload" : "kernel", s.is_workload() ? s.workload : s.kernel,
         run.chip->spec().name, workloads::to_string(s.mode), s.policy, s.sm_scheduler,
         s.memory_timing == mem::MemoryTiming::kTransactions ? ", transaction-level memory" : "",
         s.set_sampling > 1 ? fmt::format(", TMA loads set-sampled 1 in {}", s.set_sampling)
-                           : std::string());
+                           : std::string(),
+        s.wave_sampling > 0 ? fmt::format(", waves sampled within {}%", s.wave_sampling)
+                            : std::string());
     if (i > 0) std::printf("\n");
     const SliceOptions slicing{.slice = *slice,
                                .progress = ::isatty(STDERR_FILENO) == 1,
@@ -376,6 +385,21 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
                   "with transactions: TMA loads time one L2 set in N, each timed line standing "
                   "for the box's lines next to it (1: every line; docs/memory-hierarchy.md)")
       ->check(CLI::Range(1u, mem::kMaxSetSampling));
+  cmd->add_option("--wave-sampling", o->wave_sampling,
+                  "in timing-only runs: once two consecutive waves of a grid take the same time "
+                  "within PERCENT, skip its middle waves, each counted as the last (0: off; "
+                  "docs/work-distributor.md)")
+      ->check(
+          [](const std::string& v) {
+            double x = -1;
+            const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+            return ec == std::errc() && end == v.data() + v.size() && x >= 0 &&
+                           x <= workloads::kMaxWaveSamplingPercent
+                       ? std::string()
+                       : fmt::format("{}: must be a percentage from 0 (off) to {}", v,
+                                     workloads::kMaxWaveSamplingPercent);
+          },
+          "PERCENT");
   cmd->add_option("--param", o->params,
                   "workload parameters over the scenario's, in every run: key=value,... (sizes "
                   "may use KiB, MiB, GiB)");

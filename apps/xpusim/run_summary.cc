@@ -82,8 +82,10 @@ constexpr const char* kTmaStats[] = {"busy_cycles",   "requests",        "bytes_
 
 RunFigures read_figures(system::Chip& chip, sim::Simulation& sim) {
   RunFigures f;
-  f.cycles = chip.clock().cycle_at(sim.now());
-  f.seconds = static_cast<double>(sim.now()) * 1e-12;
+  // The chip's timeline: with wave sampling, the skipped waves' time too.
+  const sim::Tick now = sim.now() + chip.distributor().skipped_ticks();
+  f.cycles = chip.clock().cycle_at(now);
+  f.seconds = static_cast<double>(now) * 1e-12;
   f.sms = chip.num_sms();
   f.sub_partitions = chip.timing().sub_partitions;
   const StatSums st(sim.stats(), chip.root().path());
@@ -122,6 +124,23 @@ void print_summary(const std::string& header, system::Chip& chip, const RunFigur
   const sim::Clock& clock = chip.clock();
   std::printf("%s\n", header.c_str());
   std::printf("  simulated           %llu cycles, %.3f us\n", ull(f.cycles), f.seconds * 1e6);
+  if (const sched::WorkDistributor& cwd = chip.distributor(); cwd.skipped_ticks() > 0) {
+    const auto stat = [&](const char* name) {
+      auto s = chip.root().sim().stats().find(fmt::format("{}.{}", cwd.path(), name));
+      return s ? (*s)->to_json()["value"].get<double>() : 0.0;
+    };
+    const double period = stat("sampling.period_cycles");
+    const double check = stat("sampling.check_cycles");
+    std::printf(
+        "  wave sampling       %.0f waves skipped (%.0f CTAs, %.0f cycles), each counted as the "
+        "steady wave of %.0f cycles%s\n",
+        stat("sampling.waves_skipped"), stat("sampling.ctas_skipped"),
+        stat("sampling.cycles_skipped"), period,
+        check > 0 ? fmt::format("; the wave after took {:.0f} ({:+.2f}%)", check,
+                                100 * (check - period) / period)
+                        .c_str()
+                  : "");
+  }
   constexpr std::uint32_t kShownLaunches = 16;  // then one line for the rest
   for (std::uint32_t id = 0; id < std::min(chip.launches(), kShownLaunches); ++id) {
     const system::KernelRun& k = chip.run(id);

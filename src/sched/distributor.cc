@@ -42,7 +42,20 @@ WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
       cga_completions_(add_counter("cga_completions", "CGAs", "cga_complete messages received")),
       sleeps_(add_counter("sleeps", "waits", "times the CWD waited for resources to free")),
       packets_(add_counter("launch_packets", "packets", "sm_mask launch packets broadcast")),
-      speed_(add_average("speed", "slots", "speed (min free slots left) of each launch, ¶167")) {
+      speed_(add_average("speed", "slots", "speed (min free slots left) of each launch, ¶167")),
+      waves_skipped_(add_counter("sampling.waves_skipped", "waves",
+                                 "wave sampling: waves not simulated, each stood in by the last "
+                                 "steady wave")),
+      ctas_skipped_(add_counter("sampling.ctas_skipped", "CTAs",
+                                "wave sampling: CTAs not simulated (their stats are the steady "
+                                "wave's, repeated)")),
+      cycles_skipped_(add_counter("sampling.cycles_skipped", "cycles",
+                                  "wave sampling: time the skipped waves add to the timeline")),
+      wave_period_(add_scalar("sampling.period_cycles", "cycles",
+                              "wave sampling: the steady wave's duration each skipped wave took")),
+      wave_check_(add_scalar("sampling.check_cycles", "cycles",
+                             "wave sampling: the first wave simulated after the skip (a check on "
+                             "the period; the tail's own length when it is the last)")) {
   residency_.push_back({});
 }
 
@@ -52,7 +65,7 @@ std::uint32_t WorkDistributor::submit(const GridSpec& grid, GridDone done) {
   g.footprint = footprint(topology().capacity(), grid.shape);
   g.units_left = grid.num_cgas();
   g.ctas_left = grid.grid.count();
-  g.times.submitted = now();
+  g.times.submitted = timeline_now();
   g.times.first_start = sim::kMaxTick;
   g.done = std::move(done);
   ctas_total_ += grid.grid.count();
@@ -192,9 +205,14 @@ void WorkDistributor::launch(std::uint32_t g, const CgaPlacement& p, Packets& pa
 }
 
 void WorkDistributor::started(const CtaLaunch& cta) {
-  first_start_ = std::min(first_start_, now());
-  GridTimes& times = grids_[cta.grid].times;
-  times.first_start = std::min(times.first_start, now());
+  first_start_ = std::min(first_start_, timeline_now());
+  Grid& grid = grids_[cta.grid];
+  GridTimes& times = grid.times;
+  times.first_start = std::min(times.first_start, timeline_now());
+  grid.peak_running = std::max(grid.peak_running, ++grid.running);
+  ++grid.activity;
+  ++activity_;
+  grid.waves.started(now(), activity_ - grid.activity);
   auto& on_sm = running_on_sm_[cta.sm];
   if (on_sm.empty()) ++busy_sms_;
   on_sm.push_back({.grid = cta.grid, .unit = cta.unit, .sm = cta.sm});
@@ -209,7 +227,11 @@ void WorkDistributor::started(const CtaLaunch& cta) {
 }
 
 void WorkDistributor::cta_exited(const CtaLaunch& cta) {
-  last_exit_ = std::max(last_exit_, now());
+  last_exit_ = std::max(last_exit_, timeline_now());
+  Grid& grid = grids_[cta.grid];
+  --grid.running;
+  ++grid.activity;
+  ++activity_;
   auto& on_sm = running_on_sm_[cta.sm];
   const auto it = std::find_if(on_sm.begin(), on_sm.end(), [&](const Resident& r) {
     return r.grid == cta.grid && r.unit == cta.unit;
@@ -237,14 +259,55 @@ void WorkDistributor::exited(const CtaLaunch& cta) {
   ++ctas_exited_;
   ++generation_;
   changed_.notify_all();
+  if (sampling_.on()) sample(cta.grid);
   const bool grid_done = --grid.ctas_left == 0;
-  if (grid_done) grid.times.completed = now();
+  if (grid_done) grid.times.completed = timeline_now();
   if (cta.cga != 0) cga_exit(cta.cga, grid.spec.ctas_per_cga());
   // Last: the callback may submit a grid, which can move grids_ under `grid`.
   if (grid_done && grids_[cta.grid].done) {
     const GridDone done = std::move(grids_[cta.grid].done);
     done(grids_[cta.grid].times);
   }
+}
+
+void WorkDistributor::sample(std::uint32_t g) {
+  Grid& grid = grids_[g];
+  WaveSampler& waves = grid.waves;
+  if (!waves.exited(now(), grid.peak_running, activity_ - grid.activity)) return;
+  if (waves.has_skipped()) {
+    if (waves.waves() > 0 && waves.check() && wave_check_.value() == 0) {
+      wave_check_.set(static_cast<double>(clock_.cycle_at(*waves.check())));
+    }
+    return;
+  }
+  sim::StatsSnapshot stats = sim().stats().snapshot();
+  const std::uint64_t per_unit = grid.spec.grid.count() / grid.spec.num_cgas();
+  const std::uint64_t wave = waves.size();
+  // Skip whole waves only, so the tail keeps the partial wave the full run ends with; the
+  // other grids must be done, so the skipped time delays nothing else.
+  const bool others_done = std::all_of(grids_.begin(), grids_.end(), [&](const Grid& o) {
+    return &o == &grid || (o.units_left == 0 && o.running == 0);
+  });
+  if (waves.steady(sampling_.tolerance) && others_done && wave % per_unit == 0) {
+    const std::uint64_t skip = grid.units_left * per_unit / wave;
+    if (skip > 0) {
+      const std::uint64_t units = skip * wave / per_unit;
+      grid.next_unit += units;  // the skipped units' ids are never launched
+      grid.units_left -= units;
+      grid.ctas_left -= units * per_unit;
+      ctas_exited_ += units * per_unit;
+      const sim::Tick ticks = skip * waves.period();
+      // The steady wave's stats, once per skipped wave (the counters below changed in none).
+      sim().stats().repeat_interval(grid.wave_stats, stats, skip);
+      skipped_ticks_ += ticks;
+      waves_skipped_.inc(skip);
+      ctas_skipped_.inc(units * per_unit);
+      cycles_skipped_.inc(clock_.cycle_at(ticks));
+      wave_period_.set(static_cast<double>(clock_.cycle_at(waves.period())));
+      waves.skipped();
+    }
+  }
+  grid.wave_stats = std::move(stats);
 }
 
 void WorkDistributor::cga_exit(std::uint64_t cga, std::uint32_t ctas) {
@@ -265,7 +328,7 @@ void WorkDistributor::cga_exit(std::uint64_t cga, std::uint32_t ctas) {
 }
 
 void WorkDistributor::record() {
-  const ResidencyPoint p{.tick = now(),
+  const ResidencyPoint p{.tick = timeline_now(),
                          .busy_sms = static_cast<std::uint32_t>(busy_sms_),
                          .running_ctas = running_ctas_,
                          .running_clusters = running_clusters_};
@@ -278,7 +341,7 @@ void WorkDistributor::record() {
   const bool cta_peak = running_clusters_ == 0 && max_clusters_ == 0 && running_ctas_ > max_ctas_;
   if (running_ctas_ > max_ctas_) {
     max_ctas_ = running_ctas_;
-    fill_tick_ = now();
+    fill_tick_ = timeline_now();
   }
   if (clustered_peak || cta_peak) {
     max_clusters_ = std::max(max_clusters_, running_clusters_);

@@ -25,6 +25,7 @@
 #include "sched/grid.h"
 #include "sched/policy.h"
 #include "sched/topology.h"
+#include "sched/wave_sampler.h"
 #include "sim/clock.h"
 #include "sim/component.h"
 #include "sim/sync.h"
@@ -64,7 +65,9 @@ class WorkDistributor : public sim::Component {
                   const sim::Clock& clock, const DistributorTiming& timing = {},
                   const CgaTrackerConfig& tracker = default_tracker_config());
 
-  // When one grid started and ended (ticks): what a launcher reports back.
+  // When one grid started and ended (ticks): what a launcher reports back. With wave sampling
+  // these are on the chip's timeline, which runs ahead of the simulation's by the waves skipped
+  // so far (timeline_now()).
   struct GridTimes {
     sim::Tick submitted = 0;
     sim::Tick first_start = 0;  // its first CTA's first instruction
@@ -73,6 +76,10 @@ class WorkDistributor : public sim::Component {
   using GridDone = std::function<void(const GridTimes&)>;
 
   void set_executor(CtaExecutor* executor) { executor_ = executor; }
+  // Wave sampling (wave_sampler.h); set before start. Its skipped CTAs compute nothing, so it is
+  // for timing-only runs.
+  void set_wave_sampling(const WaveSampling& sampling) { sampling_ = sampling; }
+  const WaveSampling& wave_sampling() const { return sampling_; }
   // Adds a grid to the task table (validate it with check_grid first); returns its index.
   // `done` runs once the CWD has heard the last of its CTAs exit (the grid-completed half of
   // the narrow launch interface the command processor uses).
@@ -100,6 +107,10 @@ class WorkDistributor : public sim::Component {
     std::uint32_t sm;
   };
   const std::vector<Resident>& peak_placement() const { return peak_placement_; }
+  // The waves skipped so far, in ticks: the chip's timeline is the simulation's plus these.
+  sim::Tick skipped_ticks() const { return skipped_ticks_; }
+  std::uint64_t skipped_ctas() const { return ctas_skipped_.value(); }
+  sim::Tick timeline_now() const { return now() + skipped_ticks_; }
   sim::Tick first_start() const { return first_start_; }
   sim::Tick last_exit() const { return last_exit_; }
   sim::Tick fill_tick() const { return fill_tick_; }  // when the running CTAs first peaked
@@ -115,6 +126,10 @@ class WorkDistributor : public sim::Component {
     std::uint64_t ctas_left = 0;   // CTAs whose cta_complete has not arrived
     GridTimes times;
     GridDone done;
+    std::uint64_t running = 0, peak_running = 0;  // CTAs resident now, and the most at once
+    std::uint64_t activity = 0;                   // its CTA starts and exits
+    WaveSampler waves;
+    sim::StatsSnapshot wave_stats;  // the stats when its last wave ended (wave sampling)
   };
   sim::Task<> run();
   // Tries each grid in priority order; returns true when one launched something.
@@ -140,6 +155,8 @@ class WorkDistributor : public sim::Component {
   void started(const CtaLaunch& cta);
   void exited(const CtaLaunch& cta);
   void cga_exit(std::uint64_t cga, std::uint32_t ctas);
+  // At a CTA exit of grid g: ends a wave, and skips waves once two agree (wave_sampler.h).
+  void sample(std::uint32_t g);
   void record();
   void snapshot_peak();
   std::vector<std::uint32_t> budgets() const;
@@ -157,7 +174,10 @@ class WorkDistributor : public sim::Component {
   std::uint64_t broadcast_free_ = 0;  // first cycle the broadcast bus is free
 
   std::uint64_t ctas_total_ = 0, ctas_exited_ = 0;
-  std::vector<std::vector<Resident>> running_on_sm_;               // what runs on each SM
+  WaveSampling sampling_;
+  sim::Tick skipped_ticks_ = 0;
+  std::uint64_t activity_ = 0;                        // CTA starts and exits of every grid
+  std::vector<std::vector<Resident>> running_on_sm_;  // what runs on each SM
   std::unordered_map<std::uint64_t, std::uint32_t> unit_running_;  // GPC_CGA → running CTAs
   std::vector<std::uint64_t> clusters_per_gpc_, max_per_gpc_;
   std::uint64_t running_ctas_ = 0, running_clusters_ = 0, busy_sms_ = 0;
@@ -175,6 +195,11 @@ class WorkDistributor : public sim::Component {
   sim::Counter& sleeps_;
   sim::Counter& packets_;
   sim::Average& speed_;
+  sim::Counter& waves_skipped_;
+  sim::Counter& ctas_skipped_;
+  sim::Counter& cycles_skipped_;
+  sim::Scalar& wave_period_;
+  sim::Scalar& wave_check_;
 };
 
 }  // namespace xpusim::sched

@@ -27,6 +27,7 @@ struct LaunchStudy::Model {
         cwd(chip, s.topology, std::move(policy), clock, s.timing, s.tracker),
         sms(chip, cwd, clock, s.runtime) {
     cwd.set_executor(&sms);
+    cwd.set_wave_sampling(s.sampling);
   }
   LaunchScenario scenario;
   sim::Clock clock;
@@ -57,6 +58,10 @@ Result<std::unique_ptr<LaunchStudy>> LaunchStudy::create(sim::Simulation& sim,
   }
   auto policy = make_policy(s.policy, s.cost);
   if (!policy) errors.insert(errors.end(), policy.errors().begin(), policy.errors().end());
+  if (!(s.sampling.tolerance >= 0 && s.sampling.tolerance <= kMaxWaveSamplingTolerance)) {
+    errors.push_back({fmt::format("launch: wave sampling {}%: must be 0 (off) to {}%",
+                                  s.sampling.tolerance * 100, kMaxWaveSamplingTolerance * 100)});
+  }
   if (auto st = CgaTracker::check(gpc_sizes(s.topology), s.tracker); !st) {
     errors.insert(errors.end(), st.errors().begin(), st.errors().end());
   }
@@ -87,6 +92,7 @@ LaunchReport LaunchStudy::run(sim::Tick limit) {
   r.max_clusters_per_gpc = cwd.max_running_clusters_per_gpc();
   r.decision_cycles = cwd.decision_cycles();
   r.steps = cwd.steps();
+  r.skipped_ctas = cwd.skipped_ctas();
   r.id_stalls = cwd.tracker().stalls();
   r.peak_placement = cwd.peak_placement();
   // Integrate busy SMs over [0, makespan] from the residency change points.

@@ -28,13 +28,14 @@ struct LaunchScenario {
   DistributorTiming timing;
   CgaTrackerConfig tracker = default_tracker_config();
   RuntimeModel runtime;
+  WaveSampling sampling;  // off unless a tolerance is set (wave_sampler.h)
 };
 
 struct LaunchReport {
   bool completed = false;  // every CTA exited before the time limit
   std::string policy;
   std::uint32_t num_sms = 0;
-  std::uint64_t makespan_cycles = 0;     // until the last CTA exits
+  std::uint64_t makespan_cycles = 0;     // until the last CTA exits (skipped waves included)
   std::uint64_t first_start_cycles = 0;  // launch latency of the first CTA
   std::uint64_t fill_cycles = 0;         // when the running CTAs first reached their peak
   std::uint64_t peak_ctas = 0;
@@ -42,6 +43,7 @@ struct LaunchReport {
   std::vector<std::uint64_t> max_clusters_per_gpc;
   std::uint64_t decision_cycles = 0;
   std::uint64_t steps = 0;
+  std::uint64_t skipped_ctas = 0;     // wave sampling: CTAs not simulated
   std::uint64_t id_stalls = 0;        // launch attempts refused by an empty id pool / counter
   std::uint64_t idle_sm_cycles = 0;   // Σ over SMs of cycles with no CTA, from 0 to makespan
   double utilization = 0;             // busy SM-cycles / (SMs × makespan)

@@ -46,6 +46,29 @@ nlohmann::json Counter::to_json() const {
   return base_json(value_);
 }
 
+namespace {
+// The gain between two tallies of one stat, `times` over; false when a count went down.
+bool gains(const StatTally& from, const StatTally& to, std::vector<std::uint64_t>& counts,
+           std::vector<double>& sums, std::uint64_t times) {
+  if (from.counts.size() != to.counts.size() || from.sums.size() != to.sums.size()) return false;
+  counts.resize(to.counts.size());
+  sums.resize(to.sums.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (to.counts[i] < from.counts[i]) return false;
+    counts[i] = (to.counts[i] - from.counts[i]) * times;
+  }
+  for (std::size_t i = 0; i < sums.size(); ++i)
+    sums[i] = (to.sums[i] - from.sums[i]) * static_cast<double>(times);
+  return true;
+}
+}  // namespace
+
+void Counter::repeat(const StatTally& from, const StatTally& to, std::uint64_t times) {
+  std::vector<std::uint64_t> c;
+  std::vector<double> s;
+  if (gains(from, to, c, s, times) && c.size() == 1) value_ += c[0];
+}
+
 nlohmann::json Scalar::to_json() const {
   return base_json(value_);
 }
@@ -63,6 +86,19 @@ void Average::reset() {
   count_ = 0;
   min_ = std::numeric_limits<double>::infinity();
   max_ = -std::numeric_limits<double>::infinity();
+}
+
+void Average::tally(StatTally& out) const {
+  out.counts.push_back(count_);
+  out.sums.push_back(sum_);
+}
+
+void Average::repeat(const StatTally& from, const StatTally& to, std::uint64_t times) {
+  std::vector<std::uint64_t> c;
+  std::vector<double> s;
+  if (!gains(from, to, c, s, times) || c.size() != 1 || s.size() != 1) return;
+  count_ += c[0];
+  sum_ += s[0];
 }
 
 Histogram::Histogram(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
@@ -92,6 +128,26 @@ void Histogram::reset() {
   std::fill(buckets_.begin(), buckets_.end(), 0);
   underflow_ = overflow_ = total_ = 0;
   sum_ = 0.0;
+}
+
+void Histogram::tally(StatTally& out) const {
+  out.counts.assign(buckets_.begin(), buckets_.end());
+  out.counts.push_back(underflow_);
+  out.counts.push_back(overflow_);
+  out.counts.push_back(total_);
+  out.sums.push_back(sum_);
+}
+
+void Histogram::repeat(const StatTally& from, const StatTally& to, std::uint64_t times) {
+  std::vector<std::uint64_t> c;
+  std::vector<double> s;
+  if (!gains(from, to, c, s, times) || c.size() != buckets_.size() + 3 || s.size() != 1) return;
+  for (std::size_t i = 0; i < buckets_.size(); ++i)
+    buckets_[i] += c[i];
+  underflow_ += c[buckets_.size()];
+  overflow_ += c[buckets_.size() + 1];
+  total_ += c[buckets_.size() + 2];
+  sum_ += s[0];
 }
 
 TimeSeries::TimeSeries(StatsRegistry& reg, std::string owner_path, std::string name,
@@ -195,6 +251,26 @@ Status StatsRegistry::write_file(const std::filesystem::path& path) const {
 void StatsRegistry::reset_all() {
   for (auto& [path, stat] : stats_)
     stat->reset();
+}
+
+StatsSnapshot StatsRegistry::snapshot() const {
+  StatsSnapshot out;
+  for (const auto& [path, stat] : stats_) {
+    StatTally t;
+    stat->tally(t);
+    if (!t.counts.empty() || !t.sums.empty()) out.emplace_hint(out.end(), path, std::move(t));
+  }
+  return out;
+}
+
+void StatsRegistry::repeat_interval(const StatsSnapshot& from, const StatsSnapshot& to,
+                                    std::uint64_t times) {
+  if (times == 0) return;
+  for (auto& [path, stat] : stats_) {
+    const auto f = from.find(path);
+    const auto t = to.find(path);
+    if (f != from.end() && t != to.end()) stat->repeat(f->second, t->second, times);
+  }
 }
 
 std::vector<std::string> StatsRegistry::paths() const {

@@ -25,6 +25,14 @@ namespace xpusim::sim {
 
 class StatsRegistry;
 
+// The part of a stat that grows with the work simulated (counts and sums), copied out so that
+// an interval can be repeated (StatsRegistry::repeat_interval): wave sampling stands the
+// waves it skips in by the last steady one.
+struct StatTally {
+  std::vector<std::uint64_t> counts;
+  std::vector<double> sums;
+};
+
 class Stat {
  public:
   Stat(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
@@ -42,6 +50,12 @@ class Stat {
   // At least {"value": .., "unit": .., "description": ..}.
   virtual nlohmann::json to_json() const = 0;
   virtual void reset() = 0;
+  // Counters, averages and histograms tally; levels (Scalar), time series (tied to the
+  // simulated timeline) and formulas (derived when dumped) keep nothing and are not repeated.
+  virtual void tally(StatTally& /*out*/) const {}
+  // Adds `times` x (to - from): what the stat gained between two tallies of its own.
+  virtual void repeat(const StatTally& /*from*/, const StatTally& /*to*/, std::uint64_t /*times*/) {
+  }
 
  protected:
   nlohmann::json base_json(nlohmann::json value) const;
@@ -71,6 +85,8 @@ class Counter : public Stat {
   std::uint64_t value() const { return value_; }
   nlohmann::json to_json() const override;
   void reset() override { value_ = 0; }
+  void tally(StatTally& out) const override { out.counts.push_back(value_); }
+  void repeat(const StatTally& from, const StatTally& to, std::uint64_t times) override;
 
  private:
   std::uint64_t value_ = 0;
@@ -107,6 +123,9 @@ class Average : public Stat {
   double max() const { return count_ ? max_ : 0.0; }
   nlohmann::json to_json() const override;
   void reset() override;
+  // The count and the sum repeat; min and max stay what the simulated samples gave.
+  void tally(StatTally& out) const override;
+  void repeat(const StatTally& from, const StatTally& to, std::uint64_t times) override;
 
  private:
   double sum_ = 0.0;
@@ -143,6 +162,8 @@ class Histogram : public Stat {
   double mean() const { return total_ ? sum_ / static_cast<double>(total_) : 0.0; }
   nlohmann::json to_json() const override;
   void reset() override;
+  void tally(StatTally& out) const override;
+  void repeat(const StatTally& from, const StatTally& to, std::uint64_t times) override;
 
  private:
   double lo_;
@@ -194,6 +215,9 @@ class Formula : public Stat {
   std::function<double()> f_;
 };
 
+// Every tallying stat's tally by full path (StatsRegistry::snapshot).
+using StatsSnapshot = std::map<std::string, StatTally, std::less<>>;
+
 class StatsRegistry {
  public:
   StatsRegistry() = default;
@@ -210,6 +234,12 @@ class StatsRegistry {
   Status write_file(const std::filesystem::path& path) const;
 
   void reset_all();
+  // The tallies of every counter, average and histogram now.
+  StatsSnapshot snapshot() const;
+  // Adds to every stat `times` x what it gained from `from` to `to` (two snapshots, `to` the
+  // later): the interval repeated, as if simulated `times` more times. Stats missing from either
+  // snapshot, and counts that went down between them (a reset), are left alone.
+  void repeat_interval(const StatsSnapshot& from, const StatsSnapshot& to, std::uint64_t times);
   std::size_t size() const { return stats_.size(); }
   std::vector<std::string> paths() const;  // sorted full paths
 

@@ -89,6 +89,7 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
   cwd_ = std::make_unique<sched::WorkDistributor>(root_, topology_, std::move(policy),
                                                   mem_->sm_clock(), options.distributor);
   cwd_->set_executor(this);
+  cwd_->set_wave_sampling(options.wave_sampling);
   l1_bytes_.assign(sms_.size(), mem_->params().l1.bytes);
 }
 
@@ -110,6 +111,19 @@ Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::C
           fmt::format("set_sampling {}: needs l2.set_index hash (with {}, the sampled "
                       "sets would hold every {}th line, on a few of the slices)",
                       n, spec.l2.set_index, n)};
+    }
+  }
+  if (const double tol = options.wave_sampling.tolerance; tol != 0) {
+    if (!(tol > 0 && tol <= sched::kMaxWaveSamplingTolerance)) {
+      return Error{
+          fmt::format("wave_sampling {}%: must be above 0 and at most {}% (0 turns it off)",
+                      tol * 100, sched::kMaxWaveSamplingTolerance * 100)};
+    }
+    if (options.functional) {
+      return Error{
+          fmt::format("wave_sampling {}%: needs timing-only mode (a skipped CTA "
+                      "computes nothing, so its results would be missing)",
+                      tol * 100)};
     }
   }
   auto policy = sched::make_policy(options.policy, {});
@@ -143,7 +157,7 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   runs_.push_back(std::make_unique<KernelRun>(KernelRun{.kernel = &k,
                                                         .params = p,
                                                         .args = args,
-                                                        .submitted = root_.now(),
+                                                        .submitted = cwd_->timeline_now(),
                                                         .first_start = 0,
                                                         .completed = 0,
                                                         .done = false}));

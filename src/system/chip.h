@@ -50,6 +50,10 @@ struct ChipOptions {
   // With kTransactions: TMA loads time one L2 set in `set_sampling` (1: every line; at most
   // mem::kMaxSetSampling; docs/memory-hierarchy.md, "Set sampling").
   std::uint32_t set_sampling = 1;
+  // Wave sampling (sched/wave_sampler.h; docs/work-distributor.md): once two consecutive waves
+  // of a grid take the same time within the tolerance, the middle waves are not simulated.
+  // Timing-only runs only.
+  sched::WaveSampling wave_sampling{};
 };
 
 // One kernel launch and when it ran (ticks).
@@ -109,6 +113,8 @@ class Chip : public sched::CtaExecutor {
   const core::Sm& sm(std::uint32_t i) const { return *sms_[i]; }
   mem::MemorySystem& memory_system() { return *mem_; }
   const sched::WorkDistributor& distributor() const { return *cwd_; }
+  // Now on the chip's timeline: the simulation's now plus the waves wave sampling skipped.
+  sim::Tick timeline_now() const { return cwd_->timeline_now(); }
   // TMA requests dropped at setup and late TMA errors on any SM (a kernel that waits for such
   // a request hangs; the hang report lists them too).
   std::vector<std::string> tma_errors() const;

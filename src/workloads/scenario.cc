@@ -91,12 +91,12 @@ constexpr TimingField kTimingFields[] = {
 };
 
 constexpr std::string_view kTopKeys[] = {
-    "chip",   "mode",         "memory_timing", "set_sampling",     "workload", "params",
-    "policy", "sm_scheduler", "sm_timing",     "kernel",           "launch",   "buffers",
-    "args",   "stats",        "trace",         "trace_max_events", "runs"};
-constexpr std::string_view kRunKeys[] = {"name",         "mode",     "memory_timing",
-                                         "set_sampling", "workload", "params",
-                                         "stats",        "trace",    "trace_max_events"};
+    "chip",    "mode",   "memory_timing", "set_sampling", "wave_sampling",    "workload",
+    "params",  "policy", "sm_scheduler",  "sm_timing",    "kernel",           "launch",
+    "buffers", "args",   "stats",         "trace",        "trace_max_events", "runs"};
+constexpr std::string_view kRunKeys[] = {
+    "name",     "mode",   "memory_timing", "set_sampling", "wave_sampling",
+    "workload", "params", "stats",         "trace",        "trace_max_events"};
 constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
 constexpr std::string_view kLaunchKeys[] = {"grid", "block", "cluster", "dynamic_shared_bytes",
                                             "registers_per_thread"};
@@ -241,6 +241,29 @@ class Reader {
     return n;
   }
 
+  // A percentage: a number from 0 to `hi` (fractions allowed, no % sign).
+  std::optional<double> percent(const YAML::Node& v, std::string_view path, SourcePos key_pos,
+                                double hi) {
+    if (!v.IsScalar()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a percentage (a number), got {}", describe(v)));
+      return std::nullopt;
+    }
+    const std::string& t = v.Scalar();
+    double x = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+    if (ec != std::errc() || end != t.data() + t.size() || !(x >= 0)) {
+      error(pos_of(v), path,
+            fmt::format("\"{}\" is not a percentage (a number such as 2 or 0.5)", t));
+      return std::nullopt;
+    }
+    if (x > hi) {
+      error(pos_of(v), path, fmt::format("{} is outside [0, {}]", t, hi));
+      return std::nullopt;
+    }
+    return x;
+  }
+
   // A whole number of bytes, or a size with a unit ("4MiB").
   std::optional<std::uint64_t> size(const YAML::Node& v, std::string_view path, SourcePos key_pos,
                                     std::uint64_t lo, std::uint64_t hi) {
@@ -330,6 +353,10 @@ class Reader {
               } else if (key == "set_sampling") {
                 if (auto n = whole(v, path, key_pos, 1, mem::kMaxSetSampling)) {
                   s_.set_sampling = static_cast<std::uint32_t>(*n);
+                }
+              } else if (key == "wave_sampling") {
+                if (auto x = percent(v, path, key_pos, kMaxWaveSamplingPercent)) {
+                  s_.wave_sampling = *x;
                 }
               } else if (key == "workload") {
                 if (auto t = text(v, path, key_pos, "a workload name")) {
@@ -524,6 +551,8 @@ class Reader {
               if (auto n = whole(x, q, kq, 1, mem::kMaxSetSampling)) {
                 r.set_sampling = static_cast<std::uint32_t>(*n);
               }
+            } else if (key == "wave_sampling") {
+              if (auto p = percent(x, q, kq, kMaxWaveSamplingPercent)) r.wave_sampling = *p;
             } else if (key == "workload") {
               if (!s_.kernel.empty()) {
                 err(kq, q,

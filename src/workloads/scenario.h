@@ -6,6 +6,7 @@
 //   mode: functional             # functional (default) | timing-only
 //   memory_timing: transactions  # events (default) | transactions
 //   set_sampling: 8              # transactions: TMA loads time one L2 set in 8
+//   wave_sampling: 1             # timing-only: skip a grid's middle waves once two agree to 1 %
 //   workload: ubench.l2_latency  # or kernel: + launch: + buffers: + args:
 //   params: {footprint: 4MiB}    # whole numbers; sizes may carry KiB/MiB/GiB
 //   policy: waterfill            # the work distributor's policy
@@ -86,6 +87,9 @@ struct TimingOverride {
   config::SourcePos pos;
 };
 
+// wave_sampling's largest value, in percent (sched::kMaxWaveSamplingTolerance).
+inline constexpr double kMaxWaveSamplingPercent = 50;
+
 // The trace event cap of a run that names no trace_max_events.
 inline constexpr std::uint64_t kDefaultTraceMaxEvents = 200'000;
 
@@ -98,6 +102,7 @@ struct Scenario {
   RunMode mode = RunMode::kFunctional;
   mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents;
   std::uint32_t set_sampling = 1;  // TMA loads' L2 set sampling (transactions only)
+  double wave_sampling = 0;        // percent; 0: off (sched/wave_sampler.h; timing-only)
   std::string policy = "waterfill";
   config::SourcePos policy_pos;      // line 0: not in the file
   std::string sm_scheduler = "gto";  // the SMs' warp scheduler (core/warp_scheduler.h)

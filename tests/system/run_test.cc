@@ -117,6 +117,46 @@ TEST_F(RunCli, SetSamplingIsNamedAndNeedsTheTransactionTiming) {
   EXPECT_NE(zero.err.find("--set-sampling"), std::string::npos) << zero.err;
 }
 
+// --wave-sampling (docs/work-distributor.md): 1024 CTAs of 256 threads are 16 waves of 64 on
+// the tiny chip; the middle ones are skipped and the run still takes the full run's time
+// within 3 %. Functional runs ignore the flag (their results need every CTA); the scenario key
+// in a functional run, and a value out of range, are one-line errors.
+TEST_F(RunCli, WaveSamplingSkipsTheMiddleWavesOfTimingOnlyRuns) {
+  write("copy.yaml", R"(chip: tiny
+kernel: stream_copy
+launch: {grid: [1024, 1, 1], block: [256, 1, 1]}
+buffers:
+  src: {bytes: 1048576, fill: random32}
+  dst: {bytes: 1048576}
+args: [{ptr: src}, {ptr: dst}, {u64: 262144}]
+)");
+  const CliRun full = run("run copy.yaml --mode timing-only");
+  const CliRun sampled = run("run copy.yaml --mode timing-only --wave-sampling 2");
+  ASSERT_EQ(full.code, 0) << full.err;
+  ASSERT_EQ(sampled.code, 0) << sampled.err;
+  EXPECT_EQ(full.out.find("wave"), std::string::npos) << full.out;
+  EXPECT_NE(sampled.out.find("gto warp scheduler, waves sampled within 2%)"), std::string::npos)
+      << sampled.out;
+  EXPECT_NE(sampled.out.find("\n  wave sampling       "), std::string::npos) << sampled.out;
+  EXPECT_NE(sampled.out.find(" CTAs, "), std::string::npos) << sampled.out;
+  const auto cycles = [](const std::string& out) {
+    return std::stod(out.substr(out.find("simulated") + 9));
+  };
+  EXPECT_NEAR(cycles(sampled.out), cycles(full.out), 0.03 * cycles(full.out));
+  const CliRun functional = run("run copy.yaml --wave-sampling 2");
+  ASSERT_EQ(functional.code, 0) << functional.err;
+  EXPECT_EQ(functional.out.find("wave"), std::string::npos) << functional.out;
+  EXPECT_NE(functional.out.find("result              verified"), std::string::npos);
+  const CliRun bad = run("run copy.yaml --mode timing-only --wave-sampling 60");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err.find("error: --wave-sampling: 60: must be a percentage from 0 (off) to 50"), 0u)
+      << bad.err;
+  std::ofstream(dir_ / "copy.yaml", std::ios::app) << "wave_sampling: 2\n";
+  const CliRun key = run("run copy.yaml");
+  EXPECT_EQ(key.code, 2);
+  EXPECT_NE(key.err.find("wave_sampling 2%: needs timing-only mode"), std::string::npos) << key.err;
+}
+
 TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
   const std::pair<const char*, const char*> cases[] = {
       {"chip: tiny\nworklaod: ubench.l2_latency\n",

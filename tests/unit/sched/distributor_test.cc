@@ -276,6 +276,98 @@ TEST(RuntimeModel, UniformDrawsStayInRangeAndCoverIt) {
 namespace xpusim::sched {
 namespace {
 
+// Wave sampling (wave_sampler.h): with CTAs of one fixed length every wave takes the same time,
+// so skipping the middle waves and counting each as the last simulated one must give the full
+// run's end tick exactly, launch the tail's CTAs (a partial wave of 2) and count every CTA.
+TEST(Distributor, WaveSamplingOfLikeCtasEndsWhenTheFullRunDoes) {
+  SmCapacity cap;
+  cap.cta_slots = 2;  // 2 SMs x 2 slots: waves of 4
+  const auto run = [&](double tolerance) {
+    auto r = std::make_unique<Rig>(small({1}, cap));
+    r->cwd.set_wave_sampling({.tolerance = tolerance});
+    r->cwd.submit(plain(102));
+    r->cwd.start();
+    r->sim.run();
+    EXPECT_TRUE(r->cwd.all_done());
+    return r;
+  };
+  const auto full = run(0);
+  const auto sampled = run(0.01);
+  EXPECT_EQ(full->sms.starts.size(), 102u);
+  EXPECT_EQ(full->cwd.skipped_ctas(), 0u);
+  const std::uint64_t skipped = sampled->cwd.skipped_ctas();
+  EXPECT_GT(skipped, 80u);
+  EXPECT_EQ(skipped % 4, 0u);
+  EXPECT_EQ(sampled->sms.starts.size() + skipped, 102u);
+  EXPECT_EQ(sampled->cwd.grid_times(0).completed, full->cwd.grid_times(0).completed);
+  EXPECT_EQ(sampled->cwd.last_exit(), full->cwd.last_exit());
+  EXPECT_EQ(sampled->sim.now() + sampled->cwd.skipped_ticks(), full->sim.now());
+  // The units launched are the first ones and the last ones: the skipped ones are a run.
+  std::vector<std::uint64_t> units;
+  for (const auto& [t, cta] : sampled->sms.starts)
+    units.push_back(cta.unit);
+  std::sort(units.begin(), units.end());
+  EXPECT_EQ(std::adjacent_find(units.begin(), units.end()), units.end());
+  EXPECT_EQ(units.back(), 101u);
+  std::size_t gaps = 0;
+  for (std::size_t i = 1; i < units.size(); ++i)
+    gaps += units[i] != units[i - 1] + 1 ? 1 : 0;
+  EXPECT_EQ(gaps, 1u);
+  // The stats count the skipped CTAs as launched: the steady wave's counts, repeated.
+  const auto launched = [](Rig& r) {
+    return r.sim.stats().find("chip0.cwd.ctas_launched").value()->to_json()["value"];
+  };
+  EXPECT_EQ(launched(*sampled), 102);
+  EXPECT_EQ(launched(*full), 102);
+}
+
+// CTAs of random lengths slowed by their SM's occupancy: the waves agree only within a few
+// percent, and the sampled makespan stays within 2 % of the full run's.
+TEST(Distributor, WaveSamplingOfRandomCtasStaysNearTheFullRun) {
+  LaunchScenario s;
+  s.topology = small({4, 4});
+  s.runtime = {.min_cycles = 8000, .max_cycles = 12000, .slowdown = 0.3};
+  s.grids = {clustered({.x = 2000, .y = 2, .z = 1}, {.x = 2, .y = 1, .z = 1})};
+  const auto full = run_launch(s, 5);
+  s.sampling = {.tolerance = 0.02};
+  const auto sampled = run_launch(s, 5);
+  ASSERT_TRUE(full.ok() && sampled.ok());
+  EXPECT_EQ(full->skipped_ctas, 0u);
+  EXPECT_GT(sampled->skipped_ctas, 700u);
+  EXPECT_NEAR(
+      static_cast<double>(sampled->makespan_cycles) / static_cast<double>(full->makespan_cycles),
+      1.0, 0.02)
+      << sampled->makespan_cycles << " against " << full->makespan_cycles;
+  s.sampling = {.tolerance = 0.6};
+  EXPECT_EQ(run_launch(s, 5).error().message, "launch: wave sampling 60%: must be 0 (off) to 50%");
+}
+
+// A grid only skips waves while it has the chip to itself: one queued behind it keeps every wave
+// simulated; one that ran beside its first waves (and held slots at its first exit, so that its
+// waves are counted again once it holds all four) lets it skip once it is done, and end when
+// the full run does.
+TEST(Distributor, WaveSamplingWaitsForTheChipToItself) {
+  SmCapacity cap;
+  cap.cta_slots = 2;
+  const auto run = [&](std::int32_t second_priority, double tolerance) {
+    auto r = std::make_unique<Rig>(small({1}, cap));
+    r->cwd.set_wave_sampling({.tolerance = tolerance});
+    r->cwd.submit(plain(200));
+    GridSpec second = plain(6);
+    second.priority = second_priority;
+    r->cwd.submit(second);
+    r->cwd.start();
+    r->sim.run();
+    EXPECT_TRUE(r->cwd.all_done());
+    return r;
+  };
+  EXPECT_EQ(run(0, 0.01)->cwd.skipped_ctas(), 0u);  // the second grid waits for slots
+  const auto full = run(1, 0);
+  const auto sampled = run(1, 0.01);  // the second grid runs first, beside the first waves
+  EXPECT_GT(sampled->cwd.skipped_ctas(), 100u);
+  EXPECT_EQ(sampled->cwd.grid_times(0).completed, full->cwd.grid_times(0).completed);
+}
+
 TEST(Distributor, AGridSubmittedAfterTheChipWentIdleRunsAndReportsItsTimes) {
   Rig r(small({1}));
   std::vector<WorkDistributor::GridTimes> seen;

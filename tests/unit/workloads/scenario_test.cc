@@ -193,12 +193,26 @@ TEST(Scenario, SetSamplingIsAWholeNumberFrom1To64) {
   EXPECT_EQ(s.runs[1].set_sampling, 1u);
 }
 
+TEST(Scenario, WaveSamplingIsAPercentageFrom0To50) {
+  const std::string high = errors_of("chip: tiny\nworkload: w\nwave_sampling: 51\n");
+  EXPECT_EQ(high, "s.yaml:3:16: wave_sampling: 51 is outside [0, 50]");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nwave_sampling: 2%\n"),
+            "s.yaml:3:16: wave_sampling: \"2%\" is not a percentage (a number such as 2 or 0.5)");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nwave_sampling: [2]\n"),
+            "s.yaml:3:16: wave_sampling: expected a percentage (a number), got a sequence");
+  const Scenario s = load(
+      "chip: tiny\nworkload: w\nwave_sampling: 0.5\nruns: [{name: a, wave_sampling: 2}, {name: "
+      "b}]\n");
+  ASSERT_EQ(s.runs.size(), 2u);
+  EXPECT_EQ(s.runs[0].wave_sampling, 2.0);
+  EXPECT_EQ(s.runs[1].wave_sampling, 0.5);
+}
+
 TEST(Scenario, StructureErrors) {
   EXPECT_EQ(errors_of(""),
             "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
-            "set_sampling, workload, params, policy, sm_scheduler, sm_timing, kernel, launch, "
-            "buffers, args, "
-            "stats, trace, trace_max_events, runs");
+            "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
+            "kernel, launch, buffers, args, stats, trace, trace_max_events, runs");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -219,9 +233,9 @@ TEST(Scenario, StructureErrors) {
 TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
   EXPECT_EQ(errors_of("chip: tiny\nworklaod: w\n"),
             "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
-            "keys: chip, mode, memory_timing, set_sampling, workload, params, policy, "
-            "sm_scheduler, sm_timing, "
-            "kernel, launch, buffers, args, stats, trace, trace_max_events, runs");
+            "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
+            "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
+            "trace_max_events, runs");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -568,14 +582,16 @@ TEST(Scenario, RunErrorsAreLocated) {
             "{...}}, {name: big, mode: timing-only}], got a mapping");
   EXPECT_EQ(errors_of(head + "runs: [small]\n"),
             "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, memory_timing, "
-            "set_sampling, workload, params, stats, trace, trace_max_events, got \"small\"");
+            "set_sampling, wave_sampling, workload, params, stats, trace, trace_max_events, got "
+            "\"small\"");
   EXPECT_EQ(errors_of(head + "runs: [{nmae: a}]\n"),
             "s.yaml:3:9: runs[0].nmae: unknown key 'nmae' (did you mean 'name'?); valid keys in "
-            "runs[0]: name, mode, memory_timing, set_sampling, workload, params, stats, trace, "
-            "trace_max_events");
+            "runs[0]: name, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
+            "stats, trace, trace_max_events");
   EXPECT_EQ(errors_of(head + "runs: [{policy: first-fit}]\n"),
             "s.yaml:3:9: runs[0].policy: unknown key 'policy'; valid keys in runs[0]: name, "
-            "mode, memory_timing, set_sampling, workload, params, stats, trace, trace_max_events");
+            "mode, memory_timing, set_sampling, wave_sampling, workload, params, stats, trace, "
+            "trace_max_events");
   EXPECT_EQ(errors_of(head + "runs: [{memory_timing: transaction}]\n"),
             "s.yaml:3:24: runs[0].memory_timing: 'transaction' is not a memory timing (did you "
             "mean 'transactions'?); memory timings: events (every step at its tick, the "
