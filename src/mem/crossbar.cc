@@ -6,10 +6,6 @@
 
 namespace xpusim::mem {
 
-sim::Tick cycles_after(const sim::Clock& clock, sim::Tick t, sim::Cycles n) {
-  return clock.edge(clock.first_cycle_from(t) + n);
-}
-
 Crossbar::Crossbar(Component& parent, sim::Clock& l2_clock, const CrossbarParams& params,
                    std::vector<std::uint32_t> near_partition_of_sm,
                    std::vector<std::uint32_t> partition_of_slice)

@@ -78,7 +78,10 @@ class Crossbar : public sim::Component {
   sim::Counter& response_bytes_;
 };
 
-// Ticks `n` cycles of `clock` after the first edge at or after `t`.
-sim::Tick cycles_after(const sim::Clock& clock, sim::Tick t, sim::Cycles n);
+// Ticks `n` cycles of `clock` after the first edge at or after `t`. Inline: every memory
+// request converts several times.
+inline sim::Tick cycles_after(const sim::Clock& clock, sim::Tick t, sim::Cycles n) {
+  return clock.edge(clock.first_cycle_from(t) + n);
+}
 
 }  // namespace xpusim::mem

@@ -604,7 +604,6 @@ std::uint32_t TmaUnit::sampled_weight(std::span<const std::uint32_t> sampled, st
 
 void TmaUnit::issue_box(Active& a) {
   const std::uint32_t sm = a.job.sm;
-  const auto later_first = std::greater<>{};
   a.land_from.fill(sim::kMaxTick);
   // Set sampling (docs/memory-hierarchy.md): the box's lines in sampled L2 sets are looked up
   // there; each stands for a group of lines, itself and those up to the next one (the first
@@ -620,8 +619,7 @@ void TmaUnit::issue_box(Active& a) {
   // Times a line whose data is at the SM at `done`: its slot, and its landing at every
   // destination.
   const auto landed = [&](const GlobalRequest& r, sim::Tick done) {
-    in_flight_.push_back(done);
-    std::push_heap(in_flight_.begin(), in_flight_.end(), later_first);
+    in_flight_.push(done);
     for (std::uint32_t d = 0; d < a.destinations; ++d) {
       const std::uint32_t to = a.dests[d].sm;
       if (to == sm) {
@@ -655,15 +653,12 @@ void TmaUnit::issue_box(Active& a) {
     }
     sim::Tick t = clock_.edge(c);
     if (slots > 0) {
-      while (!in_flight_.empty() && in_flight_.front() <= t) {
-        std::pop_heap(in_flight_.begin(), in_flight_.end(), later_first);
-        in_flight_.pop_back();
-      }
+      while (!in_flight_.empty() && in_flight_.front() <= t)
+        in_flight_.pop();
       while (!in_flight_.empty() && in_flight_.size() + slots > params_.max_outstanding) {
         c = std::max(c, clock_.first_cycle_from(in_flight_.front()));
         t = clock_.edge(c);
-        std::pop_heap(in_flight_.begin(), in_flight_.end(), later_first);
-        in_flight_.pop_back();
+        in_flight_.pop();
       }
     }
     if (c != rate_cycle_) {
