@@ -73,6 +73,12 @@ MemorySystem::MemorySystem(Component& parent, const MemoryParams& params, std::s
   }
   hbm_ = std::make_unique<Hbm>(*this, params.hbm, map_);
   l2_ = std::make_unique<L2Cache>(*this, l2_clock_, params.l2, map_, *hbm_);
+  set_index_ = &l2_->slice(0).tags();
+  for (std::size_t s = 1; s < l2_->slices(); ++s) {
+    XPUSIM_CHECK(l2_->slice(s).tags().sets() == set_index_->sets() &&
+                     l2_->slice(s).tags().hashed() == set_index_->hashed(),
+                 "the L2 slices differ in sets or set index");
+  }
   std::vector<std::uint32_t> near(params.gpc_of_sm.size());
   for (std::uint32_t sm = 0; sm < near.size(); ++sm)
     near[sm] = params.near_partition(sm);

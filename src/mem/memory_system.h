@@ -131,8 +131,7 @@ class MemorySystem : public sim::Component {
   std::uint32_t set_sampling() const { return params_.set_sampling; }
   // Whether the L2 set that holds `addr` is one of the sampled ones.
   bool sampled(Addr addr) const {
-    const std::uint64_t line = map_.line_of(addr);
-    return l2_->slice_of_line(line).tags().in_sampled_set(line, params_.set_sampling);
+    return set_index_->in_sampled_set(map_.line_of(addr), params_.set_sampling);
   }
   bool transactions() const { return transactions_; }
   // With the transaction-level timing: applies the L2 fills due by now (L2Slice::settle), so
@@ -195,6 +194,9 @@ class MemorySystem : public sim::Component {
   std::vector<std::unique_ptr<L1Cache>> l1_;
   std::unique_ptr<Hbm> hbm_;
   std::unique_ptr<L2Cache> l2_;
+  // Slice 0's tags: every slice has the same sets and index, so sampled() asks one object,
+  // which stays in the host's cache, rather than the line's own slice.
+  const SectorCache* set_index_ = nullptr;
   std::unique_ptr<Crossbar> xbar_;
   std::unique_ptr<DsmemNetwork> dsmem_;
   std::vector<std::unique_ptr<Request>> request_pool_;
