@@ -318,11 +318,9 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
     // cycle the stage had free then, so the SM's own accesses booked meanwhile do not queue
     // behind the whole box.
     const std::uint64_t first = clock_.first_cycle_from(since);
-    for (std::uint32_t i = 0; i < wavefronts; ++i) {
-      const std::uint64_t at =
-          wavefronts == 1 ? cycle : first + (cycle - first) * i / (wavefronts - 1);
-      done = std::max(done, shared_stage(at, 1));
-    }
+    const sim::Cycles issue = cfg_.timing.lsu_issue_cycles;
+    done = shared_stage_.book_spread(first + issue, cycle + issue, wavefronts, 1) +
+           cfg_.timing.shared_latency - 1;
   }
   MbarrierSlot* slot = c->credited != nullptr && c->credited_offset == mbar ? c->credited : nullptr;
   if (slot == nullptr) {

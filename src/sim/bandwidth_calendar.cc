@@ -90,4 +90,41 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
   }
 }
 
+Cycles BandwidthCalendar::book_spread(Cycles first, Cycles last, std::uint32_t count,
+                                      std::uint64_t bytes) {
+  XPUSIM_CHECK(first <= last && bytes > 0 && bytes <= bytes_per_cycle_,
+               "book_spread takes one-cycle bookings whose starts do not go back");
+  if (count == 0) return 0;
+  if (count == 1) return book(last, bytes);
+  // Start i = first + q i + floor(r i / d), kept without a divide per booking.
+  const std::uint64_t d = count - 1, span = last - first;
+  const std::uint64_t q = span / d, r = span % d;
+  Cycles start = first, end = 0;
+  std::uint64_t rem = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    // The common case: the start's word is kept and has a free cycle at or after it.
+    const std::uint64_t w = start / 64;
+    std::uint64_t* word =
+        start >= base_ * 64 && w < base_ + busy_.size() ? &busy_[w & mask_] : nullptr;
+    const std::uint64_t free = word != nullptr ? ~*word & (kFull << (start % 64)) : 0;
+    if (free != 0) {
+      const auto at = static_cast<unsigned>(std::countr_zero(free));
+      *word |= std::uint64_t{1} << at;
+      if (*word == kFull) full_[(w & mask_) / 64] |= std::uint64_t{1} << ((w & mask_) % 64);
+      bytes_booked_ += bytes;
+      ++busy_cycles_;
+      end = std::max(end, w * 64 + at + 1);
+    } else {
+      end = std::max(end, book(start, bytes));
+    }
+    start += q;
+    rem += r;
+    if (rem >= d) {
+      rem -= d;
+      ++start;
+    }
+  }
+  return end;
+}
+
 }  // namespace xpusim::sim

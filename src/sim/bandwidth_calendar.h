@@ -42,6 +42,13 @@ class BandwidthCalendar {
     return std::max(end - others, from + own);
   }
 
+  // `count` bookings of one cycle each (at most bytes_per_cycle bytes), made in order from
+  // starts spread evenly from `first` to `last` (start i = first + (last - first) x i /
+  // (count - 1); a single one starts at `last`); returns the latest end. The same as that
+  // many book() calls (an SM's data stage takes a TMA box's wavefronts so), without a divide
+  // and a search per booking.
+  Cycles book_spread(Cycles first, Cycles last, std::uint32_t count, std::uint64_t bytes);
+
   std::uint64_t bytes_booked() const { return bytes_booked_; }
   // Cycles the link spent passing bytes (bytes / bandwidth, rounded up per booking).
   Cycles busy_cycles() const { return busy_cycles_; }

@@ -144,5 +144,34 @@ TEST(BandwidthCalendar, OutOfOrderBookingsOverABacklogMatchANaiveSlotWalk) {
   }
 }
 
+// An SM's data stage takes a TMA box's wavefronts with book_spread: it must leave the
+// calendar as that many book() calls would, from the same evenly spread starts, whatever the
+// bookings already there (some behind the kept slots, some far ahead).
+TEST(BandwidthCalendar, BookSpreadIsTheBookingsOneByOne) {
+  Rng rng = Rng::for_stream(5, "calendar-spread");
+  for (int trial = 0; trial < 300; ++trial) {
+    BandwidthCalendar spread(1, 4096);
+    for (int i = 0, n = static_cast<int>(rng.uniform(200)); i < n; ++i)
+      spread.book(20'000 + rng.uniform(3000), 1 + rng.uniform(40));
+    BandwidthCalendar one_by_one = spread;
+    const Cycles first = 17'000 + rng.uniform(4000);
+    const Cycles last = first + rng.uniform(trial % 3 == 0 ? 10 : 2000);
+    const auto count = static_cast<std::uint32_t>(rng.uniform(300));
+    Cycles end = 0;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const Cycles at = count == 1 ? last : first + (last - first) * i / (count - 1);
+      end = std::max(end, one_by_one.book(at, 1));
+    }
+    ASSERT_EQ(spread.book_spread(first, last, count, 1), end) << "trial " << trial;
+    ASSERT_EQ(spread.busy_cycles(), one_by_one.busy_cycles());
+    ASSERT_EQ(spread.bytes_booked(), one_by_one.bytes_booked());
+    ASSERT_EQ(spread.late_bookings(), one_by_one.late_bookings());
+    for (int probe = 0; probe < 20; ++probe) {
+      const Cycles at = 17'000 + rng.uniform(6000);
+      ASSERT_EQ(spread.book(at, 64), one_by_one.book(at, 64)) << "trial " << trial;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xpusim::sim
