@@ -209,7 +209,13 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
       const std::uint64_t eb = mm_type_bytes(mm.b_type);
       const std::uint64_t span = mm.t1 ? std::uint64_t{mm.n} * eb : rows_b * eb;
       constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
-      for (std::size_t i = 0; i < mm.b_addresses.size(); ++i) {
+      // Every entry counting (t1, or no predicate), the largest decides: one pass the compiler
+      // vectorizes, and the walk below only to name the bad entry.
+      const bool every = mm.t1 || mm.column_predicate.empty();
+      std::uint64_t hi = 0;
+      for (std::size_t i = 0; every && i < mm.b_addresses.size(); ++i)
+        hi = std::max(hi, mm.b_addresses[i]);
+      for (std::size_t i = 0; (!every || hi > kMax - span) && i < mm.b_addresses.size(); ++i) {
         if (!mm.t1 && !column_on(mm, static_cast<std::uint32_t>(i))) continue;
         if (mm.b_addresses[i] > kMax - span) {
           fail(fmt::format("b_addresses[{}] {:#x} + {} bytes wraps the 64-bit address space", i,
@@ -462,9 +468,10 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
     const std::uint64_t bytes = kk * eb;
     const std::size_t columns = std::min<std::size_t>(mm.n, mm.b_addresses.size());
     if (bytes == 0) return 0;
+    const bool every = mm.column_predicate.empty();
     return union_size([&](auto f) {
       for (std::size_t j = 0; j < columns; ++j) {
-        if (!on(static_cast<std::uint32_t>(j))) continue;
+        if (!every && !on(static_cast<std::uint32_t>(j))) continue;
         const std::uint64_t a = mm.b_addresses[j];
         if (!f(line_of(a), line_of(a + bytes - 1))) return false;
       }

@@ -138,9 +138,12 @@ Status Sm::accept_mm(WarpSlot& w) {
   const kernel::MmInstruction& mm = *w.op.mm;
   kernel::RegisterFile& regs = registers(w.warp);
   if (auto st = validate_mm(mm, regs); !st) return st;
-  std::uint32_t columns = 0;
-  for (std::uint32_t j = 0; j < mm.n; ++j)
-    columns += mm.column_predicate.empty() || mm.column_predicate[j] ? 1 : 0;
+  std::uint32_t columns = mm.n;
+  if (!mm.column_predicate.empty()) {
+    columns = 0;
+    for (std::uint32_t j = 0; j < mm.n; ++j)
+      columns += mm.column_predicate[j] ? 1 : 0;
+  }
   const std::uint32_t rows = mm.rows != 0 ? mm.rows : regs.threads() / (mm.ka * mm.kb);
   WarpSlot::MmState& s = w.mm;
   s = {};
