@@ -131,9 +131,19 @@ buffers:
 args: [{ptr: src}, {ptr: dst}, {u64: 262144}]
 )");
   const CliRun full = run("run copy.yaml --mode timing-only");
-  const CliRun sampled = run("run copy.yaml --mode timing-only --wave-sampling 2");
+  const CliRun sampled =
+      run("run copy.yaml --mode timing-only --wave-sampling 2 --stats a.json --trace a.trace");
+  const CliRun again =
+      run("run copy.yaml --mode timing-only --wave-sampling 2 --stats b.json --trace b.trace");
   ASSERT_EQ(full.code, 0) << full.err;
   ASSERT_EQ(sampled.code, 0) << sampled.err;
+  ASSERT_EQ(again.code, 0) << again.err;
+  // Deterministic: the same skip, the same repeated stats, the same trace.
+  EXPECT_EQ(file("a.json"), file("b.json"));
+  EXPECT_EQ(file("a.trace"), file("b.trace"));
+  const auto stats = nlohmann::json::parse(file("a.json"));
+  EXPECT_EQ(stats["chip0.cwd"]["sampling.ctas_skipped"]["value"].get<int>() % 64, 0);
+  EXPECT_EQ(stats["chip0.cwd"]["ctas_launched"]["value"], 1024);  // the skipped counted too
   EXPECT_EQ(full.out.find("wave"), std::string::npos) << full.out;
   EXPECT_NE(sampled.out.find("gto warp scheduler, waves sampled within 2%)"), std::string::npos)
       << sampled.out;
