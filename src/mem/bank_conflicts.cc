@@ -178,11 +178,33 @@ BankConflictCost valid_warp_access_cost(std::span<const std::uint64_t, kWarpLane
     const std::uint64_t low = run << b0 & all_banks;
     return b0 + words_per_lane > banks ? low | run >> (banks - b0) : low;
   };
+  // Lanes of a bank word or wider, naturally aligned, each cover one whole group of
+  // words_per_lane banks: two overlap exactly when they fall in one group, so the quick test
+  // is a bit per group from the address alone, without a branch per lane.
+  const bool groups = quick && pow2 && bytes >= geometry.bank_bytes && std::has_single_bit(bytes);
+  const auto group_shift = static_cast<unsigned>(std::countr_zero(bytes));
+  const std::uint32_t group_mask = banks / words_per_lane - 1;
   for (std::uint32_t first = 0; first < kWarpLanes; first += lanes_per_phase) {
     const std::uint32_t end = std::min(first + lanes_per_phase, kWarpLanes);
+    if (groups) {
+      std::uint64_t used = 0, twice = 0;
+      for (std::uint32_t l = first; l < end; ++l) {
+        const std::uint64_t on = (mask >> l) & 1;
+        const std::uint64_t bit =
+            on << ((static_cast<std::uint32_t>(addresses[l]) >> group_shift) & group_mask);
+        twice |= used & bit;
+        used |= bit;
+      }
+      if (used == 0) continue;
+      if (twice == 0) {
+        ++cost.phases;
+        cost.wavefronts += 1;
+        continue;
+      }
+    }
     // Quick test: no two lanes of the phase share a bank (the common, conflict-free layout):
     // one wavefront, without the per-word walk below that broadcasts need.
-    if (quick) {
+    if (quick && !groups) {
       std::uint64_t used = 0;
       bool disjoint = true, any = false;
       for (std::uint32_t l = first; l < end; ++l) {
