@@ -124,11 +124,19 @@ void print_summary(const std::string& header, system::Chip& chip, const RunFigur
   const sim::Clock& clock = chip.clock();
   std::printf("%s\n", header.c_str());
   std::printf("  simulated           %llu cycles, %.3f us\n", ull(f.cycles), f.seconds * 1e6);
-  if (const sched::WorkDistributor& cwd = chip.distributor(); cwd.skipped_ticks() > 0) {
-    const auto stat = [&](const char* name) {
-      auto s = chip.root().sim().stats().find(fmt::format("{}.{}", cwd.path(), name));
-      return s ? (*s)->to_json()["value"].get<double>() : 0.0;
-    };
+  const sched::WorkDistributor& cwd = chip.distributor();
+  const auto stat = [&](const char* name) {
+    auto s = chip.root().sim().stats().find(fmt::format("{}.{}", cwd.path(), name));
+    return s ? (*s)->to_json()["value"].get<double>() : 0.0;
+  };
+  if (cwd.wave_sampling().on() && cwd.skipped_ticks() == 0) {
+    const double ended = stat("sampling.waves_simulated");
+    std::printf(
+        "  wave sampling       nothing skipped: no grid had three waves within %g%% with a "
+        "whole wave still to launch after them (at most %.0f wave%s of a grid ended)\n",
+        cwd.wave_sampling().tolerance * 100, ended, ended == 1 ? "" : "s");
+  }
+  if (cwd.skipped_ticks() > 0) {
     const double period = stat("sampling.period_cycles");
     const double check = stat("sampling.check_cycles");
     std::printf(

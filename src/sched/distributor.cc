@@ -55,7 +55,10 @@ WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
                               "wave sampling: the steady wave's duration each skipped wave took")),
       wave_check_(add_scalar("sampling.check_cycles", "cycles",
                              "wave sampling: the first wave simulated after the skip (a check on "
-                             "the period; the tail's own length when it is the last)")) {
+                             "the period; the tail's own length when it is the last)")),
+      waves_seen_(add_scalar("sampling.waves_simulated", "waves",
+                             "wave sampling: the most waves of one grid that ended before its "
+                             "skip (or at all, when it skipped none)")) {
   residency_.push_back({});
 }
 
@@ -274,6 +277,9 @@ void WorkDistributor::sample(std::uint32_t g) {
   Grid& grid = grids_[g];
   WaveSampler& waves = grid.waves;
   if (!waves.exited(now(), grid.peak_running, activity_ - grid.activity)) return;
+  if (!waves.has_skipped()) {
+    waves_seen_.set(std::max(waves_seen_.value(), static_cast<double>(waves.waves())));
+  }
   if (waves.has_skipped()) {
     if (waves.waves() > 0 && waves.check() && wave_check_.value() == 0) {
       wave_check_.set(static_cast<double>(clock_.cycle_at(*waves.check())));

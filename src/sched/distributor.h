@@ -200,6 +200,7 @@ class WorkDistributor : public sim::Component {
   sim::Counter& cycles_skipped_;
   sim::Scalar& wave_period_;
   sim::Scalar& wave_check_;
+  sim::Scalar& waves_seen_;
 };
 
 }  // namespace xpusim::sched

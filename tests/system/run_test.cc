@@ -153,6 +153,14 @@ args: [{ptr: src}, {ptr: dst}, {u64: 262144}]
     return std::stod(out.substr(out.find("simulated") + 9));
   };
   EXPECT_NEAR(cycles(sampled.out), cycles(full.out), 0.03 * cycles(full.out));
+  write_copy("small.yaml");  // 4 CTAs: one wave, nothing to skip, and the summary says why
+  const CliRun small = run("run small.yaml --mode timing-only --wave-sampling 2");
+  ASSERT_EQ(small.code, 0) << small.err;
+  EXPECT_NE(small.out.find("\n  wave sampling       nothing skipped: no grid had three waves "
+                           "within 2% with a whole wave still to launch after them (at most 1 "
+                           "wave of a grid ended)\n"),
+            std::string::npos)
+      << small.out;
   const CliRun functional = run("run copy.yaml --wave-sampling 2");
   ASSERT_EQ(functional.code, 0) << functional.err;
   EXPECT_EQ(functional.out.find("wave"), std::string::npos) << functional.out;
