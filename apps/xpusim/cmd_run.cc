@@ -386,7 +386,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
                   "for the box's lines next to it (1: every line; docs/memory-hierarchy.md)")
       ->check(CLI::Range(1u, mem::kMaxSetSampling));
   cmd->add_option("--wave-sampling", o->wave_sampling,
-                  "in timing-only runs: once two consecutive waves of a grid take the same time "
+                  "in timing-only runs: once three consecutive waves of a grid take the same time "
                   "within PERCENT, skip its middle waves, each counted as the last (0: off; "
                   "docs/work-distributor.md)")
       ->check(

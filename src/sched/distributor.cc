@@ -277,15 +277,13 @@ void WorkDistributor::sample(std::uint32_t g) {
   Grid& grid = grids_[g];
   WaveSampler& waves = grid.waves;
   if (!waves.exited(now(), grid.peak_running, activity_ - grid.activity)) return;
-  if (!waves.has_skipped()) {
-    waves_seen_.set(std::max(waves_seen_.value(), static_cast<double>(waves.waves())));
-  }
   if (waves.has_skipped()) {
-    if (waves.waves() > 0 && waves.check() && wave_check_.value() == 0) {
+    if (waves.check() && wave_check_.value() == 0) {
       wave_check_.set(static_cast<double>(clock_.cycle_at(*waves.check())));
     }
     return;
   }
+  waves_seen_.set(std::max(waves_seen_.value(), static_cast<double>(waves.waves())));
   sim::StatsSnapshot stats = sim().stats().snapshot();
   const std::uint64_t per_unit = grid.spec.grid.count() / grid.spec.num_cgas();
   const std::uint64_t wave = waves.size();

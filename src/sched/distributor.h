@@ -155,7 +155,7 @@ class WorkDistributor : public sim::Component {
   void started(const CtaLaunch& cta);
   void exited(const CtaLaunch& cta);
   void cga_exit(std::uint64_t cga, std::uint32_t ctas);
-  // At a CTA exit of grid g: ends a wave, and skips waves once two agree (wave_sampler.h).
+  // At a CTA exit of grid g: ends a wave, and skips waves once three agree (wave_sampler.h).
   void sample(std::uint32_t g);
   void record();
   void snapshot_peak();

@@ -50,7 +50,7 @@ struct ChipOptions {
   // With kTransactions: TMA loads time one L2 set in `set_sampling` (1: every line; at most
   // mem::kMaxSetSampling; docs/memory-hierarchy.md, "Set sampling").
   std::uint32_t set_sampling = 1;
-  // Wave sampling (sched/wave_sampler.h; docs/work-distributor.md): once two consecutive waves
+  // Wave sampling (sched/wave_sampler.h; docs/work-distributor.md): once three consecutive waves
   // of a grid take the same time within the tolerance, the middle waves are not simulated.
   // Timing-only runs only.
   sched::WaveSampling wave_sampling{};

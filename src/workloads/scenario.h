@@ -6,7 +6,7 @@
 //   mode: functional             # functional (default) | timing-only
 //   memory_timing: transactions  # events (default) | transactions
 //   set_sampling: 8              # transactions: TMA loads time one L2 set in 8
-//   wave_sampling: 1             # timing-only: skip a grid's middle waves once two agree to 1 %
+//   wave_sampling: 1             # timing-only: skip a grid's middle waves once three agree to 1 %
 //   workload: ubench.l2_latency  # or kernel: + launch: + buffers: + args:
 //   params: {footprint: 4MiB}    # whole numbers; sizes may carry KiB/MiB/GiB
 //   policy: waterfill            # the work distributor's policy
