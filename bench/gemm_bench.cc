@@ -7,7 +7,8 @@
 //   slowdown       wall seconds per simulated second (the target: <= 2000 on one core)
 //   tflops         the simulated GEMM's throughput (a sanity check on what was simulated)
 // With wave sampling the simulated cycles and seconds are the chip's timeline (the skipped
-// waves included). Building the chip and the workload's setup are outside the timed region. docs/performance.md
+// waves included). Building the chip and the workload's setup are outside the timed region.
+// docs/performance.md
 // ("Flagship GEMM") records the figures.
 #include <benchmark/benchmark.h>
 

@@ -47,26 +47,29 @@ nlohmann::json Counter::to_json() const {
 }
 
 namespace {
-// The gain between two tallies of one stat, `times` over; false when a count went down.
-bool gains(const StatTally& from, const StatTally& to, std::vector<std::uint64_t>& counts,
-           std::vector<double>& sums, std::uint64_t times) {
-  if (from.counts.size() != to.counts.size() || from.sums.size() != to.sums.size()) return false;
-  counts.resize(to.counts.size());
-  sums.resize(to.sums.size());
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    if (to.counts[i] < from.counts[i]) return false;
-    counts[i] = (to.counts[i] - from.counts[i]) * times;
+// Whether `to` is a later tally of the stat `from` is of: `counts` counts and `sums` sums each,
+// no count gone down (a reset between them).
+bool grew(const StatTally& from, const StatTally& to, std::size_t counts, std::size_t sums) {
+  if (from.counts.size() != counts || to.counts.size() != counts || from.sums.size() != sums ||
+      to.sums.size() != sums) {
+    return false;
   }
-  for (std::size_t i = 0; i < sums.size(); ++i)
-    sums[i] = (to.sums[i] - from.sums[i]) * static_cast<double>(times);
+  for (std::size_t i = 0; i < counts; ++i) {
+    if (to.counts[i] < from.counts[i]) return false;
+  }
   return true;
+}
+std::uint64_t count_gain(const StatTally& from, const StatTally& to, std::size_t i,
+                         std::uint64_t times) {
+  return (to.counts[i] - from.counts[i]) * times;
+}
+double sum_gain(const StatTally& from, const StatTally& to, std::size_t i, std::uint64_t times) {
+  return (to.sums[i] - from.sums[i]) * static_cast<double>(times);
 }
 }  // namespace
 
 void Counter::repeat(const StatTally& from, const StatTally& to, std::uint64_t times) {
-  std::vector<std::uint64_t> c;
-  std::vector<double> s;
-  if (gains(from, to, c, s, times) && c.size() == 1) value_ += c[0];
+  if (grew(from, to, 1, 0)) value_ += count_gain(from, to, 0, times);
 }
 
 nlohmann::json Scalar::to_json() const {
@@ -94,11 +97,9 @@ void Average::tally(StatTally& out) const {
 }
 
 void Average::repeat(const StatTally& from, const StatTally& to, std::uint64_t times) {
-  std::vector<std::uint64_t> c;
-  std::vector<double> s;
-  if (!gains(from, to, c, s, times) || c.size() != 1 || s.size() != 1) return;
-  count_ += c[0];
-  sum_ += s[0];
+  if (!grew(from, to, 1, 1)) return;
+  count_ += count_gain(from, to, 0, times);
+  sum_ += sum_gain(from, to, 0, times);
 }
 
 Histogram::Histogram(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
@@ -139,15 +140,14 @@ void Histogram::tally(StatTally& out) const {
 }
 
 void Histogram::repeat(const StatTally& from, const StatTally& to, std::uint64_t times) {
-  std::vector<std::uint64_t> c;
-  std::vector<double> s;
-  if (!gains(from, to, c, s, times) || c.size() != buckets_.size() + 3 || s.size() != 1) return;
-  for (std::size_t i = 0; i < buckets_.size(); ++i)
-    buckets_[i] += c[i];
-  underflow_ += c[buckets_.size()];
-  overflow_ += c[buckets_.size() + 1];
-  total_ += c[buckets_.size() + 2];
-  sum_ += s[0];
+  const std::size_t n = buckets_.size();
+  if (!grew(from, to, n + 3, 1)) return;
+  for (std::size_t i = 0; i < n; ++i)
+    buckets_[i] += count_gain(from, to, i, times);
+  underflow_ += count_gain(from, to, n, times);
+  overflow_ += count_gain(from, to, n + 1, times);
+  total_ += count_gain(from, to, n + 2, times);
+  sum_ += sum_gain(from, to, 0, times);
 }
 
 TimeSeries::TimeSeries(StatsRegistry& reg, std::string owner_path, std::string name,
