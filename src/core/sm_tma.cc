@@ -186,7 +186,7 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
   const auto store_requests = [&]() -> Result<tma::CopyReport> {
     auto rep = tma::prefetch_tile(d->map, coords);
     if (!rep) return rep;
-    const std::uint64_t bytes = tma::box_bytes(d->map);
+    const std::uint64_t bytes = tma::box_footprint(d->map);
     if (auto st = c.smem.check_range(op.smem, static_cast<std::uint32_t>(bytes)); !st) {
       return st.errors();
     }

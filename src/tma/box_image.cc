@@ -11,9 +11,9 @@
 
 namespace xpusim::tma {
 
-std::uint32_t box_alignment(Swizzle mode) {
-  return std::max<std::uint32_t>(128, swizzle_alignment(mode));
-}
+// H200 silicon (tools/silicon) loads a swizzled box to any 128 B-aligned offset and keys the
+// pattern on the offset's own bits, so the swizzle's repeat is no alignment rule.
+std::uint32_t box_alignment(Swizzle) { return 128; }
 
 void check_box_window(std::string_view op, std::string_view what_name, std::size_t index,
                       const mem::SharedMemory* smem, std::uint64_t offset, std::uint64_t bytes,
@@ -74,6 +74,42 @@ void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::
     std::memcpy(dst.data() + done, window.data() + swizzle_offset(mode, off), n);
     done += n;
   }
+}
+
+RowLayout row_layout(Swizzle mode, std::uint64_t row_bytes) {
+  const std::uint64_t span = swizzle_span_bytes(mode);
+  if (span == 0 || row_bytes == 0) return {row_bytes, row_bytes};
+  return {row_bytes, (row_bytes + span - 1) / span * span};
+}
+
+namespace {
+// Calls f(data_pos, smem_pos, n) for each piece of data bytes [pos, pos + n) within one row.
+template <class F>
+void for_each_row_piece(std::uint64_t pos, std::uint64_t n, const RowLayout& rows, F&& f) {
+  std::uint64_t done = 0;
+  while (done < n) {
+    const std::uint64_t row = (pos + done) / rows.bytes, col = (pos + done) % rows.bytes;
+    const std::uint64_t m = std::min(n - done, rows.bytes - col);
+    f(done, row * rows.pitch + col, m);
+    done += m;
+  }
+}
+}  // namespace
+
+void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint64_t pos,
+                     std::span<const std::byte> src, Swizzle mode, const RowLayout& rows) {
+  if (rows.packed()) return write_box_bytes(window, base, pos, src, mode);
+  for_each_row_piece(pos, src.size(), rows, [&](std::uint64_t i, std::uint64_t at, std::uint64_t n) {
+    write_box_bytes(window, base, at, src.subspan(i, n), mode);
+  });
+}
+
+void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::uint64_t pos,
+                    std::span<std::byte> dst, Swizzle mode, const RowLayout& rows) {
+  if (rows.packed()) return read_box_bytes(window, base, pos, dst, mode);
+  for_each_row_piece(pos, dst.size(), rows, [&](std::uint64_t i, std::uint64_t at, std::uint64_t n) {
+    read_box_bytes(window, base, at, dst.subspan(i, n), mode);
+  });
 }
 
 namespace {

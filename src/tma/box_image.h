@@ -16,7 +16,8 @@
 namespace xpusim::tma {
 
 // Alignment a tensor box needs in shared memory: 128 B (PTX: cp.async.bulk.tensor shared
-// addresses are 128 B aligned) or the swizzle pattern's repeat, whichever is larger.
+// addresses are 128 B aligned), whatever the swizzle: the pattern is keyed on the offset
+// bits, so a box off the pattern's repeat starts mid-pattern (as on H200 silicon).
 std::uint32_t box_alignment(Swizzle mode);
 
 // Appends the errors of a box at `offset` of `smem` (`what`, and `index` unless kNoIndex, name
@@ -31,13 +32,29 @@ inline void check_box_window(std::string_view op, std::string_view what,
   check_box_window(op, what, kNoIndex, smem, offset, bytes, mode, errors);
 }
 
-// Writes src to box bytes [pos, pos + src.size()) of the image based at `base` in `window`.
+// Where a box's rows (its dim-0 runs; im2col: its pixels) lie in shared memory. Unswizzled,
+// back to back. Swizzled, each row starts its own swizzle span: a row shorter than the span
+// is followed by a gap the load leaves untouched (H200 silicon, tools/silicon: the 16 B rows
+// of a SWIZZLE_128B box land 128 B apart). `pitch` is the row bytes rounded up to the span.
+struct RowLayout {
+  std::uint64_t bytes = 0;  // data bytes of one row
+  std::uint64_t pitch = 0;  // shared-memory bytes from one row's start to the next
+  bool packed() const { return pitch == bytes; }
+};
+RowLayout row_layout(Swizzle mode, std::uint64_t row_bytes);
+
+// Writes src to box bytes [pos, pos + src.size()) of the image based at `base` in `window`;
+// `pos` counts data bytes (row r starts at r * bytes), placed by `rows` when given.
 void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint64_t pos,
                      std::span<const std::byte> src, Swizzle mode);
+void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint64_t pos,
+                     std::span<const std::byte> src, Swizzle mode, const RowLayout& rows);
 
 // Reads box bytes [pos, pos + dst.size()) of the image based at `base` in `window`.
 void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::uint64_t pos,
                     std::span<std::byte> dst, Swizzle mode);
+void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::uint64_t pos,
+                    std::span<std::byte> dst, Swizzle mode, const RowLayout& rows);
 
 // Swizzles whole 128 B rows [begin, end) of `window` (CTA-relative offsets, multiples of 128)
 // that already hold box bytes unswizzled. Every swizzle XORs the offset with a function of its

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <numeric>
 #include <vector>
 
 namespace xpusim::tma {
@@ -128,7 +129,23 @@ Status shape_tile_box(std::string_view op, const TensorMap& map, BoxPlan& p) {
   }
   p.row_bytes = std::uint64_t{p.count[0]} * p.unit.smem_bytes;
   p.box_bytes = p.rows * p.row_bytes;
+  p.layout = row_layout(map.swizzle, p.row_bytes);
+  p.footprint = p.rows * p.layout.pitch;
   return Ok{};
+}
+
+Status check_inner_alignment(std::string_view op, std::string_view what, const TensorMap& map,
+                             std::int64_t c0) {
+  // Interleaved and packed (sm_100) layouts: not measured, so not restricted.
+  if (map.interleave != Interleave::kNone || is_packed(map.data_type)) return Ok{};
+  const std::int64_t bits = element_bits(map.data_type);
+  if (c0 * bits % 128 == 0) return Ok{};
+  const std::int64_t per16 = 128 / std::gcd<std::int64_t>(128, bits);
+  const std::int64_t below = c0 >= 0 ? c0 / per16 * per16 : -((-c0 + per16 - 1) / per16) * per16;
+  return Error{fmt::format(
+      "{}: {} = {} puts the box's first byte at {} x {} B = {} B of dimension 0, not a "
+      "multiple of 16 B: Hopper faults (illegal instruction) (nearest: {} or {})",
+      op, what, c0, c0, bits / 8.0, c0 * bits / 8.0, below, below + per16)};
 }
 
 Status place_tile_box(std::string_view op, const TensorMap& map,

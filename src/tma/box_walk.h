@@ -19,6 +19,7 @@
 
 #include "mem/global_memory.h"
 #include "sim/result.h"
+#include "tma/box_image.h"
 #include "tma/copy_engine.h"
 #include "tma/tensor_map.h"
 
@@ -51,7 +52,9 @@ struct BoxPlan {
   bool contiguous = true;          // in-bounds units of a row are adjacent in global memory
   std::uint64_t rows = 1;
   std::uint64_t row_bytes = 0;  // shared-memory bytes of one row
-  std::uint64_t box_bytes = 0;  // rows * row_bytes
+  std::uint64_t box_bytes = 0;  // rows * row_bytes: the bytes a load delivers (complete_tx)
+  RowLayout layout;             // where the rows lie in shared memory (box_image.h)
+  std::uint64_t footprint = 0;  // rows * layout.pitch: the shared-memory bytes the box spans
 
   std::uint32_t value_shift = 0;  // log2(unit.values): units hold 1, 2 or 16 values
 
@@ -70,6 +73,13 @@ struct BoxPlan {
 Status shape_tile_box(std::string_view op, const TensorMap& map, BoxPlan& shape);
 Status place_tile_box(std::string_view op, const TensorMap& map,
                       std::span<const std::int32_t> coords, BoxPlan& plan);
+
+// Hopper raises an illegal-instruction fault for a load whose box starts mid-way through a
+// 16 B unit of dimension 0: coords[0] x element size must be a multiple of 16 B (H200
+// silicon, tools/silicon; interleaved maps and the packed sm_100 types, unmeasured, excepted).
+// `what` names the coordinate ("coordinate 0", "channel coordinate").
+Status check_inner_alignment(std::string_view op, std::string_view what, const TensorMap& map,
+                             std::int64_t c0);
 
 // Both halves: the plan of a tile-mode request, or the errors of a descriptor/coordinates the
 // walk cannot honour (`op` names the operation in messages).

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "tma/box_walk.h"
 #include "tma/copy_engine.h"
@@ -35,19 +36,16 @@ Result<std::vector<SmemTarget>> multicast_targets(std::span<mem::SharedMemory* c
   return out;
 }
 
-// NAN_REQUEST_ZERO_FMA fills with 0x7FFF..FF of the element's width (seed0 ¶80's
-// "format-specific NaN"; the hardware's exact OOB-NaN is not public). For f16, bf16 and
-// f32/tf32 this is CUDA's canonical NaN (CUDART_NAN_FP16, CUDART_NAN_F in math_constants.h);
-// for f64 CUDA's CUDART_NAN is 0xFFF8..0, and we keep the uniform all-ones-but-sign pattern
-// (project choice). Packed and integer types fill with zeros (cuda.h allows NaN fill only
-// for float types).
+// NAN_REQUEST_ZERO_FMA fills with seed0 ¶80's "format-specific NaN", which cuda.h does not
+// spell out; the pattern is the one H200 silicon writes (tools/silicon). Packed and integer
+// types fill with zeros (cuda.h allows NaN fill only for float types).
 std::vector<std::byte> oob_fill_pattern(const TensorMap& map) {
   const std::uint32_t bytes = std::max<std::uint32_t>(1, element_bits(map.data_type) / 8);
   std::vector<std::byte> out(bytes, std::byte{0});
   if (map.oob_fill != OobFill::kNanRequestZeroFma || !is_float(map.data_type)) return out;
-  // Little-endian 0x7FFF..FF: all ones except the sign bit (the top byte is 0x7F).
-  std::fill(out.begin(), out.end(), std::byte{0xFF});
-  out.back() = std::byte{0x7F};
+  // H200 silicon fills every float type with the 16-bit pattern 0x7FF7 repeated (f16
+  // 0x7FF7, f32 0x7FF77FF7, f64 0x7FF77FF77FF77FF7): a quiet NaN in each format.
+  for (std::size_t i = 0; i < out.size(); i += 2) out[i] = std::byte{0xF7}, out[i + 1] = std::byte{0x7F};
   return out;
 }
 
@@ -55,13 +53,14 @@ void append_line_requests(RequestList& out, mem::Addr addr, std::uint64_t bytes)
   out.append(addr, bytes);
 }
 
-std::uint64_t box_bytes(const TensorMap& map) {
+namespace {
+// A box as rows x row bytes: tiled, its dim-0 runs; im2col, its pixels (seed0 ¶117).
+std::pair<std::uint64_t, std::uint64_t> box_rows(const TensorMap& map) {
   const auto stride = [&](std::uint32_t d) {
     return std::max<std::uint32_t>(1, map.element_strides[d]);
   };
   if (map.mode == Mode::kIm2col) {
-    // One row of channels_per_pixel elements per pixel (seed0 ¶117).
-    return map.pixels_per_column * row_smem_bytes(map.data_type, map.channels_per_pixel);
+    return {map.pixels_per_column, row_smem_bytes(map.data_type, map.channels_per_pixel)};
   }
   std::uint64_t rows = 1;
   for (std::uint32_t d = 1; d < std::min(map.rank, kMaxRank); ++d) {
@@ -69,7 +68,18 @@ std::uint64_t box_bytes(const TensorMap& map) {
   }
   // cuda.h: elementStrides[0] is ignored unless the layout is interleaved.
   const std::uint32_t s0 = map.interleave == Interleave::kNone ? 1 : stride(0);
-  return rows * row_smem_bytes(map.data_type, (map.box_dim[0] + s0 - 1) / s0);
+  return {rows, row_smem_bytes(map.data_type, (map.box_dim[0] + s0 - 1) / s0)};
+}
+}  // namespace
+
+std::uint64_t box_bytes(const TensorMap& map) {
+  const auto [rows, row] = box_rows(map);
+  return rows * row;
+}
+
+std::uint64_t box_footprint(const TensorMap& map) {
+  const auto [rows, row] = box_rows(map);
+  return rows * row_layout(map.swizzle, row).pitch;
 }
 
 std::string_view name(ReduceOp op) {

@@ -58,8 +58,11 @@ std::vector<std::byte> oob_fill_pattern(const TensorMap& map);
 // Appends the ≤128 B, line-bounded requests covering [addr, addr + bytes).
 void append_line_requests(RequestList& out, mem::Addr addr, std::uint64_t bytes);
 
-// Bytes one box occupies in shared memory (the expect_tx figure of a load).
+// Bytes one box delivers to shared memory (the expect_tx figure of a load).
 std::uint64_t box_bytes(const TensorMap& map);
+// Shared-memory bytes one box spans: box_bytes plus the gaps after rows shorter than the
+// swizzle span (box_image.h RowLayout).
+std::uint64_t box_footprint(const TensorMap& map);
 
 // ---- tensor operations (cp.async.bulk.tensor family) ----------------------------------------
 

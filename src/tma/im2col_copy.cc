@@ -12,6 +12,7 @@
 #include "tma/box_walk.h"
 #include "tma/copy_engine.h"
 #include "tma/im2col_walk.h"
+#include "tma/load_convert.h"
 #include "tma/swizzle.h"
 
 namespace xpusim::tma {
@@ -102,6 +103,10 @@ Result<CopyReport> im2col_load(const TensorMap& map, std::span<const std::int32_
   Result<Im2colWalk> walk = walk_im2col(map, coords, offsets);
   if (!walk) errors = walk.errors();
   if (map.rank >= 3 && map.rank <= kMaxRank) check_layout(map, coords, errors);
+  if (!coords.empty()) {
+    if (auto st = check_inner_alignment(kOp, "channel coordinate", map, coords[0]); !st)
+      errors.push_back(st.error());
+  }
   if (!errors.empty()) return errors;
 
   // seed0 ¶117: each pixel is one row of channels_per_pixel elements, pixels one after another.
@@ -110,11 +115,12 @@ Result<CopyReport> im2col_load(const TensorMap& map, std::span<const std::int32_
   const std::uint64_t row_bytes = static_cast<std::uint64_t>(units) * u.smem_bytes;
   const std::uint64_t bytes = row_bytes * map.pixels_per_column;
   XPUSIM_CHECK(bytes == box_bytes(map), "an im2col box is pixels x one row of channels");
+  const RowLayout layout = row_layout(map.swizzle, row_bytes);
   if (dst.empty())
     errors.push_back(Error{fmt::format("{}: no shared-memory destination given", kOp)});
   for (std::size_t t = 0; t < dst.size(); ++t)
-    check_box_window(kOp, fmt::format("destination {}", t), dst[t].smem, dst[t].offset, bytes,
-                     map.swizzle, errors);
+    check_box_window(kOp, fmt::format("destination {}", t), dst[t].smem, dst[t].offset,
+                     layout.pitch * map.pixels_per_column, map.swizzle, errors);
   if (!errors.empty()) return errors;
 
   // In-bounds units of the channel run c0 .. c0 + channels_per_pixel, the same for every pixel.
@@ -163,6 +169,7 @@ Result<CopyReport> im2col_load(const TensorMap& map, std::span<const std::int32_
           "{}: pixel {} (n {}, w {}, h {}, d {}) of the tensor at global_address {:#x}: {}", kOp, p,
           px.n, px.whd[0], px.whd[1], px.whd[2], map.global_address, st.error().message)};
     }
+    if (copy && same && load_converts(map.data_type)) round_to_tf32(out);
     for (std::int64_t i = 0; copy && !same && i < b - a;
          ++i) {  // packed groups, zero padding after each
       std::byte* group = row + (a + i) * u.smem_bytes;
@@ -174,7 +181,7 @@ Result<CopyReport> im2col_load(const TensorMap& map, std::span<const std::int32_
 
   // Multicast: the column read once lands in every destination (seed0 ¶152).
   for (const SmemTarget& t : dst) {
-    if (copy) write_box_bytes(t.smem->bytes(), t.offset, 0, image, map.swizzle);
+    if (copy) write_box_bytes(t.smem->bytes(), t.offset, 0, image, map.swizzle, layout);
   }
   return report;
 }

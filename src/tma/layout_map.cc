@@ -42,7 +42,7 @@ mem::GlobalMemory source_memory(const TensorMap& map, const RequestList& request
 
 Result<LayoutMap> map_layout(const TensorMap& map, std::span<const std::int32_t> coords,
                              std::span<const std::uint16_t> offsets) {
-  const std::uint64_t box = box_bytes(map);
+  const std::uint64_t box = box_footprint(map);
   const auto window = static_cast<std::uint32_t>((box + kRowBytes - 1) / kRowBytes * kRowBytes);
   mem::SharedMemory smem(std::max(window, swizzle_alignment(map.swizzle)));
 

@@ -12,9 +12,9 @@ namespace xpusim::tma {
 
 // Span in bytes inside which chunks are permuted (0 for kNone): 32, 64 or 128.
 std::uint32_t swizzle_span_bytes(Swizzle mode);
-// Required alignment of the shared-memory destination of a swizzled box, so that the
-// pattern's rows line up with the address bits it is keyed on (PTX: 128B swizzle needs a
-// 1024 B aligned destination). 16 for kNone.
+// The pattern's repeat (256, 512 or 1024 B; 16 for kNone). A box at a multiple of it starts at
+// the pattern's first row, as CUTLASS aligns its tiles; H200 silicon also takes boxes at any
+// other 128 B offset and continues the pattern from the offset's bits (tools/silicon).
 std::uint32_t swizzle_alignment(Swizzle mode);
 
 // Every mode XORs low bits of the 128 B row number into the offset:

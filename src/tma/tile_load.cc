@@ -6,16 +6,18 @@
 // Speed: consecutive rows that are wholly in bounds and adjacent in global memory (a batch)
 // are copied in one pass straight from the global pages into the first destination, each
 // 16 B chunk to its swizzled place. Other rows are assembled in a row buffer and scattered.
-// Multicast destinations copy the finished image of the first one (their offsets are aligned
-// to the swizzle's repeat, so the image is the same).
+// Multicast destinations copy the finished image of the first one when their offsets sit at
+// the same phase of the swizzle's repeat (the image is then the same), else row by row.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
 #include "tma/box_image.h"
 #include "tma/box_walk.h"
 #include "tma/copy_engine.h"
+#include "tma/load_convert.h"
 #include "tma/swizzle.h"
 #include "tma/swizzle_copy.h"
 
@@ -61,7 +63,7 @@ class ImageWriter {
         rep_(rep),
         row_global_(std::uint64_t{p.count[0]} * p.unit.global_bytes),
         batchable_(p.contiguous && p.unit.global_bytes == p.unit.smem_bytes && p.lo == 0 &&
-                   p.hi == p.count[0]) {}
+                   p.hi == p.count[0] && p.layout.packed() && !load_converts(map.data_type)) {}
 
   void run(const RowRun& run) {
     if (!run.in_bounds || !batchable_) {
@@ -184,6 +186,7 @@ class ImageWriter {
       const std::uint64_t bytes = (hi - lo) * g;
       if (g == s) {
         read_global(global_, a, {out + lo * s, bytes});
+        if (load_converts(map_.data_type)) round_to_tf32({out + lo * s, bytes});
       } else {
         packed_.resize(bytes);
         read_global(global_, a, packed_);
@@ -194,11 +197,13 @@ class ImageWriter {
       for (std::uint64_t i = lo; i < hi; ++i) {
         const mem::Addr a = p_.unit_address(r.address, static_cast<std::uint32_t>(i));
         read_global(global_, a, {out + i * s, g});
+        if (load_converts(map_.data_type)) round_to_tf32({out + i * s, g});
         rep_.global_requests.append(a, g);
       }
     }
     rep_.oob_elements += (n0 - (hi - lo)) * p_.unit.values;
-    write_box_bytes(window_, base_, r.index * p_.row_bytes, {out, p_.row_bytes}, map_.swizzle);
+    write_box_bytes(window_, base_, r.index * p_.row_bytes, {out, p_.row_bytes}, map_.swizzle,
+                    p_.layout);
   }
 
   const TensorMap& map_;
@@ -220,9 +225,11 @@ Status check_load_destinations(const TensorMap& map, const BoxPlan& p,
                                std::span<const SmemTarget> dst) {
   constexpr std::string_view op = "load_tile";
   std::vector<Error> errors;
+  if (auto st = check_inner_alignment(op, "coordinate 0", map, p.start[0]); !st)
+    errors.push_back(st.error());
   if (dst.empty()) errors.push_back({"load_tile: no shared-memory destination given"});
   for (std::size_t t = 0; t < dst.size(); ++t) {
-    check_box_window(op, "destination", t, dst[t].smem, dst[t].offset, p.box_bytes, map.swizzle,
+    check_box_window(op, "destination", t, dst[t].smem, dst[t].offset, p.footprint, map.swizzle,
                      errors);
   }
   if (map.data_type == DataType::k16U6Align16B && map.swizzle == Swizzle::k128BAtom64B) {
@@ -249,6 +256,21 @@ Result<CopyReport> load_planned(const TensorMap& map, const BoxPlan& p,
   // Multicast: the box read once from global lands in every destination (seed0 ¶152). Whole
   // 128 B rows hold exactly the box's bytes; a ragged swizzled tail goes through the swizzle.
   const std::span<const std::byte> first = dst[0].smem->bytes();
+  const std::uint32_t repeat = swizzle_alignment(map.swizzle);
+  const bool same_phase = std::all_of(dst.begin(), dst.end(), [&](const SmemTarget& t) {
+    return (t.offset + repeat - dst[0].offset % repeat) % repeat == 0;
+  });
+  // Rows with gaps, or a target at another phase of the swizzle pattern: row by row.
+  if (!p.layout.packed() || !same_phase) {
+    std::vector<std::byte> row(p.row_bytes);
+    for (std::uint64_t r = 0; dst.size() > 1 && r < p.rows; ++r) {
+      read_box_bytes(first, dst[0].offset, r * p.row_bytes, row, map.swizzle, p.layout);
+      for (std::size_t t = 1; t < dst.size(); ++t)
+        write_box_bytes(dst[t].smem->bytes(), dst[t].offset, r * p.row_bytes, row, map.swizzle,
+                        p.layout);
+    }
+    return rep;
+  }
   const std::uint64_t whole = map.swizzle == Swizzle::kNone ? p.box_bytes : p.box_bytes / 128 * 128;
   std::array<std::byte, 128> tail_bytes;  // whole rows end within 128 B of the box's end
   const std::span<std::byte> tail(tail_bytes.data(), p.box_bytes - whole);

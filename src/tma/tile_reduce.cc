@@ -25,7 +25,7 @@ Result<CopyReport> reduce_tile(const TensorMap& map, ReduceOp op,
   if (!planned) errors.insert(errors.end(), planned.errors().begin(), planned.errors().end());
   if (!errors.empty()) return errors;
   const BoxPlan& p = *planned;
-  check_box_window(what, "shared-memory source", kNoIndex, &smem, smem_offset, p.box_bytes,
+  check_box_window(what, "shared-memory source", kNoIndex, &smem, smem_offset, p.footprint,
                    map.swizzle, errors);
   if (map.swizzle == Swizzle::k128BAtom32BFlip8B) {
     errors.push_back(
@@ -43,7 +43,8 @@ Result<CopyReport> reduce_tile(const TensorMap& map, ReduceOp op,
     const bool any = row.in_bounds && p.lo < p.hi;
     rep.oob_elements += any ? n0 - (p.hi - p.lo) : n0;
     if (!any) return;
-    read_box_bytes(smem.bytes(), smem_offset, row.index * p.row_bytes, row_image, map.swizzle);
+    read_box_bytes(smem.bytes(), smem_offset, row.index * p.row_bytes, row_image, map.swizzle,
+                   p.layout);
     // One read-modify-write per contiguous run (per element with a dim-0 traversal stride).
     const std::uint32_t run = p.contiguous ? p.hi - p.lo : 1;
     for (std::uint32_t i = p.lo; i < p.hi; i += run) {

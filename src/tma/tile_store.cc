@@ -46,7 +46,7 @@ Result<CopyReport> store_tile(const TensorMap& map, std::span<const std::int32_t
   if (!planned) return planned.errors();
   const BoxPlan& p = *planned;
   std::vector<Error> errors;
-  check_box_window(op, "shared-memory source", kNoIndex, &smem, smem_offset, p.box_bytes,
+  check_box_window(op, "shared-memory source", kNoIndex, &smem, smem_offset, p.footprint,
                    map.swizzle, errors);
   if (map.data_type == DataType::k16U4Align16B) {
     errors.push_back(
@@ -69,7 +69,8 @@ Result<CopyReport> store_tile(const TensorMap& map, std::span<const std::int32_t
     const bool any = row.in_bounds && p.lo < p.hi;
     rep.oob_elements += (any ? n0 - (p.hi - p.lo) : n0) * p.unit.values;
     if (!any) return;  // out-of-bounds elements are not written (seed0 §5.7 model choice)
-    read_box_bytes(smem.bytes(), smem_offset, row.index * p.row_bytes, row_image, map.swizzle);
+    read_box_bytes(smem.bytes(), smem_offset, row.index * p.row_bytes, row_image, map.swizzle,
+                   p.layout);
     const std::byte* in = row_image.data() + p.lo * s;
     if (p.contiguous) {
       const mem::Addr a = p.unit_address(row.address, p.lo);

@@ -76,9 +76,35 @@ void set_bit(std::span<std::byte> bytes, std::uint64_t bit, std::uint32_t v) {
   bytes[bit / 8] = v ? (bytes[bit / 8] | mask) : (bytes[bit / 8] & ~mask);
 }
 
-// Shared byte of box byte `pos`.
+// Shared-memory bytes of one box row (its dim-0 run) without gaps.
+std::uint64_t dense_row_bytes(const TensorMap& map) {
+  const bool strided = map.interleave != Interleave::kNone;
+  const std::uint64_t s0 = strided ? map.element_strides[0] : 1;
+  const std::uint64_t n0 = (map.box_dim[0] + s0 - 1) / s0;
+  if (!is_packed(map.data_type)) return n0 * element_bits(map.data_type) / 8;
+  if (map.data_type == DataType::k16U4Align8B) return (n0 * 4 + 7) / 8;
+  return (n0 + 15) / 16 * 16;
+}
+
+// Shared byte of box byte `pos`: with a swizzle, every row starts a new swizzle span (H200
+// silicon leaves the rest of a short row's span alone).
 std::uint32_t smem_at(const TensorMap& map, std::uint32_t offset, std::uint64_t pos) {
+  const std::uint64_t span = swizzle_span_bytes(map.swizzle);
+  if (span != 0) {
+    const std::uint64_t row = dense_row_bytes(map);
+    const std::uint64_t pitch = (row + span - 1) / span * span;
+    pos = pos / row * pitch + pos % row;
+  }
   return swizzle_offset(map.swizzle, static_cast<std::uint32_t>(offset + pos));
+}
+
+// A TF32 load rounds to 10 mantissa bits, ties to even; NaNs become 0x7FFFE000 (silicon).
+std::uint32_t tf32(std::uint32_t v) {
+  const bool nan = (v >> 23 & 0xFF) == 0xFF && (v & 0x7FFFFF) != 0;
+  if (nan) return 0x7FFFE000;
+  const std::uint32_t down = v & ~0x1FFFu, rest = v & 0x1FFFu;
+  const bool up = rest > 0x1000 || (rest == 0x1000 && (down & 0x2000) != 0);
+  return up ? down + 0x2000 : down;
 }
 
 }  // namespace
@@ -94,12 +120,20 @@ Counts load_tile(const TensorMap& map, std::span<const std::int32_t> coords,
     if (!e.in_bounds) ++counts.oob;
     if (!is_packed(map.data_type)) {
       const std::uint32_t size = bits / 8;
+      std::array<std::byte, 8> v{};
       for (std::uint32_t b = 0; b < size; ++b) {
-        std::byte v =
-            nan ? std::byte{static_cast<unsigned char>(b + 1 == size ? 0x7F : 0xFF)} : std::byte{0};
-        if (e.in_bounds) v = global_byte(global, global_bit(map, e) / 8 + b);
-        window[smem_at(map, offset, e.index * size + b)] = v;
+        v[b] = nan ? std::byte{static_cast<unsigned char>(b % 2 == 0 ? 0xF7 : 0x7F)} : std::byte{0};
+        if (e.in_bounds) v[b] = global_byte(global, global_bit(map, e) / 8 + b);
       }
+      const bool rounds =
+          map.data_type == DataType::kTfloat32 || map.data_type == DataType::kTfloat32Ftz;
+      if (rounds && e.in_bounds) {
+        std::uint32_t w = 0;
+        for (std::uint32_t b = 0; b < 4; ++b) w |= std::to_integer<std::uint32_t>(v[b]) << (8 * b);
+        w = tf32(w);
+        for (std::uint32_t b = 0; b < 4; ++b) v[b] = std::byte{static_cast<unsigned char>(w >> (8 * b))};
+      }
+      for (std::uint32_t b = 0; b < size; ++b) window[smem_at(map, offset, e.index * size + b)] = v[b];
       return;
     }
     const std::uint64_t sbit = packed_smem_bit(map.data_type, e.index, false);

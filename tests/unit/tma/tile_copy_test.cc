@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "reference_gather.h"
 #include "sim/rng.h"
 #include "tma/copy_engine.h"
+#include "tma/tensor_map_encode.h"
 #include "tma/swizzle.h"
 
 namespace xpusim::tma {
@@ -29,24 +31,23 @@ TEST(CopyHelpers, LineRequestsSplitAt128ByteBoundaries) {
   EXPECT_EQ(r, (std::vector<GlobalRequest>{{0x2000, 128}}));
 }
 
-TEST(CopyHelpers, OobFillPatternIsZeroOrCanonicalNan) {
+// The NaN fill H200 silicon writes (tools/silicon): 0x7FF7 repeated across the element.
+TEST(CopyHelpers, OobFillPatternIsZeroOrTheSiliconNan) {
   TensorMap m;
   m.data_type = DataType::kFloat16;
   EXPECT_EQ(oob_fill_pattern(m), std::vector<std::byte>(2, std::byte{0}));
   m.oob_fill = OobFill::kNanRequestZeroFma;
-  EXPECT_EQ(oob_fill_pattern(m), (std::vector<std::byte>{std::byte{0xFF}, std::byte{0x7F}}));
+  const std::byte lo{0xF7}, hi{0x7F};
+  EXPECT_EQ(oob_fill_pattern(m), (std::vector<std::byte>{lo, hi}));
   m.data_type = DataType::kBfloat16;
-  EXPECT_EQ(oob_fill_pattern(m), (std::vector<std::byte>{std::byte{0xFF}, std::byte{0x7F}}));
+  EXPECT_EQ(oob_fill_pattern(m), (std::vector<std::byte>{lo, hi}));
   for (DataType t :
        {DataType::kFloat32, DataType::kFloat32Ftz, DataType::kTfloat32, DataType::kTfloat32Ftz}) {
     m.data_type = t;
-    EXPECT_EQ(oob_fill_pattern(m), (std::vector<std::byte>{std::byte{0xFF}, std::byte{0xFF},
-                                                           std::byte{0xFF}, std::byte{0x7F}}));
+    EXPECT_EQ(oob_fill_pattern(m), (std::vector<std::byte>{lo, hi, lo, hi}));
   }
   m.data_type = DataType::kFloat64;
-  std::vector<std::byte> f64(8, std::byte{0xFF});
-  f64[7] = std::byte{0x7F};
-  EXPECT_EQ(oob_fill_pattern(m), f64);
+  EXPECT_EQ(oob_fill_pattern(m), (std::vector<std::byte>{lo, hi, lo, hi, lo, hi, lo, hi}));
   m.data_type = DataType::kInt32;  // not a float: zeros whatever the fill mode
   EXPECT_EQ(oob_fill_pattern(m), std::vector<std::byte>(4, std::byte{0}));
   m.data_type = DataType::kUint64;
@@ -94,6 +95,70 @@ TEST(CopyHelpers, BoxBytesPerModeAndType) {
   im.pixels_per_column = 64;
   im.element_strides = {1, 2, 2, 1, 1};
   EXPECT_EQ(box_bytes(im), 16u * 64 * 2);
+  EXPECT_EQ(box_footprint(im), box_bytes(im));  // unswizzled rows are packed
+}
+
+// H200 silicon (tools/silicon): with a swizzle, each row of the box starts its own swizzle
+// span; the load delivers only the rows' bytes (complete_tx) and leaves the gaps alone.
+TEST(CopyHelpers, SwizzledRowsShorterThanTheSpanEachTakeAWholeSpan) {
+  TensorMap m;
+  m.rank = 2;
+  m.data_type = DataType::kFloat16;
+  m.box_dim = {8, 6, 0, 0, 0};  // 16 B rows
+  m.element_strides = {1, 1, 1, 1, 1};
+  EXPECT_EQ(box_footprint(m), 16u * 6);
+  m.swizzle = Swizzle::k128B;
+  EXPECT_EQ(box_bytes(m), 16u * 6);
+  EXPECT_EQ(box_footprint(m), 128u * 6);
+  m.swizzle = Swizzle::k64B;
+  EXPECT_EQ(box_footprint(m), 64u * 6);
+  m.box_dim[0] = 32;  // a 64 B row fills the 64 B span
+  EXPECT_EQ(box_footprint(m), 64u * 6);
+  TensorMap im;
+  im.mode = Mode::kIm2col;
+  im.rank = 3;
+  im.data_type = DataType::kFloat32;
+  im.channels_per_pixel = 12;  // 48 B per pixel
+  im.pixels_per_column = 10;
+  im.element_strides = {1, 1, 1, 1, 1};
+  im.swizzle = Swizzle::k128B;
+  EXPECT_EQ(box_bytes(im), 48u * 10);
+  EXPECT_EQ(box_footprint(im), 128u * 10);
+}
+
+// The rows land a span apart, each swizzled where it lands, and the gaps keep their bytes.
+TEST(TileLoad, SwizzledShortRowsLandASpanApartAndLeaveTheGapsAlone) {
+  auto map = encode_tiled({.data_type = DataType::kUint16,
+                           .rank = 2,
+                           .global_address = 0x1000,
+                           .global_dim = {8, 4},
+                           .global_strides = {16},
+                           .box_dim = {8, 4},
+                           .element_strides = {1, 1},
+                           .swizzle = Swizzle::k128B});
+  ASSERT_TRUE(map.ok());
+  mem::GlobalMemory g;
+  std::vector<std::byte> src(64);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::byte{static_cast<unsigned char>(i + 1)};
+  ASSERT_TRUE(g.write(0x1000, src).ok());
+  mem::SharedMemory s(1024);
+  std::fill(s.bytes().begin(), s.bytes().end(), std::byte{0xA5});
+  const std::array<std::int32_t, 2> at = {0, 0};
+  const SmemTarget t{&s, 0};
+  auto rep = load_tile(*map, at, g, {&t, 1});
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  EXPECT_EQ(rep->bytes_per_destination, 64u);
+  for (std::uint32_t row = 0; row < 4; ++row) {
+    // 128B swizzle: chunk 0 of the 128 B line `row` moves to chunk `row`.
+    const std::uint32_t at_smem = row * 128 + 16 * row;
+    for (std::uint32_t b = 0; b < 16; ++b) {
+      EXPECT_EQ(std::to_integer<int>(s.bytes()[at_smem + b]), static_cast<int>(row * 16 + b + 1))
+          << "row " << row << " byte " << b;
+    }
+  }
+  std::size_t untouched = 0;
+  for (std::byte b : s.bytes()) untouched += b == std::byte{0xA5};
+  EXPECT_EQ(untouched, 1024u - 64u);
 }
 
 // ---- random descriptors satisfying cuTensorMapEncodeTiled's rules ---------------------------
@@ -194,6 +259,11 @@ Case random_case(sim::Rng& rng, bool for_store) {
     if (kind < 14) c = pick_signed(rng, 1 - reach, dim - 1);  // straddles an edge, or inside
     if (kind == 12) c = rng.uniform(2) ? dim + pick_signed(rng, 0, 3) : -reach - 3;
     if (packed && d == 0) c = c / 16 * 16;
+    // Hopper loads only boxes starting on 16 B along dimension 0 (H200 silicon).
+    const std::int64_t per16 = 128 / std::gcd<std::int64_t>(128, element_bits(m.data_type));
+    if (!packed && d == 0 && m.interleave == Interleave::kNone) {
+      c = (c >= 0 ? c / per16 : -((-c + per16 - 1) / per16)) * per16;
+    }
     k.coords.push_back(static_cast<std::int32_t>(c));
   }
   return k;
@@ -240,7 +310,7 @@ TEST(TileLoad, MatchesNaiveReferenceOnRandomDescriptors) {
     const TensorMap& m = k.map;
     mem::GlobalMemory global;
     fill_random(global, m.global_address - 64, k.region + 128, rng.next_u64());
-    const std::uint64_t bytes = box_bytes(m);
+    const std::uint64_t bytes = box_footprint(m);
     const std::uint32_t align = std::max<std::uint32_t>(128, swizzle_alignment(m.swizzle));
     const auto offset = static_cast<std::uint32_t>(align * pick(rng, 0, 2));
     const auto window = static_cast<std::uint32_t>(offset + (bytes + 127) / 128 * 128 + 256);
@@ -268,7 +338,7 @@ TEST(TileLoad, MatchesNaiveReferenceOnRandomDescriptors) {
           << "case " << n << " target " << t << ": " << describe(k);
     }
     ASSERT_EQ(rep->global_requests, ref::tile_requests(m, k.coords)) << describe(k);
-    EXPECT_EQ(rep->bytes_per_destination, bytes);
+    EXPECT_EQ(rep->bytes_per_destination, box_bytes(m));
     EXPECT_EQ(rep->destinations, targets);
     EXPECT_EQ(rep->elements, counts.elements) << describe(k);
     EXPECT_EQ(rep->oob_elements, counts.oob) << describe(k);
@@ -291,7 +361,7 @@ TEST(TileLoad, MatchesNaiveReferenceOnRandomDescriptors) {
     auto rep3 = load_tile_requests(*prepared, k.coords, dry);
     ASSERT_TRUE(rep3.ok()) << rep3.error().message;
     EXPECT_EQ(rep3->global_requests, ref::tile_requests(m, k.coords)) << describe(k);
-    EXPECT_EQ(rep3->bytes_per_destination, bytes);
+    EXPECT_EQ(rep3->bytes_per_destination, box_bytes(m));
     EXPECT_EQ(rep3->destinations, targets);
     EXPECT_EQ(rep3->elements, counts.elements) << describe(k);
     EXPECT_EQ(rep3->oob_elements, counts.oob) << describe(k);
@@ -322,7 +392,7 @@ TEST(TileStore, MatchesNaiveReferenceOnRandomDescriptors) {
     mem::GlobalMemory engine_global, ref_global;
     fill_random(engine_global, m.global_address - 64, k.region + 128, seed);
     fill_random(ref_global, m.global_address - 64, k.region + 128, seed);
-    const std::uint64_t bytes = box_bytes(m);
+    const std::uint64_t bytes = box_footprint(m);
     const std::uint32_t align = std::max<std::uint32_t>(128, swizzle_alignment(m.swizzle));
     const auto offset = static_cast<std::uint32_t>(align * pick(rng, 0, 2));
     const auto window = static_cast<std::uint32_t>(offset + (bytes + 127) / 128 * 128 + 128);
@@ -382,7 +452,7 @@ TEST(TileLoad, HaloBoxOfFig8dFillsTheBorder) {
     ASSERT_TRUE(rep.ok()) << rep.error().message;
     EXPECT_EQ(rep->bytes_per_destination, 8u * 10 * 10 * 2);
     EXPECT_EQ(rep->oob_elements, (100u - 9 * 8) * 8);  // w in [0, 8], h in [0, 7] are inside
-    const std::uint16_t pad = fill == OobFill::kNone ? 0 : 0x7FFF;
+    const std::uint16_t pad = fill == OobFill::kNone ? 0 : 0x7FF7;  // the silicon's NaN
     for (std::uint32_t h = 0; h < 10; ++h) {
       for (std::uint32_t w = 0; w < 10; ++w) {
         const std::uint32_t off = ((h * 10 + w) * 8 + 3) * 2;  // channel 3
@@ -515,12 +585,18 @@ TEST(TileLoad, BadRequestsAreNamedErrorsAndWriteNothing) {
   const std::array<SmemTarget, 2> two = {{{&ok_smem, 0}, {&small, 0}}};
   EXPECT_NE(error_of(m, at, two).find("destination 1"), std::string::npos);
   EXPECT_TRUE(untouched(ok_smem) && untouched(small));
-  // Alignment: 128 B for every box, 1024 B for SWIZZLE_128B.
-  const std::array<SmemTarget, 1> at512 = {{{&ok_smem, 512}}};
-  EXPECT_NE(error_of(m, at, at512).find("1024-byte aligned"), std::string::npos);
-  m.swizzle = Swizzle::kNone;
+  // Alignment: 128 B for every box, swizzled or not (H200 silicon loads a SWIZZLE_128B box
+  // at 512 B); the first byte along dimension 0 on 16 B (else Hopper faults).
   const std::array<SmemTarget, 1> at64 = {{{&ok_smem, 64}}};
   EXPECT_NE(error_of(m, at, at64).find("0x40 is not 128-byte aligned"), std::string::npos);
+  const std::array<std::int32_t, 4> at4 = {4, 0, 0, 0};
+  const std::array<SmemTarget, 1> at512 = {{{&ok_smem, 512}}};
+  EXPECT_NE(error_of(m, at4, at512).find("coordinate 0 = 4 puts the box's first byte at 4 x 2 B"),
+            std::string::npos);
+  EXPECT_TRUE(untouched(ok_smem) && untouched(small));
+  EXPECT_TRUE(load_tile(m, at, g, at512).ok());
+  std::fill(ok_smem.bytes().begin(), ok_smem.bytes().end(), std::byte{0});
+  m.swizzle = Swizzle::kNone;
   // Coordinates: one per dimension.
   const std::array<SmemTarget, 1> at0 = {{{&ok_smem, 0}}};
   const std::array<std::int32_t, 3> three = {0, 0, 0};
