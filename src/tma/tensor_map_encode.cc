@@ -196,8 +196,7 @@ class Checker {
 
   void check_global_strides() {
     const std::uint32_t expected = c_.rank == 0 ? 0 : c_.rank - 1;
-    const bool count_ok =
-        check_count("globalStrides", c_.global_strides.size(), expected, "tensorRank - 1");
+    check_count("globalStrides", c_.global_strides.size(), expected, "tensorRank - 1");
     std::uint64_t align = 16;
     std::string why;
     if (interleave_ok_ && c_.interleave == Interleave::k32B) {
@@ -208,7 +207,6 @@ class Checker {
       why = fmt::format(" when tensorDataType = {}", name(c_.data_type));
     }
     const std::uint64_t largest = (kStrideLimit - 1) / align * align;
-    std::vector<bool> stride_ok(c_.global_strides.size(), false);
     for (std::size_t i = 0; i < c_.global_strides.size(); ++i) {
       const std::uint64_t s = c_.global_strides[i];
       const int idx = static_cast<int>(i);
@@ -219,39 +217,9 @@ class Checker {
         fail("globalStrides", idx, dec(s),
              fmt::format("must be a multiple of {}{}{}", align, why,
                          nearest(multiples_around(s, align, align, largest, dec))));
-      } else {
-        stride_ok[i] = true;
       }
     }
-    // The header's pseudo-code: globalStrides[0] = globalDim[0] * elementSize + padding[0],
-    // and each further stride includes the previous one times its dimension, so dimensions
-    // never overlap.
-    if (!count_ok || !dims_count_ok_ || !type_ok_) return;
-    for (std::size_t i = 0; i < c_.global_strides.size(); ++i) {
-      if (!stride_ok[i] || !dim_ok_[i]) continue;
-      const std::uint64_t s = c_.global_strides[i];
-      std::uint64_t need = 0;  // saturates at 2^64 - 1 (far beyond any valid stride)
-      std::string formula;
-      if (i == 0) {
-        need = packed_bytes(c_.data_type, c_.global_dim[0]);
-        formula = fmt::format("globalDim[0] x {} = {}", element_size_text(c_.data_type),
-                              size_text(c_.data_type, c_.global_dim[0]));
-      } else {
-        if (!stride_ok[i - 1]) continue;
-        if (__builtin_mul_overflow(c_.global_strides[i - 1], c_.global_dim[i], &need)) {
-          need = UINT64_MAX;
-        }
-        formula = fmt::format("globalStrides[{}] x globalDim[{}] = {} x {} = {}", i - 1, i,
-                              c_.global_strides[i - 1], c_.global_dim[i],
-                              need == UINT64_MAX ? std::string("2^64 or more") : dec(need));
-      }
-      if (s >= need) continue;
-      fail("globalStrides", static_cast<int>(i), dec(s),
-           fmt::format("must be at least {}, the extent of dimension {} (dimensions may not "
-                       "overlap){}",
-                       formula, i,
-                       need <= largest ? nearest({dec((need + align - 1) / align * align)}) : ""));
-    }
+    // Strides that do not cover the dimension below are allowed (overlapping_strides).
   }
 
   // boxDim[0] (tiled) or channelsPerPixel (im2col): the bytes of one inner box row.
@@ -578,6 +546,31 @@ Im2colParams im2col_params(const TensorMap& map) {
   p.channels_per_pixel = map.channels_per_pixel;
   p.pixels_per_column = map.pixels_per_column;
   return p;
+}
+
+std::vector<std::string> overlapping_strides(const TensorMap& m) {
+  std::vector<std::string> out;
+  for (std::uint32_t i = 0; i + 1 < m.rank && i + 1 < kMaxRank; ++i) {
+    const std::uint64_t s = m.global_strides[i];
+    std::uint64_t need = 0;  // saturates at 2^64 - 1
+    std::string formula;
+    if (i == 0) {
+      need = packed_bytes(m.data_type, m.global_dim[0]);
+      formula = fmt::format("globalDim[0] x {} = {}", element_size_text(m.data_type),
+                            size_text(m.data_type, m.global_dim[0]));
+    } else {
+      if (__builtin_mul_overflow(m.global_strides[i - 1], m.global_dim[i], &need)) need = UINT64_MAX;
+      formula = fmt::format("globalStrides[{}] x globalDim[{}] = {} x {} = {}", i - 1, i,
+                            m.global_strides[i - 1], m.global_dim[i],
+                            need == UINT64_MAX ? std::string("2^64 or more") : std::to_string(need));
+    }
+    if (s >= need) continue;
+    out.push_back(fmt::format(
+        "globalStrides[{}] = {} is less than {}, the extent of dimension {}: dimensions {} and {} "
+        "overlap (an aliasing view; the driver accepts it)",
+        i, s, formula, i, i, i + 1));
+  }
+  return out;
 }
 
 }  // namespace xpusim::tma

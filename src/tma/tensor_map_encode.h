@@ -70,6 +70,12 @@ Result<TensorMap> encode_im2col(const Im2colParams& p);
 TiledParams tiled_params(const TensorMap& map);
 Im2colParams im2col_params(const TensorMap& map);
 
+// Strides that do not cover the dimension below them (globalStrides[0] < the bytes of
+// globalDim[0] elements, globalStrides[i] < globalStrides[i-1] x globalDim[i]): an aliasing
+// view, almost always a mistake, so `xpusim tma lint` warns; cuTensorMapEncode accepts it
+// (H200 driver, tools/silicon), and so does encode_*. One line per stride.
+std::vector<std::string> overlapping_strides(const TensorMap& map);
+
 // Bytes `count` elements of `t` occupy in global memory, rounded up (packed types: 4 or 6
 // bits each, cuda.h's boxDim[0] * elementSizeInBytes).
 std::uint64_t packed_bytes(DataType t, std::uint64_t count);

@@ -45,10 +45,12 @@ std::uint64_t fnv1a64(const unsigned char* p, std::uint64_t n) {
 
 std::uint64_t extent_bytes(const TmaCase& c) {
   if (c.rank == 0 || c.dims.size() != c.rank) return c.offset;
-  if (c.rank == 1 || c.strides.size() != c.rank - 1) {
-    return c.offset + tma::packed_bytes(static_cast<tma::DataType>(c.dtype), c.dims[0]);
-  }
-  return c.offset + c.strides.back() * c.dims.back();
+  const std::uint64_t row = tma::packed_bytes(static_cast<tma::DataType>(c.dtype), c.dims[0]);
+  if (c.rank == 1 || c.strides.size() != c.rank - 1) return c.offset + row;
+  // The last element's end; with overlapping strides it can lie past strides.back() x dims.
+  std::uint64_t last = row;
+  for (std::uint32_t d = 1; d < c.rank; ++d) last += (c.dims[d] - 1) * c.strides[d - 1];
+  return c.offset + std::max(last, c.strides.back() * c.dims.back());
 }
 
 namespace {
