@@ -113,7 +113,8 @@ int lint(const std::string& path) {
                                   : fmt::format("n/a ({})", requests.error().message));
   std::fputs(out.c_str(), stdout);
 
-  for (const std::string& w : tma::overlapping_strides(m)) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& w : tma::overlapping_strides(m))
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
   const std::uint64_t inner = inner_row_bytes(m);
   if (inner % kSectorBytes != 0) {
     const std::uint64_t fetched = (inner + kSectorBytes - 1) / kSectorBytes * kSectorBytes;

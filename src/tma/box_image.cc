@@ -13,7 +13,9 @@ namespace xpusim::tma {
 
 // H200 silicon (tools/silicon) loads a swizzled box to any 128 B-aligned offset and keys the
 // pattern on the offset's own bits, so the swizzle's repeat is no alignment rule.
-std::uint32_t box_alignment(Swizzle) { return 128; }
+std::uint32_t box_alignment(Swizzle) {
+  return 128;
+}
 
 void check_box_window(std::string_view op, std::string_view what_name, std::size_t index,
                       const mem::SharedMemory* smem, std::uint64_t offset, std::uint64_t bytes,
@@ -99,17 +101,19 @@ void for_each_row_piece(std::uint64_t pos, std::uint64_t n, const RowLayout& row
 void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint64_t pos,
                      std::span<const std::byte> src, Swizzle mode, const RowLayout& rows) {
   if (rows.packed()) return write_box_bytes(window, base, pos, src, mode);
-  for_each_row_piece(pos, src.size(), rows, [&](std::uint64_t i, std::uint64_t at, std::uint64_t n) {
-    write_box_bytes(window, base, at, src.subspan(i, n), mode);
-  });
+  for_each_row_piece(pos, src.size(), rows,
+                     [&](std::uint64_t i, std::uint64_t at, std::uint64_t n) {
+                       write_box_bytes(window, base, at, src.subspan(i, n), mode);
+                     });
 }
 
 void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::uint64_t pos,
                     std::span<std::byte> dst, Swizzle mode, const RowLayout& rows) {
   if (rows.packed()) return read_box_bytes(window, base, pos, dst, mode);
-  for_each_row_piece(pos, dst.size(), rows, [&](std::uint64_t i, std::uint64_t at, std::uint64_t n) {
-    read_box_bytes(window, base, at, dst.subspan(i, n), mode);
-  });
+  for_each_row_piece(pos, dst.size(), rows,
+                     [&](std::uint64_t i, std::uint64_t at, std::uint64_t n) {
+                       read_box_bytes(window, base, at, dst.subspan(i, n), mode);
+                     });
 }
 
 namespace {

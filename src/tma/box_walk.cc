@@ -142,10 +142,10 @@ Status check_inner_alignment(std::string_view op, std::string_view what, const T
   if (c0 * bits % 128 == 0) return Ok{};
   const std::int64_t per16 = 128 / std::gcd<std::int64_t>(128, bits);
   const std::int64_t below = c0 >= 0 ? c0 / per16 * per16 : -((-c0 + per16 - 1) / per16) * per16;
-  return Error{fmt::format(
-      "{}: {} = {} puts the box's first byte at {} x {} B = {} B of dimension 0, not a "
-      "multiple of 16 B: Hopper faults (illegal instruction) (nearest: {} or {})",
-      op, what, c0, c0, bits / 8.0, c0 * bits / 8.0, below, below + per16)};
+  return Error{
+      fmt::format("{}: {} = {} puts the box's first byte at {} x {} B = {} B of dimension 0, not a "
+                  "multiple of 16 B: Hopper faults (illegal instruction) (nearest: {} or {})",
+                  op, what, c0, c0, bits / 8.0, c0 * bits / 8.0, below, below + per16)};
 }
 
 Status place_tile_box(std::string_view op, const TensorMap& map,

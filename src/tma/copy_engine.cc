@@ -45,7 +45,8 @@ std::vector<std::byte> oob_fill_pattern(const TensorMap& map) {
   if (map.oob_fill != OobFill::kNanRequestZeroFma || !is_float(map.data_type)) return out;
   // H200 silicon fills every float type with the 16-bit pattern 0x7FF7 repeated (f16
   // 0x7FF7, f32 0x7FF77FF7, f64 0x7FF77FF77FF77FF7): a quiet NaN in each format.
-  for (std::size_t i = 0; i < out.size(); i += 2) out[i] = std::byte{0xF7}, out[i + 1] = std::byte{0x7F};
+  for (std::size_t i = 0; i < out.size(); i += 2)
+    out[i] = std::byte{0xF7}, out[i + 1] = std::byte{0x7F};
   return out;
 }
 

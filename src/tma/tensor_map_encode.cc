@@ -559,10 +559,11 @@ std::vector<std::string> overlapping_strides(const TensorMap& m) {
       formula = fmt::format("globalDim[0] x {} = {}", element_size_text(m.data_type),
                             size_text(m.data_type, m.global_dim[0]));
     } else {
-      if (__builtin_mul_overflow(m.global_strides[i - 1], m.global_dim[i], &need)) need = UINT64_MAX;
-      formula = fmt::format("globalStrides[{}] x globalDim[{}] = {} x {} = {}", i - 1, i,
-                            m.global_strides[i - 1], m.global_dim[i],
-                            need == UINT64_MAX ? std::string("2^64 or more") : std::to_string(need));
+      if (__builtin_mul_overflow(m.global_strides[i - 1], m.global_dim[i], &need))
+        need = UINT64_MAX;
+      formula = fmt::format(
+          "globalStrides[{}] x globalDim[{}] = {} x {} = {}", i - 1, i, m.global_strides[i - 1],
+          m.global_dim[i], need == UINT64_MAX ? std::string("2^64 or more") : std::to_string(need));
     }
     if (s >= need) continue;
     out.push_back(fmt::format(

@@ -30,16 +30,20 @@ struct Rng {
 };
 
 constexpr std::uint64_t kMaxExtent = 4u << 20;  // bytes of the pattern a case may span
-constexpr std::uint64_t kMaxBox = 12u << 10;     // box bytes (up to 8x that hashed: tma_case.h)
+constexpr std::uint64_t kMaxBox = 12u << 10;    // box bytes (up to 8x that hashed: tma_case.h)
 
-std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
+std::uint64_t round_up(std::uint64_t v, std::uint64_t m) {
+  return (v + m - 1) / m * m;
+}
 
 std::uint32_t esize(std::uint32_t dtype) {
   return std::max<std::uint32_t>(1, tma::element_bits(static_cast<tma::DataType>(dtype)) / 8);
 }
 
 // Sm90 has the 13 classic types and the 4 classic swizzles; the rest is sm_100's.
-std::uint32_t pick_dtype(Rng& r) { return static_cast<std::uint32_t>(r.in(0, 12)); }
+std::uint32_t pick_dtype(Rng& r) {
+  return static_cast<std::uint32_t>(r.in(0, 12));
+}
 
 void pick_strides(Rng& r, xs::TmaCase& c, std::uint64_t align) {
   c.strides.clear();
@@ -75,7 +79,8 @@ xs::TmaCase special(Rng& r) {
   c.rank = static_cast<std::uint32_t>(r.in(1, 2));
   c.box = {static_cast<std::uint32_t>(4 * r.in(1, 16))};
   c.dims = {static_cast<std::uint64_t>(r.in(1, 80))};
-  if (c.rank == 2) c.box.push_back(static_cast<std::uint32_t>(r.in(1, 8))), c.dims.push_back(r.in(1, 12));
+  if (c.rank == 2)
+    c.box.push_back(static_cast<std::uint32_t>(r.in(1, 8))), c.dims.push_back(r.in(1, 12));
   c.estr.assign(c.rank, 1);
   pick_strides(r, c, 16);
   c.oob = r.chance(50) ? 1 : 0;
@@ -96,8 +101,9 @@ xs::TmaCase tiled(Rng& r) {
   if (c.rank >= 3 && r.chance(20)) c.il = static_cast<std::uint32_t>(r.in(1, 2));
   c.sw = c.il == 2 ? 1 : static_cast<std::uint32_t>(r.in(0, 3));
   const std::uint32_t span = c.sw == 0 ? 256 * es : 16u << c.sw;  // row bytes allowed
-  std::uint32_t row = c.il != 0 ? (c.il == 1 ? 16 : 32) * static_cast<std::uint32_t>(r.in(1, 2))
-                                : 16 * static_cast<std::uint32_t>(r.in(1, std::min(16u, span / 16)));
+  std::uint32_t row = c.il != 0
+                          ? (c.il == 1 ? 16 : 32) * static_cast<std::uint32_t>(r.in(1, 2))
+                          : 16 * static_cast<std::uint32_t>(r.in(1, std::min(16u, span / 16)));
   row = std::min(row, span);
   c.box.push_back(std::max<std::uint32_t>(1, std::min<std::uint32_t>(256, row / es)));
   c.dims.push_back(static_cast<std::uint64_t>(r.in(1, 3 * c.box[0] + 8)));
@@ -127,7 +133,8 @@ xs::TmaCase im2col(Rng& r) {
   c.rank = static_cast<std::uint32_t>(r.in(3, 5));
   c.sw = static_cast<std::uint32_t>(r.in(0, 3));
   const std::uint32_t span = c.sw == 0 ? 256 * es : 16u << c.sw;
-  const std::uint32_t row = std::min<std::uint32_t>(span, 16 * static_cast<std::uint32_t>(r.in(1, 8)));
+  const std::uint32_t row =
+      std::min<std::uint32_t>(span, 16 * static_cast<std::uint32_t>(r.in(1, 8)));
   c.cpp = std::max<std::uint32_t>(1, std::min<std::uint32_t>(256, row / es));
   c.dims.push_back(static_cast<std::uint64_t>(r.in(c.cpp, 2 * c.cpp + 8)));  // C
   const std::int32_t lim = c.rank == 3 ? 8 : (c.rank == 4 ? 8 : 4);
@@ -151,7 +158,8 @@ xs::TmaCase im2col(Rng& r) {
     c.coords.push_back(static_cast<std::int32_t>(r.in(c.lower[d - 1], dim - 1)));
     c.offsets.push_back(static_cast<std::uint32_t>(r.in(0, 2)));
   }
-  c.coords.push_back(static_cast<std::int32_t>(r.in(0, static_cast<std::int64_t>(c.dims.back()) - 1)));
+  c.coords.push_back(
+      static_cast<std::int32_t>(r.in(0, static_cast<std::int64_t>(c.dims.back()) - 1)));
   align_inner(r, c);
   return c;
 }
@@ -159,18 +167,54 @@ xs::TmaCase im2col(Rng& r) {
 // One rule broken on purpose (or an sm_100-only feature, which an sm_90 driver may refuse).
 void break_rule(Rng& r, xs::TmaCase& c) {
   switch (r.in(0, 11)) {
-    case 0: if (!c.strides.empty()) c.strides[0] += 8; break;                 // rule 9
-    case 1: c.offset += 8; break;                                              // rule 6
-    case 2: if (!c.im2col) c.box[0] = 257; else c.cpp = 257; break;          // rules 12, 23
-    case 3: c.estr[0] = 9; break;                                              // rule 15
-    case 4: c.dims[c.rank - 1] = 0; break;                                     // rule 7
-    case 5: c.dtype = static_cast<std::uint32_t>(r.in(0, 5)); c.oob = 1; break;  // rule 20
-    case 6: if (!c.strides.empty()) c.strides.back() = c.strides[0]; break;   // rule 11
-    case 7: c.sw = 3; if (!c.im2col) c.box[0] = 256; else c.cpp = 256; break;  // rule 18
-    case 8: c.il = 2; c.sw = static_cast<std::uint32_t>(r.in(2, 3)); break;   // rule 17
-    case 9: c.dtype = static_cast<std::uint32_t>(r.in(13, 15)); break;         // sm_100 types
-    case 10: c.sw = static_cast<std::uint32_t>(r.in(4, 6)); break;             // sm_100 swizzles
-    default: if (c.im2col) c.ppc = 1025; else c.box.back() = 0; break;        // rules 24, 12
+    case 0:
+      if (!c.strides.empty()) c.strides[0] += 8;
+      break;  // rule 9
+    case 1:
+      c.offset += 8;
+      break;  // rule 6
+    case 2:
+      if (!c.im2col)
+        c.box[0] = 257;
+      else
+        c.cpp = 257;
+      break;  // rules 12, 23
+    case 3:
+      c.estr[0] = 9;
+      break;  // rule 15
+    case 4:
+      c.dims[c.rank - 1] = 0;
+      break;  // rule 7
+    case 5:
+      c.dtype = static_cast<std::uint32_t>(r.in(0, 5));
+      c.oob = 1;
+      break;  // rule 20
+    case 6:
+      if (!c.strides.empty()) c.strides.back() = c.strides[0];
+      break;  // rule 11
+    case 7:
+      c.sw = 3;
+      if (!c.im2col)
+        c.box[0] = 256;
+      else
+        c.cpp = 256;
+      break;  // rule 18
+    case 8:
+      c.il = 2;
+      c.sw = static_cast<std::uint32_t>(r.in(2, 3));
+      break;  // rule 17
+    case 9:
+      c.dtype = static_cast<std::uint32_t>(r.in(13, 15));
+      break;  // sm_100 types
+    case 10:
+      c.sw = static_cast<std::uint32_t>(r.in(4, 6));
+      break;  // sm_100 swizzles
+    default:
+      if (c.im2col)
+        c.ppc = 1025;
+      else
+        c.box.back() = 0;
+      break;  // rules 24, 12
   }
   c.copy = false;
 }
@@ -191,7 +235,9 @@ std::vector<xs::TmaCase> probes(Rng& r) {
     c.estr.assign(c.rank, 1);
     c.sw = static_cast<std::uint32_t>(r.in(0, 3));
     if (c.sw != 0) c.box[0] = std::min<std::uint32_t>(c.box[0], (16u << c.sw) / 2);
-    for (std::uint32_t d = 0; d < c.rank; ++d) c.coords.push_back(d == 0 ? 8 * static_cast<std::int32_t>(r.in(0, 4)) : static_cast<std::int32_t>(r.in(0, 2)));
+    for (std::uint32_t d = 0; d < c.rank; ++d)
+      c.coords.push_back(d == 0 ? 8 * static_cast<std::int32_t>(r.in(0, 4))
+                                : static_cast<std::int32_t>(r.in(0, 2)));
     out.push_back(c);
   }
   for (int k = 0; k < 24; ++k) {
@@ -203,7 +249,8 @@ std::vector<xs::TmaCase> probes(Rng& r) {
     const std::uint32_t chunk = c.il == 1 ? 16 : 32;
     c.box = {chunk / esize(c.dtype), static_cast<std::uint32_t>(r.in(1, 4)),
              static_cast<std::uint32_t>(r.in(1, 3))};
-    c.dims = {c.box[0], static_cast<std::uint64_t>(r.in(4, 9)), static_cast<std::uint64_t>(r.in(2, 4))};
+    c.dims = {c.box[0], static_cast<std::uint64_t>(r.in(4, 9)),
+              static_cast<std::uint64_t>(r.in(2, 4))};
     c.estr.assign(c.rank, 1);
     pick_strides(r, c, chunk);
     c.coords = {0, static_cast<std::int32_t>(r.in(0, 3)), static_cast<std::int32_t>(r.in(0, 1))};
@@ -216,16 +263,25 @@ std::uint64_t model_tx(const xs::TmaCase& c) {
   xs::TmaCase probe = c;
   probe.copy = false;
   if (!xs::run_model(probe).encoded) return 0;
-  tma::TiledParams tp{.data_type = static_cast<tma::DataType>(c.dtype), .rank = c.rank,
-                      .global_address = 0x7f0000000000 + c.offset, .global_dim = c.dims,
-                      .global_strides = c.strides, .box_dim = c.box, .element_strides = c.estr,
+  tma::TiledParams tp{.data_type = static_cast<tma::DataType>(c.dtype),
+                      .rank = c.rank,
+                      .global_address = 0x7f0000000000 + c.offset,
+                      .global_dim = c.dims,
+                      .global_strides = c.strides,
+                      .box_dim = c.box,
+                      .element_strides = c.estr,
                       .interleave = static_cast<tma::Interleave>(c.il),
                       .swizzle = static_cast<tma::Swizzle>(c.sw)};
-  tma::Im2colParams ip{.data_type = static_cast<tma::DataType>(c.dtype), .rank = c.rank,
-                       .global_address = 0x7f0000000000 + c.offset, .global_dim = c.dims,
-                       .global_strides = c.strides, .pixel_box_lower_corner = c.lower,
-                       .pixel_box_upper_corner = c.upper, .channels_per_pixel = c.cpp,
-                       .pixels_per_column = c.ppc, .element_strides = c.estr,
+  tma::Im2colParams ip{.data_type = static_cast<tma::DataType>(c.dtype),
+                       .rank = c.rank,
+                       .global_address = 0x7f0000000000 + c.offset,
+                       .global_dim = c.dims,
+                       .global_strides = c.strides,
+                       .pixel_box_lower_corner = c.lower,
+                       .pixel_box_upper_corner = c.upper,
+                       .channels_per_pixel = c.cpp,
+                       .pixels_per_column = c.ppc,
+                       .element_strides = c.estr,
                        .interleave = static_cast<tma::Interleave>(c.il),
                        .swizzle = static_cast<tma::Swizzle>(c.sw)};
   auto map = c.im2col ? tma::encode_im2col(ip) : tma::encode_tiled(tp);
@@ -248,7 +304,8 @@ int dump(const char* cases_path, const char* out_path) {
     if (xs::run_model(c, nullptr, &bytes).copy != "ok") continue;
     const std::int32_t hdr[2] = {c.id, static_cast<std::int32_t>(bytes.size())};
     out.write(reinterpret_cast<const char*>(hdr), sizeof hdr);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
   }
   return 0;
 }

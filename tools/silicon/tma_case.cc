@@ -26,20 +26,29 @@ std::uint32_t special_f32(std::uint64_t j) {
   const std::uint32_t exp = static_cast<std::uint32_t>((r >> 40) % 254 + 1) << 23;
   const std::uint32_t mant = static_cast<std::uint32_t>(r >> 8) & 0x7FFFFF;
   switch (r % 8) {
-    case 0: return sign | mant;                                        // denormal
-    case 1: return sign | exp | (mant & ~0x1FFFu) | 0x1000;            // a tf32 tie
-    case 2: return sign | exp | (mant & ~0x1FFFu) | 0x1001;            // just above it
-    case 3: return sign | exp | (mant & ~0x1FFFu) | 0x0FFF;            // just below it
-    case 4: return sign | 0x7F800000 | ((mant & 0x1FFF) | 1);          // NaN, low payload
-    case 5: return sign | ((r >> 16) % 2 == 0 ? 0x7F800000 : 0x7F7FFFFF);  // inf, max
-    case 6: return sign | (mant & 0x1FFF);                             // tiny denormal
-    default: return sign | exp | mant;                                 // normal
+    case 0:
+      return sign | mant;  // denormal
+    case 1:
+      return sign | exp | (mant & ~0x1FFFu) | 0x1000;  // a tf32 tie
+    case 2:
+      return sign | exp | (mant & ~0x1FFFu) | 0x1001;  // just above it
+    case 3:
+      return sign | exp | (mant & ~0x1FFFu) | 0x0FFF;  // just below it
+    case 4:
+      return sign | 0x7F800000 | ((mant & 0x1FFF) | 1);  // NaN, low payload
+    case 5:
+      return sign | ((r >> 16) % 2 == 0 ? 0x7F800000 : 0x7F7FFFFF);  // inf, max
+    case 6:
+      return sign | (mant & 0x1FFF);  // tiny denormal
+    default:
+      return sign | exp | mant;  // normal
   }
 }
 
 std::uint64_t fnv1a64(const unsigned char* p, std::uint64_t n) {
   std::uint64_t h = 0xCBF29CE484222325ull;
-  for (std::uint64_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  for (std::uint64_t i = 0; i < n; ++i)
+    h = (h ^ p[i]) * 0x100000001B3ull;
   return h;
 }
 
@@ -49,7 +58,8 @@ std::uint64_t extent_bytes(const TmaCase& c) {
   if (c.rank == 1 || c.strides.size() != c.rank - 1) return c.offset + row;
   // The last element's end; with overlapping strides it can lie past strides.back() x dims.
   std::uint64_t last = row;
-  for (std::uint32_t d = 1; d < c.rank; ++d) last += (c.dims[d] - 1) * c.strides[d - 1];
+  for (std::uint32_t d = 1; d < c.rank; ++d)
+    last += (c.dims[d] - 1) * c.strides[d - 1];
   return c.offset + std::max(last, c.strides.back() * c.dims.back());
 }
 
@@ -88,7 +98,8 @@ Status for_each_pair(std::string_view line, F&& f) {
   line = line.substr(0, line.find('#'));
   std::size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') ++i;
+    while (i < line.size() && line[i] == ' ')
+      ++i;
     if (i == line.size()) break;
     const std::size_t end = std::min(line.find(' ', i), line.size());
     const std::string_view word = line.substr(i, end - i);
@@ -103,8 +114,7 @@ Status for_each_pair(std::string_view line, F&& f) {
 }
 
 template <class T>
-Result<std::vector<T>> load_lines(const std::string& path,
-                                  Result<T> (*parse)(std::string_view)) {
+Result<std::vector<T>> load_lines(const std::string& path, Result<T> (*parse)(std::string_view)) {
   std::ifstream in(path);
   if (!in) return Error{fmt::format("{}: cannot open", path)};
   std::vector<T> out;
@@ -125,8 +135,8 @@ std::string format(const TmaCase& c) {
                               c.im2col ? "im2col" : "tiled", c.dtype, c.rank, c.offset,
                               join(c.dims), join(c.strides));
   if (c.im2col) {
-    s += fmt::format(" lower={} upper={} cpp={} ppc={}", join(c.lower), join(c.upper), c.cpp,
-                     c.ppc);
+    s +=
+        fmt::format(" lower={} upper={} cpp={} ppc={}", join(c.lower), join(c.upper), c.cpp, c.ppc);
   } else {
     s += fmt::format(" box={}", join(c.box));
   }
@@ -254,9 +264,9 @@ CaseResult run_model(const TmaCase& c, std::string* why, std::vector<unsigned ch
   const std::uint64_t first = c.offset / 8, last = (extent_bytes(c) + 7) / 8;
   std::vector<std::byte> words((last - first) * 8);
   for (std::uint64_t w = first; w < last; ++w) {
-    const std::uint64_t v = c.pat == 0 ? splitmix64(w)
-                                       : special_f32(2 * w) | std::uint64_t{special_f32(2 * w + 1)}
-                                                                  << 32;
+    const std::uint64_t v = c.pat == 0
+                                ? splitmix64(w)
+                                : special_f32(2 * w) | std::uint64_t{special_f32(2 * w + 1)} << 32;
     for (int b = 0; b < 8; ++b) {
       words[(w - first) * 8 + b] = static_cast<std::byte>(v >> (8 * b));
     }
@@ -283,8 +293,8 @@ CaseResult run_model(const TmaCase& c, std::string* why, std::vector<unsigned ch
     return r;
   }
   if (rep->bytes_per_destination != c.tx) {
-    fail(Error{fmt::format("the load wrote {} B, the case says tx={}", rep->bytes_per_destination,
-                           c.tx)});
+    fail(Error{
+        fmt::format("the load wrote {} B, the case says tx={}", rep->bytes_per_destination, c.tx)});
     r.copy = "rejected";
     return r;
   }

@@ -38,16 +38,18 @@ struct TmaCase {
 // What one side (model or silicon) did with a case.
 struct CaseResult {
   int id = 0;
-  bool encoded = false;         // the encoder accepted the map
-  std::string copy = "none";    // none | ok | rejected | timeout | excess_tx | fault
-  std::uint64_t hash = 0;       // FNV-1a 64 of smem [0, dst + tx + kGuardBytes)
+  bool encoded = false;       // the encoder accepted the map
+  std::string copy = "none";  // none | ok | rejected | timeout | excess_tx | fault
+  std::uint64_t hash = 0;     // FNV-1a 64 of smem [0, dst + tx + kGuardBytes)
 };
 
 // Bytes after the box that are hashed too: a load must leave them untouched.
 inline constexpr std::uint32_t kGuardBytes = 256;
 // Shared-memory bytes hashed from the 1024-aligned base. A swizzled box may spread its rows
 // one swizzle span apart (16 B rows 128 B apart), so 8x its bytes, then the guard.
-inline std::uint64_t smem_span(const TmaCase& c) { return c.dst + 8 * c.tx + kGuardBytes; }
+inline std::uint64_t smem_span(const TmaCase& c) {
+  return c.dst + 8 * c.tx + kGuardBytes;
+}
 // The byte shared memory holds before a load (both sides poison it so holes show).
 inline constexpr unsigned char kPoison = 0xA5;
 // The global pattern: little-endian 64-bit word i of the buffer is splitmix64(i) (pat=0), or

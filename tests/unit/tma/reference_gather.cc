@@ -129,11 +129,14 @@ Counts load_tile(const TensorMap& map, std::span<const std::int32_t> coords,
           map.data_type == DataType::kTfloat32 || map.data_type == DataType::kTfloat32Ftz;
       if (rounds && e.in_bounds) {
         std::uint32_t w = 0;
-        for (std::uint32_t b = 0; b < 4; ++b) w |= std::to_integer<std::uint32_t>(v[b]) << (8 * b);
+        for (std::uint32_t b = 0; b < 4; ++b)
+          w |= std::to_integer<std::uint32_t>(v[b]) << (8 * b);
         w = tf32(w);
-        for (std::uint32_t b = 0; b < 4; ++b) v[b] = std::byte{static_cast<unsigned char>(w >> (8 * b))};
+        for (std::uint32_t b = 0; b < 4; ++b)
+          v[b] = std::byte{static_cast<unsigned char>(w >> (8 * b))};
       }
-      for (std::uint32_t b = 0; b < size; ++b) window[smem_at(map, offset, e.index * size + b)] = v[b];
+      for (std::uint32_t b = 0; b < size; ++b)
+        window[smem_at(map, offset, e.index * size + b)] = v[b];
       return;
     }
     const std::uint64_t sbit = packed_smem_bit(map.data_type, e.index, false);

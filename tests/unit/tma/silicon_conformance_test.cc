@@ -26,7 +26,8 @@ TEST(SiliconConformance, OurTmaModelDoesWhatTheH200DidOnEveryCase) {
   auto silicon = load_results(kDir + "/tma_silicon.txt");
   ASSERT_TRUE(silicon.ok()) << silicon.error().message;
   std::map<int, CaseResult> gpu;
-  for (const CaseResult& r : *silicon) gpu[r.id] = r;
+  for (const CaseResult& r : *silicon)
+    gpu[r.id] = r;
   ASSERT_EQ(gpu.size(), cases->size()) << "one silicon result per case";
 
   int same_bytes = 0, both_refuse_load = 0, both_refuse_map = 0, interleaved = 0, sm100 = 0;
@@ -65,9 +66,10 @@ TEST(SiliconConformance, OurTmaModelDoesWhatTheH200DidOnEveryCase) {
   EXPECT_GE(both_refuse_map, 90);
   EXPECT_LE(interleaved, 70);
   EXPECT_LE(sm100, 12);
-  std::printf("silicon conformance: %d loads byte-identical, %d faulting loads refused, %d "
-              "maps refused by both; not compared: %d interleaved, %d sm_100 swizzles\n",
-              same_bytes, both_refuse_load, both_refuse_map, interleaved, sm100);
+  std::printf(
+      "silicon conformance: %d loads byte-identical, %d faulting loads refused, %d "
+      "maps refused by both; not compared: %d interleaved, %d sm_100 swizzles\n",
+      same_bytes, both_refuse_load, both_refuse_map, interleaved, sm100);
 }
 
 // The reader rejects a malformed case line with the item and the rule.

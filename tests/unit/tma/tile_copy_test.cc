@@ -12,8 +12,8 @@
 #include "reference_gather.h"
 #include "sim/rng.h"
 #include "tma/copy_engine.h"
-#include "tma/tensor_map_encode.h"
 #include "tma/swizzle.h"
+#include "tma/tensor_map_encode.h"
 
 namespace xpusim::tma {
 namespace {
@@ -139,7 +139,8 @@ TEST(TileLoad, SwizzledShortRowsLandASpanApartAndLeaveTheGapsAlone) {
   ASSERT_TRUE(map.ok());
   mem::GlobalMemory g;
   std::vector<std::byte> src(64);
-  for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::byte{static_cast<unsigned char>(i + 1)};
+  for (std::size_t i = 0; i < src.size(); ++i)
+    src[i] = std::byte{static_cast<unsigned char>(i + 1)};
   ASSERT_TRUE(g.write(0x1000, src).ok());
   mem::SharedMemory s(1024);
   std::fill(s.bytes().begin(), s.bytes().end(), std::byte{0xA5});
@@ -157,7 +158,8 @@ TEST(TileLoad, SwizzledShortRowsLandASpanApartAndLeaveTheGapsAlone) {
     }
   }
   std::size_t untouched = 0;
-  for (std::byte b : s.bytes()) untouched += b == std::byte{0xA5};
+  for (std::byte b : s.bytes())
+    untouched += b == std::byte{0xA5};
   EXPECT_EQ(untouched, 1024u - 64u);
 }
 
