@@ -109,27 +109,47 @@ Status shape_tile_box(std::string_view op, const TensorMap& map, BoxPlan& p) {
   p = BoxPlan{};
   p.rank = map.rank;
   p.unit = transfer_unit(map.data_type);
-  p.value_shift = static_cast<std::uint32_t>(std::countr_zero(p.unit.values));
   p.base = map.global_address;
 
-  // Dim 0: cuda.h ignores elementStrides[0] unless the layout is interleaved.
   const bool interleaved = map.interleave != Interleave::kNone;
+  if (interleaved) {
+    // Interleaved (H200 silicon, tools/silicon): dimension 0 counts whole 16 B / 32 B chunks
+    // (its globalDim, boxDim, coordinate and elementStrides entries), and dimension rank-2
+    // is not walked: the box takes its coordinate only (interleaved_rows in copy_engine.cc).
+    const std::uint32_t chunk = map.interleave == Interleave::k16B ? 16 : 32;
+    p.unit = {.values = chunk / p.unit.global_bytes, .global_bytes = chunk, .smem_bytes = chunk};
+  }
+  p.value_shift = static_cast<std::uint32_t>(std::countr_zero(p.unit.values));
+  p.interleaved = interleaved;
+
+  // Dim 0: cuda.h ignores elementStrides[0] unless the layout is interleaved.
   const std::uint32_t s0 = interleaved ? map.element_strides[0] : 1;
-  const std::uint32_t values0 = div(map.box_dim[0] + s0 - 1, s0);
-  p.count[0] = (values0 + p.unit.values - 1) >> p.value_shift;
+  if (interleaved) {
+    p.count[0] = div(map.box_dim[0] + s0 - 1, s0);
+  } else {
+    const std::uint32_t values0 = div(map.box_dim[0] + s0 - 1, s0);
+    p.count[0] = (values0 + p.unit.values - 1) >> p.value_shift;
+  }
   p.step[0] = static_cast<std::int64_t>(s0) * p.unit.values;
   p.contiguous = p.step[0] == p.unit.values;
   for (std::uint32_t d = 0; d < p.rank; ++d) {
     p.extent[d] = map.global_dim[d];
-    if (d == 0) continue;
+    if (d == 0) {
+      if (interleaved) p.extent[0] *= p.unit.values;  // in values, as the walk counts
+      continue;
+    }
     p.step[d] = map.element_strides[d];
-    p.count[d] = div(map.box_dim[d] + map.element_strides[d] - 1, map.element_strides[d]);
+    p.count[d] = interleaved && d + 2 == p.rank
+                     ? 1
+                     : div(map.box_dim[d] + map.element_strides[d] - 1, map.element_strides[d]);
     p.pitch[d] = map.global_strides[d - 1];
     p.rows *= p.count[d];
   }
   p.row_bytes = std::uint64_t{p.count[0]} * p.unit.smem_bytes;
   p.box_bytes = p.rows * p.row_bytes;
-  p.layout = row_layout(map.swizzle, p.row_bytes);
+  // Silicon packs interleaved rows even under a swizzle (no span per row).
+  p.layout =
+      interleaved ? RowLayout{p.row_bytes, p.row_bytes} : row_layout(map.swizzle, p.row_bytes);
   p.footprint = p.rows * p.layout.pitch;
   return Ok{};
 }
@@ -161,6 +181,7 @@ Status place_tile_box(std::string_view op, const TensorMap& map,
   }
   for (std::uint32_t d = 0; d < p.rank; ++d)
     p.start[d] = coords[d];
+  if (p.interleaved) p.start[0] *= p.unit.values;  // chunks -> values
 
   // In-bounds dim-0 units: x_i = start + step*i with 0 <= x_i and x_i + values <= extent.
   const std::int64_t c0 = p.start[0];

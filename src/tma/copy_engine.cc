@@ -63,13 +63,20 @@ std::pair<std::uint64_t, std::uint64_t> box_rows(const TensorMap& map) {
   if (map.mode == Mode::kIm2col) {
     return {map.pixels_per_column, row_smem_bytes(map.data_type, map.channels_per_pixel)};
   }
+  const bool interleaved = map.interleave != Interleave::kNone;
   std::uint64_t rows = 1;
   for (std::uint32_t d = 1; d < std::min(map.rank, kMaxRank); ++d) {
+    // Interleaved boxes take dimension rank-2 at its coordinate only (box_walk.cc).
+    if (interleaved && d + 2 == map.rank) continue;
     rows *= (map.box_dim[d] + stride(d) - 1) / stride(d);
   }
-  // cuda.h: elementStrides[0] is ignored unless the layout is interleaved.
-  const std::uint32_t s0 = map.interleave == Interleave::kNone ? 1 : stride(0);
-  return {rows, row_smem_bytes(map.data_type, (map.box_dim[0] + s0 - 1) / s0)};
+  // cuda.h: elementStrides[0] is ignored unless the layout is interleaved; interleaved rows
+  // are whole 16 B / 32 B chunks.
+  if (interleaved) {
+    const std::uint64_t chunk = map.interleave == Interleave::k16B ? 16 : 32;
+    return {rows, (map.box_dim[0] + stride(0) - 1) / stride(0) * chunk};
+  }
+  return {rows, row_smem_bytes(map.data_type, map.box_dim[0])};
 }
 }  // namespace
 
@@ -80,6 +87,7 @@ std::uint64_t box_bytes(const TensorMap& map) {
 
 std::uint64_t box_footprint(const TensorMap& map) {
   const auto [rows, row] = box_rows(map);
+  if (map.interleave != Interleave::kNone) return rows * row;  // packed (box_walk.cc)
   return rows * row_layout(map.swizzle, row).pitch;
 }
 

@@ -2,6 +2,8 @@
 // them. The cases run on a real Hopper GPU through tma_check.cu; the conformance test
 // (tests/unit/tma/silicon_conformance_test.cc) compares our model with what the GPU did.
 //   xpusim_gen_tma_cases CASES_OUT MODEL_RESULTS_OUT [COUNT] [SEED]
+//   xpusim_gen_tma_cases --refresh-tx CASES OUT     (tx= from today's model)
+//   xpusim_gen_tma_cases --dump CASES BYTES         (our shared-memory bytes per case)
 // Most cases are maps our encoder accepts, loaded at random coordinates (out-of-bounds ones
 // too); about one in six breaks an encoder rule, to compare which maps each side refuses.
 #include <fmt/format.h>
@@ -310,8 +312,33 @@ int dump(const char* cases_path, const char* out_path) {
   return 0;
 }
 
+// --refresh-tx CASES OUT: the same cases with tx= recomputed by today's model (after a model
+// change that alters box sizes, so that the GPU's mbarrier expects what the model says).
+int refresh_tx(const char* cases_path, const char* out_path) {
+  auto cases = xs::load_cases(cases_path);
+  if (!cases) {
+    std::fprintf(stderr, "%s\n", cases.error().message.c_str());
+    return 2;
+  }
+  std::ifstream in(cases_path);
+  std::ofstream out(out_path);
+  std::string line;
+  std::size_t next = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("id=", 0) != 0) {
+      out << line << "\n";
+      continue;
+    }
+    xs::TmaCase c = (*cases)[next++];
+    c.tx = model_tx(c);
+    out << xs::format(c) << "\n";
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "--dump") return dump(argv[2], argv[3]);
+  if (argc == 4 && std::string(argv[1]) == "--refresh-tx") return refresh_tx(argv[2], argv[3]);
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s CASES_OUT MODEL_RESULTS_OUT [COUNT] [SEED]\n", argv[0]);
     return 2;

@@ -54,7 +54,10 @@ std::uint64_t fnv1a64(const unsigned char* p, std::uint64_t n) {
 
 std::uint64_t extent_bytes(const TmaCase& c) {
   if (c.rank == 0 || c.dims.size() != c.rank) return c.offset;
-  const std::uint64_t row = tma::packed_bytes(static_cast<tma::DataType>(c.dtype), c.dims[0]);
+  // Interleaved maps count dimension 0 in 16 B / 32 B chunks (docs/tma.md).
+  const std::uint64_t row = c.il != 0
+                                ? c.dims[0] * (c.il == 1 ? 16 : 32)
+                                : tma::packed_bytes(static_cast<tma::DataType>(c.dtype), c.dims[0]);
   if (c.rank == 1 || c.strides.size() != c.rank - 1) return c.offset + row;
   // The last element's end; with overlapping strides it can lie past strides.back() x dims.
   std::uint64_t last = row;
@@ -257,7 +260,7 @@ CaseResult run_model(const TmaCase& c, std::string* why, std::vector<unsigned ch
     return r;
   }
   r.encoded = true;
-  if (!c.copy) return r;
+  if (!c.copy || c.tx == 0 || smem_span(c) > kMaxSpan) return r;  // as tma_check.cu
 
   // Only the bytes the tensor spans are written: the model's memory is sparse.
   mem::GlobalMemory global;

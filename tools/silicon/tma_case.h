@@ -50,6 +50,8 @@ inline constexpr std::uint32_t kGuardBytes = 256;
 inline std::uint64_t smem_span(const TmaCase& c) {
   return c.dst + 8 * c.tx + kGuardBytes;
 }
+// The most shared memory tma_check.cu gives one case; a case spanning more is encoded only.
+inline constexpr std::uint64_t kMaxSpan = 128u << 10;
 // The byte shared memory holds before a load (both sides poison it so holes show).
 inline constexpr unsigned char kPoison = 0xA5;
 // The global pattern: little-endian 64-bit word i of the buffer is splitmix64(i) (pat=0), or

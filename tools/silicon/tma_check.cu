@@ -113,7 +113,7 @@ unsigned long long fnv1a64(const unsigned char* p, unsigned long long n) {
 constexpr unsigned kGuardBytes = 256;
 constexpr unsigned char kPoison = 0xA5;
 constexpr size_t kPatternBytes = 8u << 20;
-constexpr unsigned kMaxSpan = 128u << 10;
+constexpr unsigned kMaxSpan = 128u << 10;  // tma_case.h's kMaxSpan
 
 __global__ void fill_pattern(unsigned long long* p, size_t words) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < words; i += gridDim.x * blockDim.x) {

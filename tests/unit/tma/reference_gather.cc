@@ -8,6 +8,14 @@ namespace xpusim::tma::ref {
 
 namespace {
 
+// Bits of one dim-0 step: an element, or with interleave a whole 16 B / 32 B chunk (H200
+// silicon: an interleaved map's dimension 0 counts chunks).
+std::uint32_t unit_bits(const TensorMap& map) {
+  if (map.interleave == Interleave::k16B) return 128;
+  if (map.interleave == Interleave::k32B) return 256;
+  return element_bits(map.data_type);
+}
+
 struct Element {
   std::uint64_t index = 0;  // position in the box, dim 0 fastest
   std::uint64_t row = 0;    // index / (elements per dim-0 row)
@@ -24,6 +32,8 @@ void each_element(const TensorMap& map, std::span<const std::int32_t> coords, F 
     const bool strided = d > 0 || map.interleave != Interleave::kNone;
     step[d] = strided ? map.element_strides[d] : 1;
     n[d] = (map.box_dim[d] + step[d] - 1) / step[d];
+    // Interleaved boxes take dimension rank-2 at its coordinate only (H200 silicon).
+    if (map.interleave != Interleave::kNone && d + 2 == map.rank) n[d] = 1;
     total *= n[d];
   }
   for (std::uint64_t i = 0; i < total; ++i) {
@@ -49,7 +59,7 @@ std::uint64_t global_bit(const TensorMap& map, const Element& e) {
   for (std::uint32_t d = 1; d < map.rank; ++d) {
     byte += static_cast<std::uint64_t>(e.c[d]) * map.global_strides[d - 1];
   }
-  return byte * 8 + static_cast<std::uint64_t>(e.c[0]) * element_bits(map.data_type);
+  return byte * 8 + static_cast<std::uint64_t>(e.c[0]) * unit_bits(map);
 }
 
 // Bit position of a packed value inside the shared box image (from the box start).
@@ -81,7 +91,7 @@ std::uint64_t dense_row_bytes(const TensorMap& map) {
   const bool strided = map.interleave != Interleave::kNone;
   const std::uint64_t s0 = strided ? map.element_strides[0] : 1;
   const std::uint64_t n0 = (map.box_dim[0] + s0 - 1) / s0;
-  if (!is_packed(map.data_type)) return n0 * element_bits(map.data_type) / 8;
+  if (!is_packed(map.data_type)) return n0 * unit_bits(map) / 8;
   if (map.data_type == DataType::k16U4Align8B) return (n0 * 4 + 7) / 8;
   return (n0 + 15) / 16 * 16;
 }
@@ -90,7 +100,7 @@ std::uint64_t dense_row_bytes(const TensorMap& map) {
 // silicon leaves the rest of a short row's span alone).
 std::uint32_t smem_at(const TensorMap& map, std::uint32_t offset, std::uint64_t pos) {
   const std::uint64_t span = swizzle_span_bytes(map.swizzle);
-  if (span != 0) {
+  if (span != 0 && map.interleave == Interleave::kNone) {  // interleaved rows stay packed
     const std::uint64_t row = dense_row_bytes(map);
     const std::uint64_t pitch = (row + span - 1) / span * span;
     pos = pos / row * pitch + pos % row;
@@ -113,27 +123,28 @@ Counts load_tile(const TensorMap& map, std::span<const std::int32_t> coords,
                  const mem::GlobalMemory& global, std::span<std::byte> window,
                  std::uint32_t offset) {
   Counts counts;
-  const std::uint32_t bits = element_bits(map.data_type);
+  const std::uint32_t bits = unit_bits(map);
+  const std::uint64_t per_unit = bits / element_bits(map.data_type);  // elements per step
   const bool nan = map.oob_fill == OobFill::kNanRequestZeroFma && is_float(map.data_type);
   each_element(map, coords, [&](const Element& e) {
-    ++counts.elements;
-    if (!e.in_bounds) ++counts.oob;
+    counts.elements += per_unit;
+    if (!e.in_bounds) counts.oob += per_unit;
     if (!is_packed(map.data_type)) {
       const std::uint32_t size = bits / 8;
-      std::array<std::byte, 8> v{};
+      std::array<std::byte, 32> v{};
       for (std::uint32_t b = 0; b < size; ++b) {
         v[b] = nan ? std::byte{static_cast<unsigned char>(b % 2 == 0 ? 0xF7 : 0x7F)} : std::byte{0};
         if (e.in_bounds) v[b] = global_byte(global, global_bit(map, e) / 8 + b);
       }
       const bool rounds =
           map.data_type == DataType::kTfloat32 || map.data_type == DataType::kTfloat32Ftz;
-      if (rounds && e.in_bounds) {
+      for (std::uint32_t at = 0; rounds && e.in_bounds && at < size; at += 4) {
         std::uint32_t w = 0;
         for (std::uint32_t b = 0; b < 4; ++b)
-          w |= std::to_integer<std::uint32_t>(v[b]) << (8 * b);
+          w |= std::to_integer<std::uint32_t>(v[at + b]) << (8 * b);
         w = tf32(w);
         for (std::uint32_t b = 0; b < 4; ++b)
-          v[b] = std::byte{static_cast<unsigned char>(w >> (8 * b))};
+          v[at + b] = std::byte{static_cast<unsigned char>(w >> (8 * b))};
       }
       for (std::uint32_t b = 0; b < size; ++b)
         window[smem_at(map, offset, e.index * size + b)] = v[b];
@@ -165,11 +176,12 @@ Counts store_tile(const TensorMap& map, std::span<const std::int32_t> coords,
                   std::span<const std::byte> window, std::uint32_t offset,
                   mem::GlobalMemory& global) {
   Counts counts;
-  const std::uint32_t bits = element_bits(map.data_type);
+  const std::uint32_t bits = unit_bits(map);
+  const std::uint64_t per_unit = bits / element_bits(map.data_type);  // elements per step
   each_element(map, coords, [&](const Element& e) {
-    ++counts.elements;
+    counts.elements += per_unit;
     if (!e.in_bounds) {
-      ++counts.oob;
+      counts.oob += per_unit;
       return;
     }
     if (!is_packed(map.data_type)) {
@@ -198,7 +210,7 @@ std::vector<GlobalRequest> tile_requests(const TensorMap& map,
                                          std::span<const std::int32_t> coords) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // [begin, end)
   std::uint64_t run_row = ~std::uint64_t{0};
-  const std::uint32_t bits = element_bits(map.data_type);
+  const std::uint32_t bits = unit_bits(map);
   each_element(map, coords, [&](const Element& e) {
     if (!e.in_bounds) return;
     const std::uint64_t b = global_bit(map, e);

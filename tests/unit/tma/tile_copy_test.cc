@@ -77,8 +77,11 @@ TEST(CopyHelpers, BoxBytesPerModeAndType) {
   m.box_dim = {64, 10, 7, 0, 0};
   m.element_strides = {4, 2, 3, 1, 1};  // dim-0 stride ignored without interleave
   EXPECT_EQ(box_bytes(m), 64u * 2 * 5 * 3);
-  m.interleave = Interleave::k16B;  // now honoured: ceil(64/4) = 16
-  EXPECT_EQ(box_bytes(m), 16u * 2 * 5 * 3);
+  // Interleaved (H200 silicon): dimension 0 counts 16 B chunks, ceil(64/4) = 16 of them with
+  // the stride now honoured, and dimension rank-2 (here 1) is taken at its coordinate only.
+  m.interleave = Interleave::k16B;
+  EXPECT_EQ(box_bytes(m), 16u * 16 * 3);
+  EXPECT_EQ(box_footprint(m), box_bytes(m));  // rows packed, swizzle or not
   m.interleave = Interleave::kNone;
   m.data_type = DataType::k16U4Align8B;  // 4 bits per value
   EXPECT_EQ(box_bytes(m), 32u * 5 * 3);
@@ -237,7 +240,10 @@ Case random_case(sim::Rng& rng, bool for_store) {
   const bool align32 = m.interleave == Interleave::k32B || m.data_type == DataType::k16U4Align16B ||
                        m.data_type == DataType::k16U6Align16B;
   const std::uint64_t align = align32 ? 32 : 16;
-  const std::uint64_t row = (m.global_dim[0] * bits + 7) / 8;
+  // Interleaved maps count dimension 0 in 16 B / 32 B chunks (H200 silicon).
+  const std::uint64_t chunk = m.interleave == Interleave::k16B ? 16 : 32;
+  const std::uint64_t row = m.interleave != Interleave::kNone ? m.global_dim[0] * chunk
+                                                              : (m.global_dim[0] * bits + 7) / 8;
   k.region = row;
   if (m.rank > 1) {
     m.global_strides[0] = (row + align - 1) / align * align + align * pick(rng, 0, 2);
