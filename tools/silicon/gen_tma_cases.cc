@@ -3,7 +3,6 @@
 // (tests/unit/tma/silicon_conformance_test.cc) compares our model with what the GPU did.
 //   xpusim_gen_tma_cases CASES_OUT MODEL_RESULTS_OUT [COUNT] [SEED]
 //   xpusim_gen_tma_cases --refresh-tx CASES OUT     (tx= from today's model)
-//   xpusim_gen_tma_cases --append-stores CASES OUT [COUNT] [SEED]   (tile stores)
 //   xpusim_gen_tma_cases --dump CASES BYTES         (our shared-memory bytes per case)
 // Most cases are maps our encoder accepts, loaded at random coordinates (out-of-bounds ones
 // too); about one in six breaks an encoder rule, to compare which maps each side refuses.
@@ -337,38 +336,8 @@ int refresh_tx(const char* cases_path, const char* out_path) {
   return 0;
 }
 
-// --append-stores CASES OUT [COUNT] [SEED]: CASES and then COUNT tile stores (shared ->
-// global) of random tiled maps at random coordinates, numbered on from CASES' last id.
-int append_stores(const char* cases_path, const char* out_path, int count, std::uint64_t seed) {
-  auto cases = xs::load_cases(cases_path);
-  if (!cases) {
-    std::fprintf(stderr, "%s\n", cases.error().message.c_str());
-    return 2;
-  }
-  std::ifstream in(cases_path);
-  std::ofstream out(out_path);
-  out << in.rdbuf();
-  Rng r{seed};
-  int id = cases->empty() ? 0 : cases->back().id + 1;
-  for (int k = 0; k < count;) {
-    xs::TmaCase c = tiled(r);
-    c.store = true;
-    c.copy = true;
-    c.tx = model_tx(c);
-    if (extent_bytes(c) > kMaxExtent || c.tx > kMaxBox || c.tx == 0) continue;
-    c.id = id++;
-    out << xs::format(c) << "\n";
-    ++k;
-  }
-  return 0;
-}
-
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "--dump") return dump(argv[2], argv[3]);
-  if (argc >= 4 && std::string(argv[1]) == "--append-stores") {
-    return append_stores(argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 150,
-                         argc > 5 ? std::strtoull(argv[5], nullptr, 0) : 5708);
-  }
   if (argc == 4 && std::string(argv[1]) == "--refresh-tx") return refresh_tx(argv[2], argv[3]);
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s CASES_OUT MODEL_RESULTS_OUT [COUNT] [SEED]\n", argv[0]);

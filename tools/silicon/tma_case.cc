@@ -133,10 +133,6 @@ Result<std::vector<T>> load_lines(const std::string& path, Result<T> (*parse)(st
 
 }  // namespace
 
-std::uint64_t store_span(const TmaCase& c) {
-  return extent_bytes(c) - c.offset + 2 * std::uint64_t{kGuardBytes};
-}
-
 std::string format(const TmaCase& c) {
   std::string s = fmt::format("id={} mode={} dtype={} rank={} offset={} dims={} strides={}", c.id,
                               c.im2col ? "im2col" : "tiled", c.dtype, c.rank, c.offset,
@@ -152,7 +148,6 @@ std::string format(const TmaCase& c) {
   if (c.im2col) s += fmt::format(" offsets={}", join(c.offsets));
   s += fmt::format(" dst={} tx={} copy={}", c.dst, c.tx, c.copy ? 1 : 0);
   if (c.pat != 0) s += fmt::format(" pat={}", c.pat);
-  if (c.store) s += " op=store";
   return s;
 }
 
@@ -182,7 +177,6 @@ Result<TmaCase> parse_case(std::string_view line) {
     if (k == "dst") return parse_one(v, c.dst);
     if (k == "tx") return parse_one(v, c.tx);
     if (k == "pat") return parse_one(v, c.pat) && c.pat <= 1;
-    if (k == "op") return (c.store = v == "store") || v == "load";
     if (k == "copy") {
       int b = 0;
       c.copy = parse_one(v, b) && b == 1;
@@ -224,35 +218,6 @@ Result<std::vector<TmaCase>> load_cases(const std::string& path) {
 Result<std::vector<CaseResult>> load_results(const std::string& path) {
   return load_lines<CaseResult>(path, &parse_result);
 }
-
-namespace {
-// A tile store: shared memory holds the store pattern, the tensor's bytes (and a guard on each
-// side) start as poison; the hash covers them after the store.
-CaseResult run_store(const TmaCase& c, const tma::TensorMap& map, CaseResult r, std::string* why) {
-  mem::SharedMemory smem(static_cast<std::uint32_t>(std::max<std::uint64_t>(smem_span(c), 1024)));
-  for (std::uint32_t j = 0; j < smem.size(); ++j) {
-    smem.bytes()[j] = static_cast<std::byte>(splitmix64(j / 8 + kStoreSeed) >> (8 * (j % 8)));
-  }
-  mem::GlobalMemory global;
-  const std::uint64_t lo = map.global_address - kGuardBytes, n = store_span(c);
-  if (auto st = global.fill(lo, n, std::byte{kPoison}); !st) {
-    if (why != nullptr) *why = st.error().message;
-    r.copy = "rejected";
-    return r;
-  }
-  auto rep = tma::store_tile(map, c.coords, smem, c.dst, global);
-  if (!rep) {
-    if (why != nullptr) *why = rep.error().message;
-    r.copy = "rejected";
-    return r;
-  }
-  std::vector<unsigned char> out(n);
-  (void)global.read(lo, {reinterpret_cast<std::byte*>(out.data()), out.size()});
-  r.copy = "ok";
-  r.hash = fnv1a64(out.data(), out.size());
-  return r;
-}
-}  // namespace
 
 CaseResult run_model(const TmaCase& c, std::string* why, std::vector<unsigned char>* bytes) {
   CaseResult r{.id = c.id};
@@ -297,7 +262,6 @@ CaseResult run_model(const TmaCase& c, std::string* why, std::vector<unsigned ch
   r.encoded = true;
   if (!c.copy || c.tx == 0 || smem_span(c) > kMaxSpan) return r;  // as tma_check.cu
 
-  if (c.store) return run_store(c, *map, r, why);
   // Only the bytes the tensor spans are written: the model's memory is sparse.
   mem::GlobalMemory global;
   const std::uint64_t first = c.offset / 8, last = (extent_bytes(c) + 7) / 8;

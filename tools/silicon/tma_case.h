@@ -33,7 +33,6 @@ struct TmaCase {
   std::uint64_t tx = 0;                // bytes the box occupies in shared memory (our model)
   bool copy = false;                   // issue the load (else: encode only)
   std::uint32_t pat = 0;               // global pattern: 0 random words, 1 special floats
-  bool store = false;                  // a tile store (shared -> global) instead of a load
 };
 
 // What one side (model or silicon) did with a case.
@@ -55,11 +54,6 @@ inline std::uint64_t smem_span(const TmaCase& c) {
 inline constexpr std::uint64_t kMaxSpan = 128u << 10;
 // The byte shared memory holds before a load (both sides poison it so holes show).
 inline constexpr unsigned char kPoison = 0xA5;
-// A store's source: shared-memory byte j (from the 1024-aligned base) is byte j % 8 of
-// splitmix64(j / 8 + kStoreSeed); its destination, the tensor's bytes, start as kPoison. The
-// hash then covers global [globalAddress - 256, extent + 256) (store_span).
-inline constexpr std::uint64_t kStoreSeed = 0x5708E;
-std::uint64_t store_span(const TmaCase& c);
 // The global pattern: little-endian 64-bit word i of the buffer is splitmix64(i) (pat=0), or
 // 32-bit word j is special_f32(j) (pat=1: denormals, rounding ties, NaNs, infinities).
 std::uint64_t splitmix64(std::uint64_t i);

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -30,7 +29,6 @@ struct Case {
   unsigned long long offset = 0, tx = 0;
   bool copy = false;
   unsigned pat = 0;
-  bool store = false;
   std::vector<unsigned long long> dims, strides;
   std::vector<unsigned> box, estr, offsets;
   std::vector<int> lower, upper, coords;
@@ -78,7 +76,6 @@ bool parse(const std::string& line, Case& c) {
     else if (k == "tx") c.tx = n;
     else if (k == "copy") c.copy = n == 1;
     else if (k == "pat") c.pat = n;
-    else if (k == "op") c.store = v == "store";
     else return false;
   }
   return c.id >= 0;
@@ -114,7 +111,6 @@ unsigned long long fnv1a64(const unsigned char* p, unsigned long long n) {
   return h;
 }
 constexpr unsigned kGuardBytes = 256;
-constexpr unsigned long long kStoreSeed = 0x5708E;
 constexpr unsigned char kPoison = 0xA5;
 constexpr size_t kPatternBytes = 8u << 20;
 constexpr unsigned kMaxSpan = 128u << 10;  // tma_case.h's kMaxSpan
@@ -227,50 +223,6 @@ __global__ void load_kernel(const __grid_constant__ CUtensorMap map, Args a, uns
   for (unsigned i = threadIdx.x; i < a.span; i += blockDim.x) out[i] = buf[i];
 }
 
-__device__ void issue_store(const CUtensorMap* map, const Args& a, unsigned src) {
-  const unsigned long long m = reinterpret_cast<unsigned long long>(map);
-  const int* c = a.coords;
-  switch (a.rank) {
-    case 1:
-      asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%0, {%1}], [%2];"
-                   :: "l"(m), "r"(c[0]), "r"(src) : "memory");
-      break;
-    case 2:
-      asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
-                   :: "l"(m), "r"(c[0]), "r"(c[1]), "r"(src) : "memory");
-      break;
-    case 3:
-      asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];"
-                   :: "l"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(src) : "memory");
-      break;
-    case 4:
-      asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];"
-                   :: "l"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(src) : "memory");
-      break;
-    default:
-      asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];"
-                   :: "l"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]), "r"(src) : "memory");
-      break;
-  }
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-}
-
-// A tile store from shared memory holding the store pattern (tma_case.h kStoreSeed).
-__global__ void store_kernel(const __grid_constant__ CUtensorMap map, Args a) {
-  extern __shared__ unsigned char dyn[];
-  const unsigned base = smem_addr(dyn), aligned = (base + 1023u) & ~1023u;
-  unsigned char* buf = dyn + (aligned - base);
-  for (unsigned j = threadIdx.x; j < a.span; j += blockDim.x) {
-    buf[j] = static_cast<unsigned char>(splitmix64(j / 8 + kStoreSeed) >> (8 * (j % 8)));
-  }
-  // Written by the generic proxy, read by the async one.
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
-  if (threadIdx.x == 0) issue_store(&map, a, aligned + a.dst);
-  __syncthreads();
-}
-
 using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
                                  const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
                                  const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
@@ -340,12 +292,10 @@ int main(int argc, char** argv) {
 
   unsigned char* pattern = nullptr;
   unsigned char* specials = nullptr;
-  unsigned char* stores = nullptr;  // store destinations, poisoned per case
   unsigned char* out = nullptr;
   int* status = nullptr;
   CHECK(cudaMalloc(&pattern, kPatternBytes));
   CHECK(cudaMalloc(&specials, kPatternBytes));
-  CHECK(cudaMalloc(&stores, kPatternBytes + 1024));
   CHECK(cudaMalloc(&out, kMaxSpan));
   CHECK(cudaMalloc(&status, 2 * sizeof(int)));
   fill_pattern<<<256, 256>>>(reinterpret_cast<unsigned long long*>(pattern), kPatternBytes / 8);
@@ -353,8 +303,6 @@ int main(int argc, char** argv) {
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaFuncSetAttribute(load_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSpan + 1024));
-  CHECK(cudaFuncSetAttribute(store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSpan + 1024));
-  std::vector<unsigned char> global_copy;
   std::vector<unsigned char> host(kMaxSpan);
 
   for (const Case& c : cases) {
@@ -363,8 +311,7 @@ int main(int argc, char** argv) {
     std::memset(&map, 0, sizeof map);
     std::vector<cuuint64_t> dims(c.dims.begin(), c.dims.end()), strides(c.strides.begin(), c.strides.end());
     std::vector<cuuint32_t> box(c.box.begin(), c.box.end()), estr(c.estr.begin(), c.estr.end());
-    // A store writes into its own poisoned buffer, a guard of kGuardBytes before the tensor.
-    void* addr = c.store ? stores + kGuardBytes + c.offset : (c.pat == 1 ? specials : pattern) + c.offset;
+    void* addr = (c.pat == 1 ? specials : pattern) + c.offset;
     // Arrays are passed as the case has them; an empty one becomes a valid pointer.
     dims.resize(5), strides.resize(5), box.resize(5), estr.resize(5);
     std::vector<int> lower(c.lower), upper(c.upper);
@@ -395,39 +342,13 @@ int main(int argc, char** argv) {
     for (unsigned i = 0; i < c.rank; ++i) a.coords[i] = c.coords[i];
     for (size_t i = 0; i < c.offsets.size() && i < 3; ++i) a.offs[i] = static_cast<unsigned short>(c.offsets[i]);
     a.rank = c.rank, a.im2col = c.im2col, a.dst = c.dst, a.tx = static_cast<unsigned>(c.tx), a.span = span;
-    // The tensor's bytes: offset .. the last element's end (tma_case.cc extent_bytes).
-    unsigned long long extent = 0;
-    if (c.store) {
-      const unsigned long long chunk = c.il == 1 ? 16 : 32;
-      const unsigned long long es = c.dtype == 0 ? 1 : (c.dtype == 1 || c.dtype == 6 || c.dtype == 9) ? 2
-                                   : (c.dtype == 4 || c.dtype == 5 || c.dtype == 8) ? 8 : 4;
-      unsigned long long last = c.il != 0 ? c.dims[0] * chunk : c.dims[0] * es;
-      for (unsigned d = 1; d < c.rank; ++d) last += (c.dims[d] - 1) * c.strides[d - 1];
-      extent = std::max(last, c.rank > 1 ? c.strides.back() * c.dims.back() : last);
-      CHECK(cudaMemset(stores + c.offset, kPoison, extent + 2 * kGuardBytes));
-      store_kernel<<<1, 128, span + 1024>>>(map, a);
-    } else {
-      load_kernel<<<1, 128, span + 1024>>>(map, a, out, status);
-    }
+    load_kernel<<<1, 128, span + 1024>>>(map, a, out, status);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
       std::fprintf(results, "id=%d encode=ok copy=fault hash=0000000000000000 err=%s\n", c.id, cudaGetErrorName(e));
       std::fflush(results);
       return 3;
-    }
-    if (c.store) {
-      global_copy.resize(extent + 2 * kGuardBytes);
-      CHECK(cudaMemcpy(global_copy.data(), stores + c.offset, global_copy.size(), cudaMemcpyDeviceToHost));
-      std::fprintf(results, "id=%d encode=ok copy=ok hash=%016llx\n", c.id, fnv1a64(global_copy.data(), global_copy.size()));
-      std::fflush(results);
-      if (bytes != nullptr) {
-        const int hdr[2] = {c.id, static_cast<int>(global_copy.size())};
-        std::fwrite(hdr, sizeof hdr, 1, bytes);
-        std::fwrite(global_copy.data(), 1, global_copy.size(), bytes);
-        std::fflush(bytes);
-      }
-      continue;
     }
     int st[2];
     CHECK(cudaMemcpy(st, status, sizeof st, cudaMemcpyDeviceToHost));
