@@ -262,31 +262,7 @@ std::vector<xs::TmaCase> probes(Rng& r) {
 }
 
 std::uint64_t model_tx(const xs::TmaCase& c) {
-  xs::TmaCase probe = c;
-  probe.copy = false;
-  if (!xs::run_model(probe).encoded) return 0;
-  tma::TiledParams tp{.data_type = static_cast<tma::DataType>(c.dtype),
-                      .rank = c.rank,
-                      .global_address = 0x7f0000000000 + c.offset,
-                      .global_dim = c.dims,
-                      .global_strides = c.strides,
-                      .box_dim = c.box,
-                      .element_strides = c.estr,
-                      .interleave = static_cast<tma::Interleave>(c.il),
-                      .swizzle = static_cast<tma::Swizzle>(c.sw)};
-  tma::Im2colParams ip{.data_type = static_cast<tma::DataType>(c.dtype),
-                       .rank = c.rank,
-                       .global_address = 0x7f0000000000 + c.offset,
-                       .global_dim = c.dims,
-                       .global_strides = c.strides,
-                       .pixel_box_lower_corner = c.lower,
-                       .pixel_box_upper_corner = c.upper,
-                       .channels_per_pixel = c.cpp,
-                       .pixels_per_column = c.ppc,
-                       .element_strides = c.estr,
-                       .interleave = static_cast<tma::Interleave>(c.il),
-                       .swizzle = static_cast<tma::Swizzle>(c.sw)};
-  auto map = c.im2col ? tma::encode_im2col(ip) : tma::encode_tiled(tp);
+  auto map = xs::encode(c);
   return map ? tma::box_bytes(*map) : 0;
 }
 

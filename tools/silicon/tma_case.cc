@@ -219,42 +219,42 @@ Result<std::vector<CaseResult>> load_results(const std::string& path) {
   return load_lines<CaseResult>(path, &parse_result);
 }
 
+Result<tma::TensorMap> encode(const TmaCase& c) {
+  if (c.im2col) {
+    return tma::encode_im2col({.data_type = static_cast<tma::DataType>(c.dtype),
+                               .rank = c.rank,
+                               .global_address = kModelBase + c.offset,
+                               .global_dim = c.dims,
+                               .global_strides = c.strides,
+                               .pixel_box_lower_corner = c.lower,
+                               .pixel_box_upper_corner = c.upper,
+                               .channels_per_pixel = c.cpp,
+                               .pixels_per_column = c.ppc,
+                               .element_strides = c.estr,
+                               .interleave = static_cast<tma::Interleave>(c.il),
+                               .swizzle = static_cast<tma::Swizzle>(c.sw),
+                               .l2_promotion = static_cast<tma::L2Promotion>(c.l2),
+                               .oob_fill = static_cast<tma::OobFill>(c.oob)});
+  }
+  return tma::encode_tiled({.data_type = static_cast<tma::DataType>(c.dtype),
+                            .rank = c.rank,
+                            .global_address = kModelBase + c.offset,
+                            .global_dim = c.dims,
+                            .global_strides = c.strides,
+                            .box_dim = c.box,
+                            .element_strides = c.estr,
+                            .interleave = static_cast<tma::Interleave>(c.il),
+                            .swizzle = static_cast<tma::Swizzle>(c.sw),
+                            .l2_promotion = static_cast<tma::L2Promotion>(c.l2),
+                            .oob_fill = static_cast<tma::OobFill>(c.oob)});
+}
+
 CaseResult run_model(const TmaCase& c, std::string* why, std::vector<unsigned char>* bytes) {
   CaseResult r{.id = c.id};
   const auto fail = [&](const Error& e) {
     if (why != nullptr) *why = e.message;
   };
-  // The global address: any 256 B-aligned base (cudaMalloc's) plus the case's offset.
-  constexpr std::uint64_t kBase = 0x7f0000000000;
-  Result<tma::TensorMap> map = Error{""};
-  if (c.im2col) {
-    map = tma::encode_im2col({.data_type = static_cast<tma::DataType>(c.dtype),
-                              .rank = c.rank,
-                              .global_address = kBase + c.offset,
-                              .global_dim = c.dims,
-                              .global_strides = c.strides,
-                              .pixel_box_lower_corner = c.lower,
-                              .pixel_box_upper_corner = c.upper,
-                              .channels_per_pixel = c.cpp,
-                              .pixels_per_column = c.ppc,
-                              .element_strides = c.estr,
-                              .interleave = static_cast<tma::Interleave>(c.il),
-                              .swizzle = static_cast<tma::Swizzle>(c.sw),
-                              .l2_promotion = static_cast<tma::L2Promotion>(c.l2),
-                              .oob_fill = static_cast<tma::OobFill>(c.oob)});
-  } else {
-    map = tma::encode_tiled({.data_type = static_cast<tma::DataType>(c.dtype),
-                             .rank = c.rank,
-                             .global_address = kBase + c.offset,
-                             .global_dim = c.dims,
-                             .global_strides = c.strides,
-                             .box_dim = c.box,
-                             .element_strides = c.estr,
-                             .interleave = static_cast<tma::Interleave>(c.il),
-                             .swizzle = static_cast<tma::Swizzle>(c.sw),
-                             .l2_promotion = static_cast<tma::L2Promotion>(c.l2),
-                             .oob_fill = static_cast<tma::OobFill>(c.oob)});
-  }
+  Result<tma::TensorMap> map = encode(c);
   if (!map) {
     fail(map.error());
     return r;
@@ -274,7 +274,7 @@ CaseResult run_model(const TmaCase& c, std::string* why, std::vector<unsigned ch
       words[(w - first) * 8 + b] = static_cast<std::byte>(v >> (8 * b));
     }
   }
-  if (auto st = global.write(kBase + first * 8, words); !st) {
+  if (auto st = global.write(kModelBase + first * 8, words); !st) {
     fail(st.error());
     r.copy = "rejected";
     return r;

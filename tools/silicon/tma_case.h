@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/result.h"
+#include "tma/tensor_map.h"
 
 namespace xpusim::silicon {
 
@@ -70,6 +71,11 @@ Result<CaseResult> parse_result(std::string_view line);
 // Reads a file of cases or results; blank lines and `#` comments are skipped.
 Result<std::vector<TmaCase>> load_cases(const std::string& path);
 Result<std::vector<CaseResult>> load_results(const std::string& path);
+
+// The case's map through our encoder, at globalAddress kModelBase + offset (any 256 B-aligned
+// base stands for cudaMalloc's).
+inline constexpr std::uint64_t kModelBase = 0x7f0000000000;
+Result<tma::TensorMap> encode(const TmaCase& c);
 
 // Our encoder and copy engine on a case. `why` (optional) gets the first error when the
 // encoder or the load refuses; `smem` (optional) the hashed shared-memory bytes.
