@@ -55,7 +55,7 @@ Result<std::size_t> origin_requests(const TensorMap& map) {
   for (std::uint32_t i = 0; i + 2 < map.rank; ++i)
     coords[i + 1] = map.pixel_box_lower_corner[i];
   const std::vector<std::uint16_t> offsets(map.rank - 2, 0);
-  const std::uint64_t bytes = tma::box_bytes(map);
+  const std::uint64_t bytes = tma::box_footprint(map);
   mem::GlobalMemory global;
   mem::SharedMemory smem(static_cast<std::uint32_t>((bytes + 1023) / 1024 * 1024));
   const tma::SmemTarget dst[] = {{.smem = &smem, .offset = 0}};
@@ -64,12 +64,16 @@ Result<std::size_t> origin_requests(const TensorMap& map) {
   return r->global_requests.size();
 }
 
-// Bytes of one inner box row as read from global memory.
+// Bytes of one inner box row as read from global memory (interleaved: whole chunks, each
+// read on its own when elementStrides[0] skips some; docs/tma.md).
 std::uint64_t inner_row_bytes(const TensorMap& map) {
   if (map.mode == tma::Mode::kIm2col)
     return tma::packed_bytes(map.data_type, map.channels_per_pixel);
-  const std::uint32_t s0 = map.interleave == tma::Interleave::kNone ? 1 : map.element_strides[0];
-  return tma::packed_bytes(map.data_type, (map.box_dim[0] + s0 - 1) / s0);
+  if (map.interleave != tma::Interleave::kNone)
+    return map.element_strides[0] == 1
+               ? map.box_dim[0] * (map.interleave == tma::Interleave::k16B ? 16u : 32u)
+               : (map.interleave == tma::Interleave::k16B ? 16u : 32u);
+  return tma::packed_bytes(map.data_type, map.box_dim[0]);
 }
 
 int lint(const std::string& path) {
@@ -109,6 +113,11 @@ int lint(const std::string& path) {
   const std::uint64_t bytes = tma::box_bytes(m);
   row("bytes per box", fmt::format("{}", bytes));
   row("expect_tx bytes", fmt::format("{} (per destination CTA)", bytes));
+  if (const std::uint64_t span_bytes = tma::box_footprint(m); span_bytes != bytes) {
+    row("shared-memory span",
+        fmt::format("{} (each row starts its own {} B swizzle span; the gaps are left alone)",
+                    span_bytes, span));
+  }
   row("global requests", requests ? fmt::format("{} (<= 128 B each, box at the origin)", *requests)
                                   : fmt::format("n/a ({})", requests.error().message));
   std::fputs(out.c_str(), stdout);

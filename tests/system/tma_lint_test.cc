@@ -137,4 +137,19 @@ TEST_F(TmaLint, BadInvocationsAreBadInput) {
   EXPECT_NE(stats.err.find("'tma lint' runs no simulation"), std::string::npos) << stats.err;
 }
 
+// Overlapping strides are valid (the driver accepts them) but warned about; a swizzled box of
+// rows shorter than the span says how much shared memory it spans (H200 silicon).
+TEST_F(TmaLint, OverlappingStridesWarnAndShortSwizzledRowsShowTheirSpan) {
+  const LintResult r = run("tma lint '" + data("short_rows_overlap.yaml") + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.value("bytes per box"), "256");
+  EXPECT_EQ(r.value("shared-memory span"),
+            "2048 (each row starts its own 128 B swizzle span; the gaps are left alone)");
+  const auto err = lines(r.err);
+  ASSERT_EQ(err.size(), 2u) << r.err;
+  EXPECT_EQ(err[0],
+            "warning: globalStrides[0] = 112 is less than globalDim[0] x 2 B = 128 B, the extent "
+            "of dimension 0: dimensions 0 and 1 overlap (an aliasing view; the driver accepts it)");
+}
+
 }  // namespace
