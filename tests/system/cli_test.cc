@@ -64,7 +64,7 @@ TEST_F(Cli, InfoAcceptsAPath) {
 TEST_F(Cli, ListChips) {
   const CliRun r = run("list chips");
   EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.out, "h100-pcie\nh100-sxm5\ntiny\n");
+  EXPECT_EQ(r.out, "h100-pcie\nh100-sxm5\nh100-sxm5-silicon\ntiny\n");
 }
 
 TEST_F(Cli, UnknownChipListsTheValidOnes) {

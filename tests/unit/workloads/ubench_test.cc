@@ -5,6 +5,7 @@
 // sanitizer build fast; the measured values are printed (docs/fidelity.md quotes the defaults).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <numeric>
@@ -17,16 +18,19 @@
 namespace xpusim::workloads {
 namespace {
 
-config::ChipSpec h100() {
-  return config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/h100-sxm5.yaml")
+config::ChipSpec chip_spec(const std::string& name) {
+  return config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips" /
+                                (name + ".yaml"))
       .value();
 }
 
-// Registers everything, runs one workload on a fresh H100 and returns its report.
+// Registers everything, runs one workload on a fresh chip (the H100 unless `chip` names
+// another config) and returns its report.
 Result<std::vector<Measurement>> run(std::string_view name, const ParamValues& overrides = {},
-                                     bool functional = true) {
+                                     bool functional = true,
+                                     const std::string& chip_name = "h100-sxm5") {
   sim::Simulation sim{1};
-  const config::ChipSpec spec = h100();
+  const config::ChipSpec spec = chip_spec(chip_name);
   auto chip = system::Chip::create(
       sim, spec,
       system::ChipOptions{.functional = functional, .timing = system::sm_timing_of(spec)});
@@ -178,6 +182,36 @@ TEST(Ubench, BadParametersAreNamedErrors) {
   auto timing_only = run("ubench.l1_latency", {}, false);
   ASSERT_FALSE(timing_only.ok());
   EXPECT_NE(timing_only.error().message.find("functional"), std::string::npos);
+}
+
+// h100-sxm5-silicon takes its latencies from a real H100 SXM5 (tools/silicon/latency.cu,
+// docs/fidelity.md "Silicon"): each microbenchmark on it lands on what the GPU measured.
+TEST(Ubench, TheSiliconConfigReproducesTheH100Measurements) {
+  struct Want {
+    const char* workload;
+    const char* unit;
+    double silicon;  // H100 SXM5, 2026-11-26
+    double tolerance;
+  };
+  for (const Want& w : {Want{"ubench.l1_latency", "cycles", 32.1, 0.03},
+                        Want{"ubench.l2_latency", "cycles", 276.0, 0.03},
+                        Want{"ubench.hbm_latency", "ns", 341.0, 0.03},
+                        Want{"ubench.shared_latency", "cycles", 23.1, 0.03},
+                        Want{"ubench.dsmem_latency", "cycles", 185.3, 0.03},
+                        Want{"ubench.mbarrier_round_trip", "cycles", 162.0, 0.03},
+                        // A slice moves a line in whole cycles: the closest the model gets to
+                        // 7.08 TB/s at 1.98 GHz (3576 B per SM cycle) is 3413 B per cycle.
+                        Want{"ubench.l2_bandwidth", "GB/s", 3576 * 1.83, 0.06},
+                        Want{"ubench.hbm_bandwidth", "GB/s", 3160.0, 0.05}}) {
+    SCOPED_TRACE(w.workload);
+    const bool functional = std::string_view(w.unit) != "GB/s";
+    auto r = run(w.workload, {}, functional, "h100-sxm5-silicon");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    const auto m = std::find_if(r->begin(), r->end(),
+                                [&](const Measurement& x) { return x.unit == w.unit; });
+    ASSERT_NE(m, r->end());
+    EXPECT_NEAR(m->measured, w.silicon, w.tolerance * w.silicon) << m->note;
+  }
 }
 
 }  // namespace
