@@ -23,7 +23,7 @@ ChipSpec load_shipped(std::string_view name) {
 }
 
 TEST(ChipSpec, ListsShippedChipsSorted) {
-  EXPECT_THAT(list_chips(kConfigDir), ElementsAre("h100-pcie", "h100-sxm5", "tiny"));
+  EXPECT_THAT(list_chips(kConfigDir), ElementsAre("h100-pcie", "h100-sxm5", "h100-sxm5-silicon", "tiny"));
   EXPECT_TRUE(list_chips(kConfigDir / "no-such-dir").empty());
 }
 
@@ -108,7 +108,7 @@ TEST(ChipSpec, ResolveUnknownNameListsAvailableChips) {
   Result<std::filesystem::path> r = resolve_chip("h100-sxm", kConfigDir);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.error().message, HasSubstr("unknown chip 'h100-sxm' (did you mean 'h100-sxm5'?)"));
-  EXPECT_THAT(r.error().message, HasSubstr(": h100-pcie, h100-sxm5, tiny"));
+  EXPECT_THAT(r.error().message, HasSubstr(": h100-pcie, h100-sxm5, h100-sxm5-silicon, tiny"));
 }
 
 TEST(ChipSpec, ResolveMissingPathIsAnError) {
