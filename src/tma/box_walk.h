@@ -3,8 +3,11 @@
 //
 // A "row" is one run of the box along dim 0 (fixed coordinates in dims 1..rank-1). Rows are
 // visited in shared-memory order (dim 1 fastest), and each row occupies row_smem_bytes densely
-// in the box image. Along dim 0 the walk moves in transfer units:
+// in the box image (placed in shared memory by `layout`). Along dim 0 the walk moves in
+// transfer units:
 //  - ordinary types: one element;
+//  - interleaved maps: one 16 B / 32 B chunk, whatever the type (H200 silicon; dimension
+//    rank-2 is then not walked);
 //  - 16U4_ALIGN8B: one byte (two U4 values; globalDim[0] is even, cuda.h);
 //  - 16U4_ALIGN16B / 16U6_ALIGN16B: one 16-value group, packed in global memory (8 or 12 B)
 //    and padded to 16 B in shared memory (PTX ISA 5.5.1.1.1, .b4x16_p64 / .b6x16_p32).
