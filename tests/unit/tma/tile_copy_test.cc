@@ -130,6 +130,43 @@ TEST(CopyHelpers, SwizzledRowsShorterThanTheSpanEachTakeAWholeSpan) {
 }
 
 // The rows land a span apart, each swizzled where it lands, and the gaps keep their bytes.
+// Multicast copies the first destination's image only where it is the same image: rows with
+// gaps, or a destination at another phase of the swizzle pattern, go row by row. Each
+// destination must hold what a load to it alone would have written.
+TEST(TileLoad, MulticastMatchesSingleLoadsAtEveryOffsetAndRowLayout) {
+  mem::GlobalMemory g;
+  std::vector<std::byte> src(64 * 16);
+  for (std::size_t i = 0; i < src.size(); ++i)
+    src[i] = std::byte{static_cast<unsigned char>(i * 7 + 3)};
+  ASSERT_TRUE(g.write(0x4000, src).ok());
+  for (const std::uint32_t box0 : {8u, 64u}) {  // 16 B rows (gaps) and 128 B rows (none)
+    auto map = encode_tiled({.data_type = DataType::kUint16,
+                             .rank = 2,
+                             .global_address = 0x4000,
+                             .global_dim = {64, 16},
+                             .global_strides = {128},
+                             .box_dim = {box0, 8},
+                             .element_strides = {1, 1},
+                             .swizzle = Swizzle::k128B});
+    ASSERT_TRUE(map.ok()) << map.error().message;
+    const std::array<std::int32_t, 2> at = {0, 3};
+    for (const std::uint32_t second : {0u, 128u, 384u, 1024u}) {
+      SCOPED_TRACE(testing::Message() << "box0 " << box0 << ", second offset " << second);
+      mem::SharedMemory a(4096), b(4096), alone_a(4096), alone_b(4096);
+      for (mem::SharedMemory* m : {&a, &b, &alone_a, &alone_b}) {
+        std::fill(m->bytes().begin(), m->bytes().end(), std::byte{0xA5});
+      }
+      const std::array<SmemTarget, 2> both = {{{&a, 0}, {&b, second}}};
+      ASSERT_TRUE(load_tile(*map, at, g, both).ok());
+      const SmemTarget ta{&alone_a, 0}, tb{&alone_b, second};
+      ASSERT_TRUE(load_tile(*map, at, g, {&ta, 1}).ok());
+      ASSERT_TRUE(load_tile(*map, at, g, {&tb, 1}).ok());
+      EXPECT_TRUE(std::equal(a.bytes().begin(), a.bytes().end(), alone_a.bytes().begin()));
+      EXPECT_TRUE(std::equal(b.bytes().begin(), b.bytes().end(), alone_b.bytes().begin()));
+    }
+  }
+}
+
 TEST(TileLoad, SwizzledShortRowsLandASpanApartAndLeaveTheGapsAlone) {
   auto map = encode_tiled({.data_type = DataType::kUint16,
                            .rank = 2,
