@@ -18,5 +18,7 @@ Status register_bank_conflicts(kernel::KernelRegistry& kernels, WorkloadRegistry
 Status register_dsmem_latency(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
 // ubench.mbarrier_round_trip (mbarrier_round_trip.cc).
 Status register_mbarrier_round_trip(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
+// ubench.tma_latency, ubench.tma_cold_latency (tma_latency.cc).
+Status register_tma_latency(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
 
 }  // namespace xpusim::workloads::ubench

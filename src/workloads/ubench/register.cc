@@ -6,7 +6,7 @@ namespace xpusim::workloads::ubench {
 Status register_ubench(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
   for (auto* family :
        {register_pointer_chase, register_shared_latency, register_stream, register_bank_conflicts,
-        register_dsmem_latency, register_mbarrier_round_trip}) {
+        register_dsmem_latency, register_mbarrier_round_trip, register_tma_latency}) {
     if (auto st = family(kernels, workloads); !st) return st;
   }
   return Ok{};

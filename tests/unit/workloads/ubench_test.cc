@@ -74,7 +74,8 @@ TEST(Ubench, EveryWorkloadIsRegisteredWithItsKernel) {
   for (const char* name :
        {"ubench.l1_latency", "ubench.l2_latency", "ubench.hbm_latency", "ubench.shared_latency",
         "ubench.l2_bandwidth", "ubench.hbm_bandwidth", "ubench.bank_conflicts",
-        "ubench.dsmem_latency", "ubench.mbarrier_round_trip"}) {
+        "ubench.dsmem_latency", "ubench.mbarrier_round_trip", "ubench.tma_latency",
+        "ubench.tma_cold_latency"}) {
     auto w = workloads.find(name);
     ASSERT_TRUE(w.ok()) << name;
     EXPECT_FALSE((*w)->description().empty()) << name;
@@ -207,11 +208,31 @@ TEST(Ubench, TheSiliconConfigReproducesTheH100Measurements) {
     const bool functional = std::string_view(w.unit) != "GB/s";
     auto r = run(w.workload, {}, functional, "h100-sxm5-silicon");
     ASSERT_TRUE(r.ok()) << r.error().message;
-    const auto m = std::find_if(r->begin(), r->end(),
-                                [&](const Measurement& x) { return x.unit == w.unit; });
+    const auto m =
+        std::find_if(r->begin(), r->end(), [&](const Measurement& x) { return x.unit == w.unit; });
     ASSERT_NE(m, r->end());
     EXPECT_NEAR(m->measured, w.silicon, w.tolerance * w.silicon) << m->note;
   }
+}
+
+// A TMA box load, timed as tools/silicon/latency.cu times it: a cold box (HBM) takes longer than
+// an L2-hit one, a bigger box longer than a smaller one, and an L2-hit 64 x 64 f16 box lands
+// within 10 % of the H100's 436 cycles (docs/fidelity.md "Silicon").
+TEST(Ubench, TmaBoxLatencyIsOrderedAndNearTheH100s) {
+  const auto cycles = [](const char* workload, std::uint64_t box) {
+    auto r = run(workload, {{"box", box}, {"boxes", 4}});
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? r->front().measured : 0.0;
+  };
+  const double warm64 = cycles("ubench.tma_latency", 64), warm16 = cycles("ubench.tma_latency", 16);
+  const double cold64 = cycles("ubench.tma_cold_latency", 64);
+  EXPECT_GT(cold64, warm64 + 200);
+  EXPECT_GT(warm64, warm16);
+  EXPECT_NEAR(warm64, 436.0, 0.10 * 436.0);
+  auto bad = run("ubench.tma_latency", {{"box", 12}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "ubench.tma_latency: box = 12: must be a multiple of 8 (16 B rows)");
 }
 
 }  // namespace
