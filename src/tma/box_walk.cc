@@ -120,7 +120,6 @@ Status shape_tile_box(std::string_view op, const TensorMap& map, BoxPlan& p) {
     p.unit = {.values = chunk / p.unit.global_bytes, .global_bytes = chunk, .smem_bytes = chunk};
   }
   p.value_shift = static_cast<std::uint32_t>(std::countr_zero(p.unit.values));
-  p.interleaved = interleaved;
 
   // Dim 0: cuda.h ignores elementStrides[0] unless the layout is interleaved.
   const std::uint32_t s0 = interleaved ? map.element_strides[0] : 1;
@@ -181,7 +180,8 @@ Status place_tile_box(std::string_view op, const TensorMap& map,
   }
   for (std::uint32_t d = 0; d < p.rank; ++d)
     p.start[d] = coords[d];
-  if (p.interleaved) p.start[0] *= p.unit.values;  // chunks -> values
+  // Interleaved maps give dimension 0 in chunks; the walk counts values.
+  if (map.interleave != Interleave::kNone) p.start[0] *= p.unit.values;
 
   // In-bounds dim-0 units: x_i = start + step*i with 0 <= x_i and x_i + values <= extent.
   const std::int64_t c0 = p.start[0];

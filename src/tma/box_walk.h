@@ -60,7 +60,6 @@ struct BoxPlan {
   std::uint64_t footprint = 0;  // rows * layout.pitch: the shared-memory bytes the box spans
 
   std::uint32_t value_shift = 0;  // log2(unit.values): units hold 1, 2 or 16 values
-  bool interleaved = false;       // units are whole 16 B / 32 B chunks (see shape_tile_box)
 
   // Global address of dim-0 unit i of a row whose dim-0 coordinate 0 is at `row_address`.
   mem::Addr unit_address(mem::Addr row_address, std::uint32_t i) const {

@@ -23,7 +23,8 @@ ChipSpec load_shipped(std::string_view name) {
 }
 
 TEST(ChipSpec, ListsShippedChipsSorted) {
-  EXPECT_THAT(list_chips(kConfigDir), ElementsAre("h100-pcie", "h100-sxm5", "h100-sxm5-silicon", "tiny"));
+  EXPECT_THAT(list_chips(kConfigDir),
+              ElementsAre("h100-pcie", "h100-sxm5", "h100-sxm5-silicon", "tiny"));
   EXPECT_TRUE(list_chips(kConfigDir / "no-such-dir").empty());
 }
 
