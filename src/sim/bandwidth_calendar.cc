@@ -101,22 +101,36 @@ Cycles BandwidthCalendar::book_spread(Cycles first, Cycles last, std::uint32_t c
   const std::uint64_t q = span / d, r = span % d;
   Cycles start = first, end = 0;
   std::uint64_t rem = 0;
+  // Every cycle of [busy_from, busy_to) is busy: a booking takes the first free cycles from
+  // its start, so those it passed over were busy. A later start inside it searches from its
+  // end (the same cycle a search from the start finds), so a box landing behind a backlog
+  // walks the backlog once, not once per wavefront.
+  Cycles busy_from = 0, busy_to = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
-    // The common case: the start's word is kept and has a free cycle at or after it.
-    const std::uint64_t w = start / 64;
+    // (A start behind the ring is booked as book() does: counted late, from the oldest kept.)
+    const bool in_run = start >= busy_from && start < busy_to && start >= base_ * 64;
+    const Cycles from = in_run ? busy_to : start;
+    const Cycles kept_from = std::max(from, base_ * 64);
+    // The common case: the word is kept and has a free cycle at or after `from`.
+    const std::uint64_t w = from / 64;
     std::uint64_t* word =
-        start >= base_ * 64 && w < base_ + busy_.size() ? &busy_[w & mask_] : nullptr;
-    const std::uint64_t free = word != nullptr ? ~*word & (kFull << (start % 64)) : 0;
+        from >= base_ * 64 && w < base_ + busy_.size() ? &busy_[w & mask_] : nullptr;
+    const std::uint64_t free = word != nullptr ? ~*word & (kFull << (from % 64)) : 0;
+    Cycles taken_end;
     if (free != 0) {
       const auto at = static_cast<unsigned>(std::countr_zero(free));
       *word |= std::uint64_t{1} << at;
       if (*word == kFull) full_[(w & mask_) / 64] |= std::uint64_t{1} << ((w & mask_) % 64);
       bytes_booked_ += bytes;
       ++busy_cycles_;
-      end = std::max(end, w * 64 + at + 1);
+      taken_end = w * 64 + at + 1;
     } else {
-      end = std::max(end, book(start, bytes));
+      taken_end = book(from, bytes);
     }
+    end = std::max(end, taken_end);
+    // [kept_from, taken_end) is busy now: the known run grows, or this is the new one.
+    if (!in_run) busy_from = kept_from;
+    busy_to = taken_end;
     start += q;
     rem += r;
     if (rem >= d) {

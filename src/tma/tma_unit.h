@@ -37,6 +37,7 @@
 #include "sim/result.h"
 #include "sim/stats.h"
 #include "tma/copy_engine.h"
+#include "tma/in_flight.h"
 #include "tma/tensor_map.h"
 
 namespace xpusim::tma {
@@ -192,36 +193,6 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   std::vector<std::unique_ptr<Active>> pool_;
   // One of each per pool_ entry: its retirement and its box landings.
   std::vector<std::unique_ptr<OpEvent>> retire_events_, landing_events_;
-  // The completion ticks of the lines in flight, ascending from `head`. A line mostly lands
-  // after those issued before it (a hit after misses is the exception), so an insert moves a
-  // few entries from the back: cheaper than a heap's sift, whose branches mispredict.
-  class InFlight {
-   public:
-    bool empty() const { return head_ == ticks_.size(); }
-    std::size_t size() const { return ticks_.size() - head_; }
-    sim::Tick front() const { return ticks_[head_]; }
-    void pop() {
-      if (++head_ == ticks_.size()) {
-        ticks_.clear();
-        head_ = 0;
-      }
-    }
-    void push(sim::Tick t) {
-      if (head_ >= 1024 && head_ * 2 >= ticks_.size()) {
-        ticks_.erase(ticks_.begin(), ticks_.begin() + static_cast<std::ptrdiff_t>(head_));
-        head_ = 0;
-      }
-      std::size_t at = ticks_.size();
-      ticks_.push_back(t);
-      for (; at > head_ && ticks_[at - 1] > t; --at)
-        ticks_[at] = ticks_[at - 1];
-      ticks_[at] = t;
-    }
-
-   private:
-    std::vector<sim::Tick> ticks_;
-    std::size_t head_ = 0;
-  };
   // issue_box's generator: the first cycle the next line may issue, the lines issued in the
   // current cycle, the lines in flight and each placed operation's last issue cycle (in
   // order).
@@ -229,7 +200,7 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   std::uint64_t next_issue_ = 0;
   std::uint64_t rate_cycle_ = ~std::uint64_t{0};
   std::uint32_t rate_count_ = 0;
-  InFlight in_flight_;
+  InFlight in_flight_;  // the completion ticks of the lines in flight
   // issue_box with set sampling: the indices of the box's sampled lines, and the current
   // group's lines with their issue ticks.
   std::vector<std::uint32_t> sampled_;

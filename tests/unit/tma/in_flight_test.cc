@@ -1,0 +1,58 @@
+// InFlight (the TMA unit's lines in flight, a radix heap) against a std::multiset, driven as
+// issue_box drives it: a clock that only goes forward, lines landing from it on, the landed
+// ones removed, and the earliest waited for when the outstanding limit is reached.
+#include "tma/in_flight.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "sim/rng.h"
+
+namespace xpusim::tma {
+namespace {
+
+TEST(InFlight, MatchesASortedMultisetUnderTheOutstandingLimit) {
+  sim::Rng rng = sim::Rng::for_stream(3, "in-flight");
+  for (int trial = 0; trial < 40; ++trial) {
+    InFlight heap;
+    std::multiset<sim::Tick> ref;
+    const std::size_t limit = 1 + rng.uniform(300);
+    sim::Tick now = rng.uniform(1'000'000);
+    for (int step = 0; step < 5000; ++step) {
+      now += rng.uniform(trial % 2 == 0 ? 3 : 400);
+      while (!ref.empty() && *ref.begin() <= now) {
+        ASSERT_FALSE(heap.empty());
+        ASSERT_EQ(heap.front(), *ref.begin());
+        heap.pop();
+        ref.erase(ref.begin());
+      }
+      ASSERT_EQ(heap.size(), ref.size());
+      if (!ref.empty()) {
+        ASSERT_EQ(heap.front(), *ref.begin());
+      }
+      while (ref.size() >= limit) {  // full: wait for the earliest
+        ASSERT_EQ(heap.front(), *ref.begin());
+        now = *ref.begin();
+        heap.pop();
+        ref.erase(ref.begin());
+      }
+      // Hits, misses and long queues; equal ticks too.
+      const sim::Tick latency = rng.bernoulli(0.5)   ? 300 + rng.uniform(50)
+                                : rng.bernoulli(0.9) ? 900 + rng.uniform(2000)
+                                                     : rng.uniform(1u << 20);
+      heap.push(now + latency);
+      ref.insert(now + latency);
+      ASSERT_EQ(heap.front(), *ref.begin()) << "trial " << trial << " step " << step;
+    }
+    while (!ref.empty()) {
+      ASSERT_EQ(heap.front(), *ref.begin());
+      heap.pop();
+      ref.erase(ref.begin());
+    }
+    EXPECT_TRUE(heap.empty());
+  }
+}
+
+}  // namespace
+}  // namespace xpusim::tma
