@@ -469,6 +469,22 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
     const std::size_t columns = std::min<std::size_t>(mm.n, mm.b_addresses.size());
     if (bytes == 0) return 0;
     const bool every = mm.column_predicate.empty();
+    if (every && pow2) {
+      // The common case (every column on, lines a power of two) without the lambdas: columns
+      // in address order merge in one pass; the first one out of order falls back below.
+      std::uint64_t count = 0, next = 0, prev_first = 0;
+      std::size_t j = 0;
+      for (; j < columns; ++j) {
+        const std::uint64_t a = mm.b_addresses[j];
+        const std::uint64_t first = a >> shift, last = (a + bytes - 1) >> shift;
+        if (j != 0 && first < prev_first) break;
+        const std::uint64_t from = j != 0 ? std::max(first, next) : first;
+        count += last >= from ? last - from + 1 : 0;
+        next = j != 0 ? std::max(next, last + 1) : last + 1;
+        prev_first = first;
+      }
+      if (j == columns) return count;
+    }
     return union_size([&](auto f) {
       for (std::size_t j = 0; j < columns; ++j) {
         if (!every && !on(static_cast<std::uint32_t>(j))) continue;

@@ -1,6 +1,7 @@
 #include "mem/address_map.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "sim/result.h"
 
@@ -20,10 +21,20 @@ PhysicalAddressMap::PhysicalAddressMap(AddressMapParams p) : p_(p) {
   slices_div_ = sim::FastDiv(p.l2_slices);
   channels_div_ = sim::FastDiv(p.hbm_channels);
   interleave_div_ = sim::FastDiv(p.hbm_interleave_bytes);
+  pow2_ = std::has_single_bit(p.line_bytes) && std::has_single_bit(p.sector_bytes);
+  sector_shift_ = static_cast<unsigned>(std::countr_zero(p.sector_bytes));
 }
 
 std::uint32_t PhysicalAddressMap::sector_mask(Addr a, std::uint64_t bytes) const {
   if (bytes == 0) return 0;
+  if (pow2_) {  // every shipped config: masks and shifts
+    const Addr offset = a & (p_.line_bytes - 1);
+    const Addr end = std::min<Addr>(offset + bytes, p_.line_bytes);  // exclusive
+    const auto first = static_cast<unsigned>(offset >> sector_shift_);
+    const auto last = static_cast<unsigned>((end - 1) >> sector_shift_);
+    // Bits first..last (last may be 31: 2 << 31 wraps to 0, and 0 - 1 is every bit).
+    return ((2u << last) - 1) & ~((1u << first) - 1);
+  }
   const Addr base = line_div_.div(a) * p_.line_bytes;
   const Addr end = std::min<Addr>(a + bytes, base + p_.line_bytes);  // exclusive
   const auto first = static_cast<std::uint32_t>(sector_div_.div(a - base));

@@ -33,6 +33,10 @@ class PhysicalAddressMap {
   const AddressMapParams& params() const { return p_; }
   std::uint32_t sectors_per_line() const { return p_.line_bytes / p_.sector_bytes; }
   std::uint64_t line_of(Addr a) const { return line_div_.div(a); }
+  // a's offset in its line.
+  std::uint64_t line_offset(Addr a) const {
+    return pow2_ ? a & (p_.line_bytes - 1) : a - line_of(a) * p_.line_bytes;
+  }
   Addr line_addr(std::uint64_t line) const { return line * p_.line_bytes; }
   // Sectors of a's line covered by [a, a + bytes), clipped to the line.
   std::uint32_t sector_mask(Addr a, std::uint64_t bytes) const;
@@ -63,6 +67,9 @@ class PhysicalAddressMap {
   sim::FastDiv slices_div_;
   sim::FastDiv channels_div_;
   sim::FastDiv interleave_div_;
+  // Lines and sectors are powers of two: sector masks by shifts.
+  bool pow2_ = false;
+  unsigned sector_shift_ = 0;
 };
 
 }  // namespace xpusim::mem

@@ -99,7 +99,7 @@ std::uint32_t MemorySystem::sectors_of(const MemRequest& r) const {
     return r.sector_mask;
   }
   XPUSIM_CHECK(r.bytes > 0, "memory request of zero bytes");
-  XPUSIM_CHECK(r.addr % params_.map.line_bytes + r.bytes <= params_.map.line_bytes,
+  XPUSIM_CHECK(map_.line_offset(r.addr) + r.bytes <= params_.map.line_bytes,
                "memory request crosses a line; split it with coalesce()");
   return map_.sector_mask(r.addr, r.bytes);
 }

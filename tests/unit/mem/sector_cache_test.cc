@@ -79,6 +79,30 @@ TEST(SectorCache, AHashedSetIndexIsIndependentOfTheSlice) {
   EXPECT_GE(std::count(used.begin(), used.end(), true), 310);
 }
 
+// sector_mask against a byte-by-byte walk, on power-of-two maps (masks and shifts, up to 32
+// sectors a line) and others (divides).
+TEST(AddressMap, SectorMaskIsTheSectorsOfEveryByteInTheLine) {
+  const std::pair<std::uint32_t, std::uint32_t> shapes[] = {{128, 32}, {1024, 32}, {64, 64},
+                                                            {96, 32},  {192, 64},  {128, 4}};
+  std::uint64_t seed = 12345;
+  for (const auto& [line, sector] : shapes) {
+    const PhysicalAddressMap map(AddressMapParams{.line_bytes = line, .sector_bytes = sector});
+    for (int i = 0; i < 2000; ++i) {
+      seed = seed * 6364136223846793005u + 1442695040888963407u;
+      const std::uint64_t a = (seed >> 20) % (1u << 20);
+      const std::uint64_t bytes = 1 + (seed >> 50) % (2 * line);
+      std::uint32_t want = 0;
+      const std::uint64_t base = a / line * line;
+      for (std::uint64_t b = a; b < a + bytes && b < base + line; ++b)
+        want |= 1u << ((b - base) / sector);
+      ASSERT_EQ(map.sector_mask(a, bytes), want)
+          << line << "/" << sector << " at " << a << " +" << bytes;
+      ASSERT_EQ(map.line_offset(a), a - base);
+    }
+    EXPECT_EQ(map.sector_mask(5, 0), 0u);
+  }
+}
+
 TEST(AddressMap, SlicesAndChannelsSpreadSequentialAndPowerOfTwoStrides) {
   const PhysicalAddressMap map = h100_map();
   // Consecutive lines are round-robin over the slices.
