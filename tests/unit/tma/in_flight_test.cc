@@ -1,4 +1,4 @@
-// InFlight (the TMA unit's lines in flight, a radix heap) against a std::multiset, driven as
+// InFlight (the TMA unit's lines in flight, an ascending array) against a std::multiset, driven as
 // issue_box drives it: a clock that only goes forward, lines landing from it on, the landed
 // ones removed, and the earliest waited for when the outstanding limit is reached.
 #include "tma/in_flight.h"
