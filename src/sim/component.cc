@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
+#include <new>
 
 namespace xpusim::sim {
 
@@ -46,12 +48,26 @@ TrackId Component::trace_track() {
   return track_;
 }
 
+void* Component::stat_storage(std::size_t bytes, std::size_t align) {
+  constexpr std::size_t kBlock = 1024;
+  std::size_t at = (stat_block_used_ + align - 1) / align * align;
+  if (stat_blocks_.empty() || at + bytes > kBlock) {
+    // Block storage from new[] is aligned for any object (max_align_t).
+    stat_blocks_.push_back(std::make_unique<std::byte[]>(std::max(kBlock, bytes)));
+    at = 0;
+  }
+  stat_block_used_ = at + bytes;
+  return stat_blocks_.back().get() + at;
+}
+
 template <class S, class... Args>
 S& Component::own(Args&&... args) {
-  auto stat = std::make_unique<S>(sim_.stats(), path_, std::forward<Args>(args)...);
-  S& ref = *stat;
-  stats_.push_back(std::move(stat));
-  return ref;
+  static_assert(alignof(S) <= alignof(std::max_align_t));
+  void* at = stat_storage(sizeof(S), alignof(S));
+  // A throwing constructor leaves the storage unused (it is the block's, freed with it).
+  S* stat = new (at) S(sim_.stats(), path_, std::forward<Args>(args)...);
+  stats_.emplace_back(stat);
+  return *stat;
 }
 
 Counter& Component::add_counter(std::string name, std::string unit, std::string description) {

@@ -2,6 +2,7 @@
 // It owns its stats (registered under its path), its RNG stream and its trace track.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -53,13 +54,21 @@ class Component {
  private:
   template <class S, class... Args>
   S& own(Args&&... args);
+  // Stats live side by side in blocks of this component's own (an event bumps a few of them:
+  // one host cache line rather than one each); destroyed in place, the blocks freed after.
+  struct DestroyStat {
+    void operator()(Stat* s) const { s->~Stat(); }
+  };
+  void* stat_storage(std::size_t bytes, std::size_t align);
 
   Simulation& sim_;
   Component* parent_ = nullptr;
   std::string name_;
   std::string path_;
   std::vector<Component*> children_;
-  std::vector<std::unique_ptr<Stat>> stats_;
+  std::vector<std::unique_ptr<std::byte[]>> stat_blocks_;
+  std::size_t stat_block_used_ = 0;
+  std::vector<std::unique_ptr<Stat, DestroyStat>> stats_;  // after the blocks: destroyed first
   std::unique_ptr<Rng> rng_;
   TrackId track_ = kNoTrack;
   bool track_requested_ = false;

@@ -16,11 +16,11 @@ namespace xpusim::sim {
 Stat::Stat(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
            std::string description)
     : reg_(&reg),
-      owner_path_(std::move(owner_path)),
-      name_(std::move(name)),
-      unit_(std::move(unit)),
-      description_(std::move(description)) {
-  XPUSIM_CHECK(!name_.empty(), "a stat needs a non-empty name");
+      meta_(std::make_unique<const Meta>(Meta{.owner_path = std::move(owner_path),
+                                               .name = std::move(name),
+                                               .unit = std::move(unit),
+                                               .description = std::move(description)})) {
+  XPUSIM_CHECK(!meta_->name.empty(), "a stat needs a non-empty name");
   reg.add(*this);
 }
 
@@ -29,14 +29,14 @@ Stat::~Stat() {
 }
 
 std::string Stat::full_path() const {
-  return owner_path_.empty() ? name_ : owner_path_ + "." + name_;
+  return meta_->owner_path.empty() ? meta_->name : meta_->owner_path + "." + meta_->name;
 }
 
 nlohmann::json Stat::base_json(nlohmann::json value) const {
   nlohmann::json j = nlohmann::json::object();
   j["value"] = std::move(value);
-  j["unit"] = unit_;
-  j["description"] = description_;
+  j["unit"] = meta_->unit;
+  j["description"] = meta_->description;
   return j;
 }
 
