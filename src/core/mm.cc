@@ -200,7 +200,11 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
   if (mm.k != 0 && mm.n != 0 && mm.kb != 0) {
     const std::uint64_t rows_b = std::uint64_t{mm.k} * mm.kb;  // K elements of each column
     const std::uint64_t want = mm.t1 ? rows_b : mm.n;
-    if (mm.b_addresses.size() != want) {
+    if (mm.b_strided && !mm.b_addresses.empty()) {
+      fail(fmt::format("b_strided with {} b_addresses: name B's starts one way (b_start and "
+                       "b_stride, or the list)",
+                       mm.b_addresses.size()));
+    } else if (mm.b_entries() != want) {
       fail(fmt::format("b_addresses has {} entries; {} needs {} ({})", mm.b_addresses.size(),
                        mm.t1 ? "t1" : "t0", want,
                        mm.t1 ? "one row start per K element, k x kb" : "one column start per n"));
@@ -212,15 +216,29 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
       // Every entry counting (t1, or no predicate), the largest decides: one pass the compiler
       // vectorizes, and the walk below only to name the bad entry.
       const bool every = mm.t1 || mm.column_predicate.empty();
-      std::uint64_t hi = 0;
-      for (std::size_t i = 0; every && i < mm.b_addresses.size(); ++i)
-        hi = std::max(hi, mm.b_addresses[i]);
-      for (std::size_t i = 0; (!every || hi > kMax - span) && i < mm.b_addresses.size(); ++i) {
-        if (!mm.t1 && !column_on(mm, static_cast<std::uint32_t>(i))) continue;
-        if (mm.b_addresses[i] > kMax - span) {
-          fail(fmt::format("b_addresses[{}] {:#x} + {} bytes wraps the 64-bit address space", i,
-                           mm.b_addresses[i], span));
-          break;
+      if (mm.b_strided) {
+        // The last entry that counts is the highest; the stride must not wrap on the way.
+        std::size_t last = want - 1;
+        while (!every && last > 0 && !column_on(mm, static_cast<std::uint32_t>(last)))
+          --last;
+        std::uint64_t offset = 0, end = 0;
+        if (__builtin_mul_overflow(std::uint64_t{last}, mm.b_stride, &offset) ||
+            __builtin_add_overflow(mm.b_start, offset, &end) || end > kMax - span) {
+          fail(fmt::format("b_start {:#x} + {} x b_stride {:#x} + {} bytes wraps the 64-bit "
+                           "address space",
+                           mm.b_start, last, mm.b_stride, span));
+        }
+      } else {
+        std::uint64_t hi = 0;
+        for (std::size_t i = 0; every && i < mm.b_addresses.size(); ++i)
+          hi = std::max(hi, mm.b_addresses[i]);
+        for (std::size_t i = 0; (!every || hi > kMax - span) && i < mm.b_addresses.size(); ++i) {
+          if (!mm.t1 && !column_on(mm, static_cast<std::uint32_t>(i))) continue;
+          if (mm.b_addresses[i] > kMax - span) {
+            fail(fmt::format("b_addresses[{}] {:#x} + {} bytes wraps the 64-bit address space",
+                             i, mm.b_addresses[i], span));
+            break;
+          }
         }
       }
     }
@@ -256,7 +274,7 @@ Result<MmOutcome> execute_mm(const MmInstruction& mm, RegisterFile& regs, const 
   if (!mm.t1) {
     buf.resize(std::size_t{kk} * eb);
     for (std::uint32_t j : active) {
-      if (Status s = read(mm.b_addresses[j], buf); !s) return s.errors();
+      if (Status s = read(mm.b_address(j), buf); !s) return s.errors();
       for (std::uint32_t e = 0; e < kk; ++e)
         b[std::size_t{slot[j]} * kk + e] = load_le(buf.data() + std::size_t{e} * eb, eb);
     }
@@ -270,7 +288,7 @@ Result<MmOutcome> execute_mm(const MmInstruction& mm, RegisterFile& regs, const 
           ++t;
         const std::uint32_t j0 = active[s];
         buf.resize((t - s) * eb);
-        if (Status st = read(mm.b_addresses[e] + std::uint64_t{j0} * eb, buf); !st)
+        if (Status st = read(mm.b_address(e) + std::uint64_t{j0} * eb, buf); !st)
           return st.errors();
         for (std::size_t i = s; i < t; ++i)
           b[i * kk + e] = load_le(buf.data() + (i - s) * eb, eb);
@@ -405,21 +423,21 @@ std::vector<std::uint64_t> mm_fetch_lines(const MmInstruction& mm, std::uint32_t
   }
   if (!mm.t1) {
     for (std::uint32_t j : active)
-      if (j < mm.b_addresses.size()) add_lines(lines, mm.b_addresses[j], kk * eb, line_bytes);
+      if (j < mm.b_entries()) add_lines(lines, mm.b_address(j), kk * eb, line_bytes);
     return dedupe_first_touch(lines);
   }
-  const std::uint64_t rows = std::min<std::uint64_t>(kk, mm.b_addresses.size());
+  const std::uint64_t rows = std::min<std::uint64_t>(kk, mm.b_entries());
   if (retention) {
     // ¶124: load every row's lines once (rows in order), keep them until all columns used them.
     for (std::uint64_t e = 0; e < rows; ++e)
       for (std::uint32_t j : active)
-        add_lines(lines, mm.b_addresses[e] + j * eb, eb, line_bytes);
+        add_lines(lines, mm.b_address(e) + j * eb, eb, line_bytes);
     return dedupe_first_touch(lines);
   }
   // ¶122: column by column, each selection re-reads its row's line.
   for (std::uint32_t j : active)
     for (std::uint64_t e = 0; e < rows; ++e)
-      add_lines(lines, mm.b_addresses[e] + j * eb, eb, line_bytes);
+      add_lines(lines, mm.b_address(e) + j * eb, eb, line_bytes);
   return lines;
 }
 
@@ -466,7 +484,7 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
   };
   if (!mm.t1) {
     const std::uint64_t bytes = kk * eb;
-    const std::size_t columns = std::min<std::size_t>(mm.n, mm.b_addresses.size());
+    const std::size_t columns = std::min<std::size_t>(mm.n, mm.b_entries());
     if (bytes == 0) return 0;
     const bool every = mm.column_predicate.empty();
     if (every && pow2) {
@@ -475,7 +493,7 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
       std::uint64_t count = 0, next = 0, prev_first = 0;
       std::size_t j = 0;
       for (; j < columns; ++j) {
-        const std::uint64_t a = mm.b_addresses[j];
+        const std::uint64_t a = mm.b_address(j);
         const std::uint64_t first = a >> shift, last = (a + bytes - 1) >> shift;
         if (j != 0 && first < prev_first) break;
         const std::uint64_t from = j != 0 ? std::max(first, next) : first;
@@ -488,13 +506,13 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
     return union_size([&](auto f) {
       for (std::size_t j = 0; j < columns; ++j) {
         if (!every && !on(static_cast<std::uint32_t>(j))) continue;
-        const std::uint64_t a = mm.b_addresses[j];
+        const std::uint64_t a = mm.b_address(j);
         if (!f(line_of(a), line_of(a + bytes - 1))) return false;
       }
       return true;
     });
   }
-  const std::uint64_t rows = std::min<std::uint64_t>(kk, mm.b_addresses.size());
+  const std::uint64_t rows = std::min<std::uint64_t>(kk, mm.b_entries());
   if (retention) {
     const bool all_on = mm.column_predicate.empty() ||
                         (mm.column_predicate.size() == mm.n &&
@@ -502,7 +520,7 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
                                      [](bool b) { return b; }));
     return union_size([&](auto f) {
       for (std::uint64_t e = 0; e < rows; ++e) {
-        const std::uint64_t a = mm.b_addresses[e];
+        const std::uint64_t a = mm.b_address(e);
         if (all_on) {  // the row's columns are contiguous
           if (mm.n != 0 && !f(line_of(a), line_of(a + std::uint64_t{mm.n} * eb - 1))) return false;
           continue;
@@ -518,7 +536,7 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
   for (std::uint32_t j = 0; j < mm.n; ++j) {
     if (!on(j)) continue;
     for (std::uint64_t e = 0; e < rows; ++e) {
-      const std::uint64_t a = mm.b_addresses[e] + j * eb;
+      const std::uint64_t a = mm.b_address(e) + j * eb;
       selections += line_of(a + eb - 1) - line_of(a) + 1;
     }
   }

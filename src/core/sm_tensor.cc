@@ -159,15 +159,24 @@ Status Sm::accept_mm(WarpSlot& w) {
   // for the common, valid case (every address aligned, all of them inside the window); the
   // loop below names the first bad one otherwise.
   AddressSpan span;
-  for (const std::uint64_t a : mm.b_addresses)
-    span.add(a);
+  if (mm.b_strided) {  // validated not to wrap: the first and last starts bound the rest
+    const std::size_t entries = mm.b_entries();
+    if (entries > 0) {
+      span.add(mm.b_start);
+      span.add(mm.b_address(entries - 1));
+      if (entries > 1) span.bits |= mm.b_stride;  // every start aligned iff both are
+    }
+  } else {
+    for (const std::uint64_t a : mm.b_addresses)
+      span.add(a);
+  }
   const std::uint64_t end = span.hi + run;
   const bool all_valid =
       (span.bits & (eb - 1)) == 0 &&
       (!mm.b_shared || span.empty() ||
        (end <= 0xFFFF'FFFFu && end >= span.hi && w.cta.smem.contains(span.lo, end - span.lo)));
-  for (std::size_t i = 0; i < (all_valid ? 0 : mm.b_addresses.size()); ++i) {
-    const std::uint64_t a = mm.b_addresses[i];
+  for (std::size_t i = 0; i < (all_valid ? 0 : mm.b_entries()); ++i) {
+    const std::uint64_t a = mm.b_address(i);
     if ((a & (eb - 1)) != 0) {
       return Error{fmt::format("mm: B address {:#x} ({} {}) is not {}-byte aligned", a,
                                mm.t1 ? "row" : "column", i, eb)};
@@ -219,6 +228,8 @@ Status Sm::accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs) {
   kernel::MmInstruction logical = mm;
   for (std::uint64_t& a : logical.b_addresses)
     a *= eb;
+  logical.b_start *= eb;
+  logical.b_stride *= eb;
   // Every element's logical address in fetch order (elements as the "lines"), translated.
   WarpSlot::MmState& s = w.mm;
   const bool distinct = mm.retention || !mm.t1;
@@ -349,12 +360,25 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
 
 namespace {
 
+// The same B starts, in either form (kernel::MmInstruction::b_strided).
+bool same_b_starts(const kernel::MmInstruction& a, const kernel::MmInstruction& b) {
+  if (a.b_strided && b.b_strided) {
+    return a.b_entries() == b.b_entries() && a.b_start == b.b_start &&
+           (a.b_entries() < 2 || a.b_stride == b.b_stride);
+  }
+  if (!a.b_strided && !b.b_strided) return a.b_addresses == b.b_addresses;
+  if (a.b_entries() != b.b_entries()) return false;
+  for (std::size_t i = 0; i < a.b_entries(); ++i)
+    if (a.b_address(i) != b.b_address(i)) return false;
+  return true;
+}
+
 // Two mm instructions fetch the same B (the same lines or wavefronts, in the same order).
 bool same_b(const kernel::MmInstruction& a, const kernel::MmInstruction& b) {
   return a.b_type == b.b_type && a.k == b.k && a.n == b.n && a.ka == b.ka &&
          a.ka_split == b.ka_split && a.kb == b.kb && a.t1 == b.t1 && a.b_shared == b.b_shared &&
          a.segment == b.segment && a.broadcast == b.broadcast && a.retention == b.retention &&
-         a.b_addresses == b.b_addresses && a.column_predicate == b.column_predicate;
+         a.column_predicate == b.column_predicate && same_b_starts(a, b);
 }
 
 // Fetches kept per warpgroup for its other warps: a warp runs at most a few instructions

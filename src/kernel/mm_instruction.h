@@ -3,6 +3,7 @@
 // core/mm.h; how the SM times it is core/sm_tensor.cc.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -62,6 +63,20 @@ struct MmInstruction {
   bool t1 = false;  // B stored row-major (transpose on fetch)
   // Column starts (t0) or row starts (t1), byte addresses in whatever space `read` serves.
   std::vector<std::uint64_t> b_addresses{};
+  // The same starts as a first one and a stride, as Hopper's wgmma names B in shared memory
+  // (a matrix descriptor's start address and byte offsets): entry i is b_start + i x
+  // b_stride. An instruction names B one way: with b_strided, b_addresses stays empty. A
+  // kernel that issues an mm every k-step then keeps no per-column array for it to read.
+  bool b_strided = false;
+  std::uint64_t b_start = 0;
+  std::uint64_t b_stride = 0;
+  // How many starts the instruction names, and start i (i < b_entries()), in either form.
+  std::size_t b_entries() const {
+    return b_strided ? (t1 ? std::size_t{k} * kb : std::size_t{n}) : b_addresses.size();
+  }
+  std::uint64_t b_address(std::size_t i) const {
+    return b_strided ? b_start + i * b_stride : b_addresses[i];
+  }
   // Bit j: column j takes part. Empty = all n columns.
   std::vector<bool> column_predicate{};
   // Where B lives when a warp issues it: global memory, or the CTA's shared window (offsets).

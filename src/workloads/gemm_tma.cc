@@ -408,8 +408,9 @@ sim::Task<> tma_gemm_body(Warp& w, OperandLoad load_a, OperandLoad load_b) {
       m.n = tn;
       m.b_shared = true;
       m.warpgroup = t.warpgroup_mm;
-      for (U32 j = 0; j < tn; ++j)
-        m.b_addresses.push_back(U64{lay.stage_b(s)} + U64{j} * rb);
+      m.b_strided = true;  // column j of the stage's Bt tile starts j rows in
+      m.b_start = lay.stage_b(s);
+      m.b_stride = rb;
     }
     kernel::RegisterFile& regs = w.registers();
     for (U32 l = 0; l < kWarpSize; ++l)
