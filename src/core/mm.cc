@@ -201,9 +201,10 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
     const std::uint64_t rows_b = std::uint64_t{mm.k} * mm.kb;  // K elements of each column
     const std::uint64_t want = mm.t1 ? rows_b : mm.n;
     if (mm.b_strided && !mm.b_addresses.empty()) {
-      fail(fmt::format("b_strided with {} b_addresses: name B's starts one way (b_start and "
-                       "b_stride, or the list)",
-                       mm.b_addresses.size()));
+      fail(
+          fmt::format("b_strided with {} b_addresses: name B's starts one way (b_start and "
+                      "b_stride, or the list)",
+                      mm.b_addresses.size()));
     } else if (mm.b_entries() != want) {
       fail(fmt::format("b_addresses has {} entries; {} needs {} ({})", mm.b_addresses.size(),
                        mm.t1 ? "t1" : "t0", want,
@@ -224,9 +225,10 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
         std::uint64_t offset = 0, end = 0;
         if (__builtin_mul_overflow(std::uint64_t{last}, mm.b_stride, &offset) ||
             __builtin_add_overflow(mm.b_start, offset, &end) || end > kMax - span) {
-          fail(fmt::format("b_start {:#x} + {} x b_stride {:#x} + {} bytes wraps the 64-bit "
-                           "address space",
-                           mm.b_start, last, mm.b_stride, span));
+          fail(
+              fmt::format("b_start {:#x} + {} x b_stride {:#x} + {} bytes wraps the 64-bit "
+                          "address space",
+                          mm.b_start, last, mm.b_stride, span));
         }
       } else {
         std::uint64_t hi = 0;
@@ -235,8 +237,8 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
         for (std::size_t i = 0; (!every || hi > kMax - span) && i < mm.b_addresses.size(); ++i) {
           if (!mm.t1 && !column_on(mm, static_cast<std::uint32_t>(i))) continue;
           if (mm.b_addresses[i] > kMax - span) {
-            fail(fmt::format("b_addresses[{}] {:#x} + {} bytes wraps the 64-bit address space",
-                             i, mm.b_addresses[i], span));
+            fail(fmt::format("b_addresses[{}] {:#x} + {} bytes wraps the 64-bit address space", i,
+                             mm.b_addresses[i], span));
             break;
           }
         }

@@ -38,17 +38,17 @@ std::uint32_t mm_type_bytes(MmType t) {
 }
 
 RegisterFile::RegisterFile(std::uint32_t threads, std::uint32_t regs_per_thread)
-    : threads_(threads),
-      regs_(regs_per_thread),
-      words_(std::size_t{threads} * regs_per_thread, 0) {}
+    : threads_(threads), regs_(regs_per_thread) {}
 
 std::span<std::uint32_t> RegisterFile::thread(std::uint32_t t) {
   XPUSIM_CHECK(t < threads_, "thread index out of the register file");
+  if (words_.empty()) allocate();
   return {words_.data() + std::size_t{t} * regs_, regs_};
 }
 
 std::span<const std::uint32_t> RegisterFile::thread(std::uint32_t t) const {
   XPUSIM_CHECK(t < threads_, "thread index out of the register file");
+  if (words_.empty()) allocate();  // a span needs the words
   return {words_.data() + std::size_t{t} * regs_, regs_};
 }
 

@@ -28,14 +28,17 @@ class RegisterFile {
   RegisterFile(std::uint32_t threads, std::uint32_t regs_per_thread);
   std::uint32_t threads() const { return threads_; }
   std::uint32_t regs_per_thread() const { return regs_; }
-  // Inline: kernels and the functional mm touch registers one by one.
+  // Inline: kernels and the functional mm touch registers one by one. Every register reads
+  // 0 until written; the words are allocated at the first write (a timing-only run, which
+  // moves no values, never allocates a warp's 32 KiB).
   std::uint32_t& at(std::uint32_t thread, std::uint32_t reg) {
     XPUSIM_CHECK(thread < threads_ && reg < regs_, "register index out of the register file");
+    if (words_.empty()) allocate();
     return words_[std::size_t{thread} * regs_ + reg];
   }
   std::uint32_t at(std::uint32_t thread, std::uint32_t reg) const {
     XPUSIM_CHECK(thread < threads_ && reg < regs_, "register index out of the register file");
-    return words_[std::size_t{thread} * regs_ + reg];
+    return words_.empty() ? 0 : words_[std::size_t{thread} * regs_ + reg];
   }
   std::span<std::uint32_t> thread(std::uint32_t t);
   std::span<const std::uint32_t> thread(std::uint32_t t) const;
@@ -43,7 +46,8 @@ class RegisterFile {
  private:
   std::uint32_t threads_;
   std::uint32_t regs_;
-  std::vector<std::uint32_t> words_;  // thread-major
+  void allocate() const { words_.assign(std::size_t{threads_} * regs_, 0); }
+  mutable std::vector<std::uint32_t> words_;  // thread-major; empty until first touched
 };
 
 struct MmInstruction {

@@ -17,9 +17,9 @@ Stat::Stat(StatsRegistry& reg, std::string owner_path, std::string name, std::st
            std::string description)
     : reg_(&reg),
       meta_(std::make_unique<const Meta>(Meta{.owner_path = std::move(owner_path),
-                                               .name = std::move(name),
-                                               .unit = std::move(unit),
-                                               .description = std::move(description)})) {
+                                              .name = std::move(name),
+                                              .unit = std::move(unit),
+                                              .description = std::move(description)})) {
   XPUSIM_CHECK(!meta_->name.empty(), "a stat needs a non-empty name");
   reg.add(*this);
 }

@@ -412,10 +412,8 @@ sim::Task<> tma_gemm_body(Warp& w, OperandLoad load_a, OperandLoad load_b) {
       m.b_start = lay.stage_b(s);
       m.b_stride = rb;
     }
-    kernel::RegisterFile& regs = w.registers();
-    for (U32 l = 0; l < kWarpSize; ++l)
-      for (U32 j = 0; j < tn; ++j)
-        regs.at(l, j) = 0;
+    // C starts at 0: a register reads 0 until written, so the tn moves below are only charged.
+    const kernel::RegisterFile& regs = w.registers();
     co_await w.alu(tn);
 
     const U32 row0 = consumer * kWarpSize;  // this warp's first row of the CTA tile

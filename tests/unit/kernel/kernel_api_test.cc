@@ -2,6 +2,8 @@
 // coordinates a warp computes (partial last warp, global thread ids).
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "kernel/registry.h"
 
 namespace xpusim::kernel {
@@ -31,6 +33,25 @@ TEST(KernelArgs, ASignatureMismatchNamesTheArgumentAndBothKinds) {
   a.f32(1.5f).u64(1ull << 40);
   EXPECT_EQ(a.get_f32(0), 1.5f);
   EXPECT_EQ(a.get_u64(1), 1ull << 40);
+}
+
+// Registers read 0 until written, through every accessor, whether or not the file's words
+// exist yet (they are allocated at the first write).
+TEST(RegisterFile, EveryRegisterReadsZeroUntilWritten) {
+  RegisterFile regs(kWarpSize, 16);
+  const RegisterFile& view = regs;
+  EXPECT_EQ(view.at(31, 15), 0u);
+  for (const std::uint32_t w : view.thread(3))
+    EXPECT_EQ(w, 0u);
+  RegisterFile fresh(2, 4);
+  fresh.at(1, 2) = 7;
+  EXPECT_EQ(std::as_const(fresh).at(1, 2), 7u);
+  EXPECT_EQ(std::as_const(fresh).at(0, 2), 0u);
+  EXPECT_EQ(fresh.thread(1)[2], 7u);
+  RegisterFile spans(2, 4);
+  spans.thread(0)[1] = 5;
+  EXPECT_EQ(std::as_const(spans).at(0, 1), 5u);
+  EXPECT_EQ(std::as_const(spans).at(1, 1), 0u);
 }
 
 TEST(KernelRegistry, UnknownNamesSuggestTheClosestAndDuplicatesAreRefused) {
