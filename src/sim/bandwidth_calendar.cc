@@ -17,25 +17,40 @@ std::uint64_t ones(unsigned n, unsigned at) {
 }  // namespace
 
 BandwidthCalendar::BandwidthCalendar(std::uint64_t bytes_per_cycle, std::size_t slots)
-    : bytes_per_cycle_(bytes_per_cycle),
-      per_cycle_(std::max<std::uint64_t>(bytes_per_cycle, 1)),
-      busy_(std::bit_ceil(std::max<std::size_t>(slots, 4096)) / 64, 0),
-      full_(busy_.size() / 64, 0),
-      mask_(busy_.size() - 1) {
+    : mask_(std::bit_ceil(std::max<std::size_t>(slots, 4096)) / 64 - 1),
+      per_cycle_(std::max<std::uint64_t>(bytes_per_cycle, 1)) {
   XPUSIM_CHECK(bytes_per_cycle > 0, "a bandwidth calendar needs a positive bandwidth");
+  const std::size_t words = ring_words() + ring_words() / 64;
+  words_ = std::make_unique<std::uint64_t[]>(words);  // zeroed: every cycle free
+}
+
+BandwidthCalendar::BandwidthCalendar(const BandwidthCalendar& o)
+    : mask_(o.mask_),
+      base_(o.base_),
+      per_cycle_(o.per_cycle_),
+      bytes_booked_(o.bytes_booked_),
+      busy_cycles_(o.busy_cycles_),
+      late_(o.late_) {
+  const std::size_t words = ring_words() + ring_words() / 64;
+  words_ = std::make_unique<std::uint64_t[]>(words);
+  std::copy(o.words_.get(), o.words_.get() + words, words_.get());
+}
+
+BandwidthCalendar& BandwidthCalendar::operator=(const BandwidthCalendar& o) {
+  if (this != &o) *this = BandwidthCalendar(o);
+  return *this;
 }
 
 void BandwidthCalendar::slide_to(std::uint64_t word) {
   // Keep half the ring behind the newest word for bookings that come late.
-  const std::uint64_t base = word - busy_.size() / 2;
-  if (base - base_ >= busy_.size()) {
-    std::fill(busy_.begin(), busy_.end(), 0);
-    std::fill(full_.begin(), full_.end(), 0);
+  const std::uint64_t base = word - ring_words() / 2;
+  if (base - base_ >= ring_words()) {
+    std::fill(words_.get(), words_.get() + ring_words() + ring_words() / 64, 0);
   } else {
     for (std::uint64_t w = base_; w < base; ++w) {
       const std::uint64_t i = w & mask_;
-      busy_[i] = 0;
-      full_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+      words_[i] = 0;
+      full()[i / 64] &= ~(std::uint64_t{1} << (i % 64));
     }
   }
   base_ = base;
@@ -43,10 +58,10 @@ void BandwidthCalendar::slide_to(std::uint64_t word) {
 
 std::uint64_t BandwidthCalendar::first_open_word(std::uint64_t w) const {
   // The summary bitmap has a bit per word of the ring, set while the word is full.
-  const std::uint64_t end = base_ + busy_.size();
+  const std::uint64_t end = base_ + ring_words();
   while (w < end) {
     const std::uint64_t i = w & mask_;
-    const std::uint64_t open = ~full_[i / 64] >> (i % 64);
+    const std::uint64_t open = ~full()[i / 64] >> (i % 64);
     if (open != 0) return std::min(end, w + static_cast<std::uint64_t>(std::countr_zero(open)));
     w += 64 - i % 64;
   }
@@ -57,7 +72,7 @@ std::uint64_t BandwidthCalendar::first_open_word(std::uint64_t w) const {
 
 Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
   bytes_booked_ += bytes;
-  const Cycles cycles = per_cycle_.div(bytes + bytes_per_cycle_ - 1);
+  const Cycles cycles = per_cycle_.div(bytes + per_cycle_.divisor() - 1);
   busy_cycles_ += cycles;
   if (cycles == 0) return from;
   if (from < base_ * 64) {
@@ -68,9 +83,9 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
   std::uint64_t open = kFull << (from % 64);  // the cycles of word w the booking may take
   std::uint64_t need = cycles;
   for (;;) {
-    if (w >= base_ + busy_.size()) slide_to(w);
+    if (w >= base_ + ring_words()) slide_to(w);
     const std::uint64_t i = w & mask_;
-    std::uint64_t& word = busy_[i];
+    std::uint64_t& word = words_[i];
     // Take the word's runs of free cycles, lowest first (usually one or two).
     for (std::uint64_t free = ~word & open; free != 0;) {
       const auto at = static_cast<unsigned>(std::countr_zero(free));
@@ -80,11 +95,11 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
       free &= ~ones(take, at);
       need -= take;
       if (need == 0) {
-        if (word == kFull) full_[i / 64] |= std::uint64_t{1} << (i % 64);
+        if (word == kFull) full()[i / 64] |= std::uint64_t{1} << (i % 64);
         return w * 64 + at + take;
       }
     }
-    if (word == kFull) full_[i / 64] |= std::uint64_t{1} << (i % 64);
+    if (word == kFull) full()[i / 64] |= std::uint64_t{1} << (i % 64);
     open = kFull;
     w = first_open_word(w + 1);
   }
@@ -92,7 +107,7 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
 
 Cycles BandwidthCalendar::book_spread(Cycles first, Cycles last, std::uint32_t count,
                                       std::uint64_t bytes) {
-  XPUSIM_CHECK(first <= last && bytes > 0 && bytes <= bytes_per_cycle_,
+  XPUSIM_CHECK(first <= last && bytes > 0 && bytes <= per_cycle_.divisor(),
                "book_spread takes one-cycle bookings whose starts do not go back");
   if (count == 0) return 0;
   if (count == 1) return book(last, bytes);
@@ -114,13 +129,13 @@ Cycles BandwidthCalendar::book_spread(Cycles first, Cycles last, std::uint32_t c
     // The common case: the word is kept and has a free cycle at or after `from`.
     const std::uint64_t w = from / 64;
     std::uint64_t* word =
-        from >= base_ * 64 && w < base_ + busy_.size() ? &busy_[w & mask_] : nullptr;
+        from >= base_ * 64 && w < base_ + ring_words() ? &words_[w & mask_] : nullptr;
     const std::uint64_t free = word != nullptr ? ~*word & (kFull << (from % 64)) : 0;
     Cycles taken_end;
     if (free != 0) {
       const auto at = static_cast<unsigned>(std::countr_zero(free));
       *word |= std::uint64_t{1} << at;
-      if (*word == kFull) full_[(w & mask_) / 64] |= std::uint64_t{1} << ((w & mask_) % 64);
+      if (*word == kFull) full()[(w & mask_) / 64] |= std::uint64_t{1} << ((w & mask_) % 64);
       bytes_booked_ += bytes;
       ++busy_cycles_;
       taken_end = w * 64 + at + 1;

@@ -12,20 +12,27 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "sim/fast_div.h"
 #include "sim/tick.h"
 
 namespace xpusim::sim {
 
-class BandwidthCalendar {
+// One object is two host cache lines, the first holding all that a booking reads and
+// writes; the ring and its summary are one allocation.
+class alignas(64) BandwidthCalendar {
  public:
   // `slots`, how many cycles are kept, is rounded up to a power of two of at least 4096 (64
   // words, a whole word of the summary bitmap). A booking more than half of them behind the
   // newest one starts at the oldest kept (counted in late_bookings()).
   explicit BandwidthCalendar(std::uint64_t bytes_per_cycle, std::size_t slots = 16384);
+  BandwidthCalendar(const BandwidthCalendar& o);
+  BandwidthCalendar& operator=(const BandwidthCalendar& o);
+  BandwidthCalendar(BandwidthCalendar&&) noexcept = default;
+  BandwidthCalendar& operator=(BandwidthCalendar&&) noexcept = default;
 
   // Books `bytes` that may start passing at cycle `from`; returns the cycle their last byte
   // has passed (the cycle after it, as Channel's busy_until).
@@ -37,8 +44,9 @@ class BandwidthCalendar {
   Cycles book_first(Cycles from, std::uint64_t bytes, std::uint64_t weight) {
     const Cycles end = book(from, bytes * weight);
     if (weight <= 1) return end;
-    const Cycles own = per_cycle_.div(bytes + bytes_per_cycle_ - 1);
-    const Cycles others = per_cycle_.div(bytes * weight + bytes_per_cycle_ - 1) - own;
+    const std::uint64_t per = per_cycle_.divisor();
+    const Cycles own = per_cycle_.div(bytes + per - 1);
+    const Cycles others = per_cycle_.div(bytes * weight + per - 1) - own;
     return std::max(end - others, from + own);
   }
 
@@ -59,17 +67,17 @@ class BandwidthCalendar {
   void slide_to(std::uint64_t word);
   // The first word from `w` on that is not full (past the ring's end if none is).
   std::uint64_t first_open_word(std::uint64_t w) const;
+  std::size_t ring_words() const { return mask_ + 1; }
+  // The summary: a bit per word of the ring, set while it is full, after the ring's words.
+  std::uint64_t* full() const { return words_.get() + ring_words(); }
 
-  std::uint64_t bytes_per_cycle_;
-  FastDiv per_cycle_;  // divides by bytes_per_cycle_ (a multiply, not a divide, per booking)
-  // A ring of words, one bit a cycle (1: busy). 16 384 cycles are 2 KiB: the words
-  // around "now" that every booking touches sit in a few host cache lines.
-  std::vector<std::uint64_t> busy_;
-  // A bit per word of the ring, set while it is full: a booking behind a backlog finds the
-  // first word with a free cycle 64 words at a time instead of walking them.
-  std::vector<std::uint64_t> full_;
+  // A ring of words, one bit a cycle (1: busy), then the summary, whose bits let a booking
+  // behind a backlog find the first word with a free cycle 64 words at a time. 16 384 cycles
+  // are 2 KiB: the words around "now" that every booking touches sit in a few host lines.
+  std::unique_ptr<std::uint64_t[]> words_;
   std::uint64_t mask_;      // words in the ring - 1
   std::uint64_t base_ = 0;  // the oldest word kept
+  FastDiv per_cycle_;       // divides by the bytes per cycle (a multiply per booking)
   std::uint64_t bytes_booked_ = 0;
   Cycles busy_cycles_ = 0;
   std::uint64_t late_ = 0;
