@@ -941,6 +941,80 @@ TEST(MmFetch, LineCountMatchesANaiveWalk) {
   }
 }
 
+// b_strided names B's starts as a start and a stride: every result must be what the same
+// starts given as a list give (validation, C, the memory reads, the B line counts), and the
+// two ways of naming B cannot be mixed.
+TEST(MmStrided, AStartAndAStrideAreTheListTheyName) {
+  std::mt19937_64 gen(11);
+  const MmType types[] = {MmType::kS8, MmType::kBF16, MmType::kF32};
+  for (int iter = 0; iter < 400; ++iter) {
+    MmInstruction list;
+    list.a_type = list.b_type = types[gen() % 3];
+    const std::uint64_t eb = bytes_of(list.b_type);
+    list.a_base = 64;
+    list.k = 1 + gen() % 4;
+    list.kb = 1 + gen() % 2;
+    list.n = 1 + gen() % 12;
+    list.t1 = gen() % 2 == 0;
+    if (gen() % 3 == 0) {
+      for (std::uint32_t j = 0; j < list.n; ++j)
+        list.column_predicate.push_back(gen() % 3 != 0);
+    }
+    MmInstruction strided = list;
+    strided.b_strided = true;
+    strided.b_start = kBBase + eb * (gen() % 8) + (gen() % 5 == 0 ? 1 : 0);  // some misaligned
+    strided.b_stride = eb * (gen() % 40);  // 0 too: every start the same
+    for (std::size_t i = 0; i < strided.b_entries(); ++i)
+      list.b_addresses.push_back(strided.b_start + i * strided.b_stride);
+    SCOPED_TRACE(::testing::Message() << "iteration " << iter);
+
+    RegisterFile regs_list(32, 128), regs_strided(32, 128);
+    for (std::uint32_t t = 0; t < 32; ++t)
+      for (std::uint32_t r = 0; r < 128; ++r)
+        regs_list.at(t, r) = regs_strided.at(t, r) = static_cast<std::uint32_t>(gen());
+    Memory mem_list, mem_strided;
+    mem_list.bytes.resize(64 * 1024);
+    for (std::byte& x : mem_list.bytes)
+      x = static_cast<std::byte>(gen());
+    mem_strided.bytes = mem_list.bytes;
+    const auto a = execute_mm(list, regs_list, mem_list.reader());
+    const auto b = execute_mm(strided, regs_strided, mem_strided.reader());
+    ASSERT_EQ(a.ok(), b.ok());
+    if (!a.ok()) {
+      EXPECT_EQ(a.error().message, b.error().message);
+      continue;
+    }
+    std::string where;
+    EXPECT_TRUE(same_registers(regs_list, regs_strided, &where)) << where;
+    EXPECT_EQ(mem_list.reads, mem_strided.reads);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> scratch;
+    for (const bool distinct : {false, true}) {
+      for (const std::uint32_t line : {16u, 128u, 96u}) {
+        EXPECT_EQ(mm_fetch_line_count(strided, line, distinct, scratch),
+                  mm_fetch_line_count(list, line, distinct, scratch));
+        EXPECT_EQ(mm_fetch_lines(strided, line, distinct), mm_fetch_lines(list, line, distinct));
+      }
+    }
+  }
+
+  RegisterFile regs(32, 512);  // the default a_base is r256
+  MmInstruction both;
+  both.n = 2;
+  both.b_strided = true;
+  both.b_addresses = {kBBase, kBBase + 16};
+  expect_error(Result<int>(validate_mm(both, regs).errors()),
+               {"mm: b_strided with 2 b_addresses: name B's starts one way"});
+  MmInstruction wraps;
+  wraps.n = 4;
+  wraps.b_strided = true;
+  wraps.b_start = 0xFFFF'FFFF'FFFF'0000;
+  wraps.b_stride = 0x8000;
+  expect_error(Result<int>(validate_mm(wraps, regs).errors()),
+               {"b_start 0xffffffffffff0000 + 3 x b_stride 0x8000 + 16 bytes wraps"});
+  wraps.column_predicate = {true, false, false, false};  // only start 0 counts
+  EXPECT_TRUE(validate_mm(wraps, regs).ok());
+}
+
 // §5 item 4 (¶95, ¶105): masked columns are neither fetched nor accumulated.
 TEST(MmPredicate, MaskedColumnsUntouchedAndNeverRead) {
   for (bool t1 : {false, true}) {
