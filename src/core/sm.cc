@@ -437,17 +437,17 @@ void Sm::mbarrier_op(WarpSlot& w, std::uint64_t cycle) {
       raise(w, fmt::format("mbarrier at {:#x}: {}", op.mbar, st.error().message));
       return;
     }
-    c.mbarriers[op.mbar] = {.bar = bar, .waiters = {}};
+    c.mbarriers.init(op.mbar, bar);
     stall(w, StallReason::kDependency);
     wake(w, done);
     return;
   }
-  const auto it = c.mbarriers.find(op.mbar);
-  if (it == c.mbarriers.end()) {
+  MbarrierSlot* const found = c.mbarriers.find(op.mbar);
+  if (found == nullptr) {
     raise(w, fmt::format("mbarrier at shared offset {:#x} was never initialized", op.mbar));
     return;
   }
-  MbarrierSlot& m = it->second;
+  MbarrierSlot& m = *found;
   Result<bool> completed = false;
   const auto arrived = [](const Result<ArriveResult>& r) -> Result<bool> {
     if (!r) return r.errors();
@@ -532,10 +532,9 @@ std::vector<std::string> Sm::hang_report() const {
                          it == c->bars.end() ? 0 : it->second.arrived, c->alive);
       }
       if (!w->faulted && w->op.kind == OpKind::kMbarWait) {
-        const auto it = c->mbarriers.find(w->op.mbar);
-        if (it != c->mbarriers.end()) {
+        if (const MbarrierSlot* m = c->mbarriers.find(w->op.mbar); m != nullptr) {
           on = fmt::format("mbarrier at {:#x} waiting for parity {}: {}", w->op.mbar, w->op.parity,
-                           it->second.bar.state().describe());
+                           m->bar.state().describe());
         }
       }
       if (!w->faulted && w->group_wait) {

@@ -113,6 +113,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   struct WarpSlot;
   struct SubPartition;
   struct MbarrierSlot;
+  class MbarrierTable;
   struct TmaRecord;
 
   sim::Task<> run_warp(WarpSlot& w);

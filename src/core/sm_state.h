@@ -2,6 +2,7 @@
 // the files that implement Sm (sm.cc, sm_dsmem.cc). Not part of the SM's interface.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <map>
@@ -20,6 +21,36 @@ struct Sm::MbarrierSlot {
   std::vector<WarpSlot*> waiters;  // parked in mbarrier_wait_parity
 };
 
+// A CTA's mbarriers by shared offset. A CTA has a handful, and every wait, arrive and TMA
+// credit looks one up: the offsets are one sorted array (a probe or two in one host line),
+// not a tree of separately allocated nodes. Slots never move and are never erased.
+class Sm::MbarrierTable {
+ public:
+  MbarrierSlot* find(std::uint32_t offset) {
+    const auto it = std::lower_bound(offsets_.begin(), offsets_.end(), offset);
+    return it != offsets_.end() && *it == offset ? slots_[it - offsets_.begin()] : nullptr;
+  }
+  bool contains(std::uint32_t offset) { return find(offset) != nullptr; }
+  // mbarrier.init: a new slot, or the one at `offset` made afresh.
+  MbarrierSlot& init(std::uint32_t offset, const MBarrier& bar) {
+    MbarrierSlot* slot = find(offset);
+    if (slot == nullptr) {
+      storage_.push_back({});
+      slot = &storage_.back();
+      const auto at = std::lower_bound(offsets_.begin(), offsets_.end(), offset) - offsets_.begin();
+      offsets_.insert(offsets_.begin() + at, offset);
+      slots_.insert(slots_.begin() + at, slot);
+    }
+    *slot = {.bar = bar, .waiters = {}};
+    return *slot;
+  }
+
+ private:
+  std::vector<std::uint32_t> offsets_;  // ascending
+  std::vector<MbarrierSlot*> slots_;    // beside offsets_
+  std::deque<MbarrierSlot> storage_;    // stable addresses
+};
+
 struct Sm::Cta {
   CtaWork work;
   sched::CtaFootprint footprint;
@@ -27,9 +58,9 @@ struct Sm::Cta {
   std::vector<std::unique_ptr<WarpSlot>> warps;
   std::uint32_t alive = 0;
   std::function<void()> exited;
-  std::map<std::uint32_t, MbarrierSlot> mbarriers;  // by shared offset; never erased
-  // The barrier the last TMA landing credited (map nodes never move): every line of a box
-  // credits the same one, and the tree walk missed the host's caches.
+  MbarrierTable mbarriers;
+  // The barrier the last TMA landing credited (slots never move): every line of a box
+  // credits the same one.
   std::uint32_t credited_offset = 0;
   MbarrierSlot* credited = nullptr;
   struct Bar {

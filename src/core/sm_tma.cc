@@ -324,9 +324,8 @@ void Sm::tma_credit(const ClusterContext* k, std::uint32_t rank, std::uint32_t m
   }
   MbarrierSlot* slot = c->credited != nullptr && c->credited_offset == mbar ? c->credited : nullptr;
   if (slot == nullptr) {
-    const auto it = c->mbarriers.find(mbar);
-    if (it != c->mbarriers.end()) {
-      slot = &it->second;
+    slot = c->mbarriers.find(mbar);
+    if (slot != nullptr) {
       c->credited = slot;
       c->credited_offset = mbar;
     }
@@ -391,15 +390,15 @@ void Sm::mbarrier_arrive_remote(WarpSlot& w, std::uint64_t cycle) {
   const auto arrive = [&to, kp = &k, rank, mbar, count] {
     Cta* c = to.cta_of(kp, rank);
     if (c == nullptr) return;
-    const auto it = c->mbarriers.find(mbar);
-    if (it == c->mbarriers.end()) return;
-    const Result<ArriveResult> a = it->second.bar.arrive(count);
+    MbarrierSlot* const slot = c->mbarriers.find(mbar);
+    if (slot == nullptr) return;
+    const Result<ArriveResult> a = slot->bar.arrive(count);
     if (!a) {
       to.tma_errors_.push_back(fmt::format("remote mbarrier arrive on {:#x} of rank {}: {}", mbar,
                                            rank, a.errors().front().message));
       return;
     }
-    if (a->phase_completed) to.phase_completed(it->second, to.cycle_now());
+    if (a->phase_completed) to.phase_completed(*slot, to.cycle_now());
   };
   if (&to == this) {
     events().post(clock_.edge(cycle + cfg_.timing.mbarrier_latency), arrive);
