@@ -78,10 +78,11 @@ sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::
   request_bytes_ += bytes * weight;
   const sim::Cycles passed =
       calendar(request_calendars_, slice).book_first(clock_.first_cycle_from(at), bytes, weight);
-  const sim::Tick arrival = clock_.edge(passed + params_.latency_cycles);
-  if (!is_far(sm, slice)) return arrival;
+  // later(edge(c), n) is edge(c + n): one conversion, not three.
+  const sim::Cycles arrival = passed + params_.latency_cycles;
+  if (!is_far(sm, slice)) return clock_.edge(arrival);
   far_requests_ += weight;
-  return later(arrival, params_.cross_partition_cycles);
+  return clock_.edge(arrival + params_.cross_partition_cycles);
 }
 
 sim::Tick Crossbar::send_response_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
@@ -89,7 +90,7 @@ sim::Tick Crossbar::send_response_at(std::uint32_t slice, std::uint64_t bytes, s
   response_bytes_ += bytes * weight;
   const sim::Cycles passed =
       calendar(response_calendars_, slice).book_first(clock_.first_cycle_from(at), bytes, weight);
-  return later(clock_.edge(passed + params_.latency_cycles), extra_cycles);
+  return clock_.edge(passed + params_.latency_cycles + extra_cycles);  // later(edge(c), n)
 }
 
 }  // namespace xpusim::mem

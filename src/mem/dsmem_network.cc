@@ -50,8 +50,14 @@ DsmemNetwork::PushTimes DsmemNetwork::push_at(std::uint32_t from_sm, std::uint32
   // the tick returned is the last one's.
   stores_ += weight;
   bytes_ += std::uint64_t{bytes} * weight;
-  const sim::Tick arrived = book(from_sm, std::uint64_t{bytes} * weight, at);
-  return {.arrived = arrived, .acked = book(to_sm, kControlMessageBytes * weight, arrived)};
+  // In cycles: the acknowledgement leaves on the edge the data arrived at (first_cycle_from
+  // of edge(c) is c), so the two bookings need two conversions, not four.
+  const sim::Cycles at_far =
+      calendars_[from_sm].book(clock_.first_cycle_from(at), std::uint64_t{bytes} * weight) +
+      params_.latency_cycles;
+  const sim::Cycles back =
+      calendars_[to_sm].book(at_far, kControlMessageBytes * weight) + params_.latency_cycles;
+  return {.arrived = clock_.edge(at_far), .acked = clock_.edge(back)};
 }
 
 // One message and its reply: the first leg's arrival at the far end, then the reply's at
