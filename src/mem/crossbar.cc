@@ -85,12 +85,12 @@ sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::
   return clock_.edge(arrival + params_.cross_partition_cycles);
 }
 
-sim::Tick Crossbar::send_response_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
-                                     sim::Cycles extra_cycles, std::uint32_t weight) {
+sim::Cycles Crossbar::response_cycle_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
+                                        sim::Cycles extra_cycles, std::uint32_t weight) {
   response_bytes_ += bytes * weight;
   const sim::Cycles passed =
       calendar(response_calendars_, slice).book_first(clock_.first_cycle_from(at), bytes, weight);
-  return clock_.edge(passed + params_.latency_cycles + extra_cycles);  // later(edge(c), n)
+  return passed + params_.latency_cycles + extra_cycles;  // later(edge(c), n) is edge(c + n)
 }
 
 }  // namespace xpusim::mem

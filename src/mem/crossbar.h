@@ -52,7 +52,13 @@ class Crossbar : public sim::Component {
   // transaction-level timing books a response when its request is issued (each response port
   // is then a sim::BandwidthCalendar of 16-cycle windows instead of a FIFO).
   sim::Tick send_response_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
-                             sim::Cycles extra_cycles, std::uint32_t weight = 1);
+                             sim::Cycles extra_cycles, std::uint32_t weight = 1) {
+    return clock_.edge(response_cycle_at(slice, bytes, at, extra_cycles, weight));
+  }
+  // The same as the L2 cycle whose edge it returns (a caller on a clock of the same
+  // frequency needs no conversion back).
+  sim::Cycles response_cycle_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
+                                sim::Cycles extra_cycles, std::uint32_t weight = 1);
 
   const CrossbarParams& params() const { return params_; }
   std::uint32_t near_partition(std::uint32_t sm) const { return near_partition_of_sm_[sm]; }

@@ -379,8 +379,7 @@ sim::Tick MemorySystem::read_through_l2(std::uint32_t sm, std::uint64_t line, st
   const sim::Tick arrival = xbar_->send_request_at(sm, slice, kControlMessageBytes, at);
   const L2Slice::Answer a = l2_->slice(slice).read_at(line, sectors, arrival, weight);
   if (sampled != nullptr) *sampled = SampledLoad{.arrival = arrival, .answer = a};
-  const sim::Tick back = xbar_->send_response_at(slice, sector_bytes(sectors), a.ready, a.pipeline);
-  return cycles_after(sm_clock_, back, params_.l1.hit_latency_cycles);
+  return back_at_sm(xbar_->response_cycle_at(slice, sector_bytes(sectors), a.ready, a.pipeline));
 }
 
 void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lines,
@@ -451,8 +450,7 @@ sim::Tick MemorySystem::follow_at(const MemRequest& r, sim::Tick at, const Sampl
         hbm_->sectors_at(line, sectors, /*write=*/false, arrival + (a.hbm_from - by.arrival));
     ready = cycles_after(l2_clock_, done, params_.l2.hit_latency_cycles);
   }
-  const sim::Tick back = xbar_->send_response_at(slice, sector_bytes(sectors), ready, a.pipeline);
-  return cycles_after(sm_clock_, back, params_.l1.hit_latency_cycles);
+  return back_at_sm(xbar_->response_cycle_at(slice, sector_bytes(sectors), ready, a.pipeline));
 }
 
 }  // namespace xpusim::mem

@@ -189,6 +189,13 @@ class MemorySystem : public sim::Component {
   bool transactions_;  // params_.timing == kTransactions
   sim::Clock sm_clock_;
   sim::Clock l2_clock_;
+  // A response that left the crossbar at L2 edge `l2_cycle`, through the L1's hit latency:
+  // the tick it is back in the SM. With one frequency the edges coincide (no conversion).
+  sim::Tick back_at_sm(sim::Cycles l2_cycle) const {
+    if (sm_clock_.frequency_hz() == l2_clock_.frequency_hz())
+      return sm_clock_.edge(l2_cycle + params_.l1.hit_latency_cycles);
+    return cycles_after(sm_clock_, l2_clock_.edge(l2_cycle), params_.l1.hit_latency_cycles);
+  }
   PhysicalAddressMap map_;
   std::unique_ptr<Component> l1_group_;
   std::vector<std::unique_ptr<L1Cache>> l1_;
