@@ -43,11 +43,12 @@ class Clock {
   // many events share a tick: the last answer is kept (two conversions saved per repeat).
   Cycles next_cycle() const { return first_cycle_from(queue_->now()); }
   // Cycle number of the first edge at or after t (edge c lies in cycle c).
+  // edge(c) = ceil(c num / den) >= t holds exactly when c num > (t - 1) den, so the first
+  // such c is cycle_at(t - 1) + 1: one conversion, not two.
   Cycles first_cycle_from(Tick t) const {
     if (t == memo_tick_) return memo_cycle_;
-    const Cycles c = cycle_at(t);
     memo_tick_ = t;
-    memo_cycle_ = edge(c) == t ? c : c + 1;
+    memo_cycle_ = t == 0 ? 0 : cycle_at(t - 1) + 1;
     return memo_cycle_;
   }
 

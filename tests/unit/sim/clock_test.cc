@@ -49,6 +49,26 @@ TEST(Clock, FirstCycleFromIsRightInAnyOrder) {
   EXPECT_EQ(c.next_cycle(), 0u);  // now() is 0
 }
 
+// Against the definition, on frequencies whose periods are and are not whole picoseconds,
+// at edges, just before and after them, and at ticks too large for 64-bit products.
+TEST(Clock, FirstCycleFromIsTheFirstEdgeAtOrAfter) {
+  EventQueue q;
+  std::uint64_t seed = 99;
+  for (const std::uint64_t hz : {1'000'000'000ULL, 1'830'000'000ULL, 1'980'000'000ULL,
+                                 1'593'000'000ULL, 3'000'000'000ULL, 700'000'000ULL}) {
+    Clock c(q, hz);
+    for (int i = 0; i < 3000; ++i) {
+      seed = seed * 6364136223846793005u + 1442695040888963407u;
+      const Cycles k = (seed >> 24) % (i < 2000 ? 1'000'000 : 50'000'000'000'000ULL);
+      for (const Tick t : {c.edge(k), c.edge(k) + 1, c.edge(k) - (k > 0 ? 1 : 0)}) {
+        const Cycles f = c.first_cycle_from(t);
+        ASSERT_GE(c.edge(f), t) << hz << " Hz, tick " << t;
+        ASSERT_TRUE(f == 0 || c.edge(f - 1) < t) << hz << " Hz, tick " << t;
+      }
+    }
+  }
+}
+
 TEST(Clock, HugeTicksUseWideArithmetic) {
   EventQueue q;
   Clock c(q, 1'830'000'000);
