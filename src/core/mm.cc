@@ -218,13 +218,16 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
       // vectorizes, and the walk below only to name the bad entry.
       const bool every = mm.t1 || mm.column_predicate.empty();
       if (mm.b_strided) {
-        // The last entry that counts is the highest; the stride must not wrap on the way.
-        std::size_t last = want - 1;
-        while (!every && last > 0 && !column_on(mm, static_cast<std::uint32_t>(last)))
-          --last;
+        // The last entry that counts is the highest; the stride must not wrap on the way. As
+        // with a list, entries whose columns are off do not count (none may be on).
+        std::size_t counted = want;
+        while (!every && counted > 0 && !column_on(mm, static_cast<std::uint32_t>(counted - 1)))
+          --counted;
+        const std::uint64_t last = counted == 0 ? 0 : counted - 1;
         std::uint64_t offset = 0, end = 0;
-        if (__builtin_mul_overflow(std::uint64_t{last}, mm.b_stride, &offset) ||
-            __builtin_add_overflow(mm.b_start, offset, &end) || end > kMax - span) {
+        if (counted > 0 &&
+            (__builtin_mul_overflow(last, mm.b_stride, &offset) ||
+             __builtin_add_overflow(mm.b_start, offset, &end) || end > kMax - span)) {
           fail(
               fmt::format("b_start {:#x} + {} x b_stride {:#x} + {} bytes wraps the 64-bit "
                           "address space",

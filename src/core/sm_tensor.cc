@@ -362,12 +362,10 @@ namespace {
 
 // The same B starts, in either form (kernel::MmInstruction::b_strided).
 bool same_b_starts(const kernel::MmInstruction& a, const kernel::MmInstruction& b) {
-  if (a.b_strided && b.b_strided) {
-    return a.b_entries() == b.b_entries() && a.b_start == b.b_start &&
-           (a.b_entries() < 2 || a.b_stride == b.b_stride);
-  }
-  if (!a.b_strided && !b.b_strided) return a.b_addresses == b.b_addresses;
   if (a.b_entries() != b.b_entries()) return false;
+  if (a.b_strided && b.b_strided) {
+    return a.b_start == b.b_start && (a.b_entries() < 2 || a.b_stride == b.b_stride);
+  }
   for (std::size_t i = 0; i < a.b_entries(); ++i)
     if (a.b_address(i) != b.b_address(i)) return false;
   return true;

@@ -30,7 +30,7 @@ class RegisterFile {
   std::uint32_t regs_per_thread() const { return regs_; }
   // Inline: kernels and the functional mm touch registers one by one. Every register reads
   // 0 until written; the words are allocated at the first write (a timing-only run, which
-  // moves no values, never allocates a warp's 32 KiB).
+  // moves no values, never allocates them).
   std::uint32_t& at(std::uint32_t thread, std::uint32_t reg) {
     XPUSIM_CHECK(thread < threads_ && reg < regs_, "register index out of the register file");
     if (words_.empty()) allocate();

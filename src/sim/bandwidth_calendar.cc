@@ -20,8 +20,7 @@ BandwidthCalendar::BandwidthCalendar(std::uint64_t bytes_per_cycle, std::size_t 
     : mask_(std::bit_ceil(std::max<std::size_t>(slots, 4096)) / 64 - 1),
       per_cycle_(std::max<std::uint64_t>(bytes_per_cycle, 1)) {
   XPUSIM_CHECK(bytes_per_cycle > 0, "a bandwidth calendar needs a positive bandwidth");
-  const std::size_t words = ring_words() + ring_words() / 64;
-  words_ = std::make_unique<std::uint64_t[]>(words);  // zeroed: every cycle free
+  words_ = std::make_unique<std::uint64_t[]>(all_words());  // zeroed: every cycle free
 }
 
 BandwidthCalendar::BandwidthCalendar(const BandwidthCalendar& o)
@@ -31,9 +30,8 @@ BandwidthCalendar::BandwidthCalendar(const BandwidthCalendar& o)
       bytes_booked_(o.bytes_booked_),
       busy_cycles_(o.busy_cycles_),
       late_(o.late_) {
-  const std::size_t words = ring_words() + ring_words() / 64;
-  words_ = std::make_unique<std::uint64_t[]>(words);
-  std::copy(o.words_.get(), o.words_.get() + words, words_.get());
+  words_ = std::make_unique<std::uint64_t[]>(all_words());
+  std::copy(o.words_.get(), o.words_.get() + all_words(), words_.get());
 }
 
 BandwidthCalendar& BandwidthCalendar::operator=(const BandwidthCalendar& o) {
@@ -45,7 +43,7 @@ void BandwidthCalendar::slide_to(std::uint64_t word) {
   // Keep half the ring behind the newest word for bookings that come late.
   const std::uint64_t base = word - ring_words() / 2;
   if (base - base_ >= ring_words()) {
-    std::fill(words_.get(), words_.get() + ring_words() + ring_words() / 64, 0);
+    std::fill(words_.get(), words_.get() + all_words(), 0);
   } else {
     for (std::uint64_t w = base_; w < base; ++w) {
       const std::uint64_t i = w & mask_;

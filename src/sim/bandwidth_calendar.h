@@ -68,6 +68,7 @@ class alignas(64) BandwidthCalendar {
   // The first word from `w` on that is not full (past the ring's end if none is).
   std::uint64_t first_open_word(std::uint64_t w) const;
   std::size_t ring_words() const { return mask_ + 1; }
+  std::size_t all_words() const { return ring_words() + ring_words() / 64; }  // and the summary
   // The summary: a bit per word of the ring, set while it is full, after the ring's words.
   std::uint64_t* full() const { return words_.get() + ring_words(); }
 

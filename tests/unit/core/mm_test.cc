@@ -1013,6 +1013,14 @@ TEST(MmStrided, AStartAndAStrideAreTheListTheyName) {
                {"b_start 0xffffffffffff0000 + 3 x b_stride 0x8000 + 16 bytes wraps"});
   wraps.column_predicate = {true, false, false, false};  // only start 0 counts
   EXPECT_TRUE(validate_mm(wraps, regs).ok());
+  wraps.b_start = ~std::uint64_t{0};  // wraps at once, but no column is on: as with a list
+  wraps.column_predicate = {false, false, false, false};
+  EXPECT_TRUE(validate_mm(wraps, regs).ok());
+  MmInstruction listed = wraps;
+  listed.b_strided = false;
+  listed.b_addresses = {wraps.b_address(0), wraps.b_address(1), wraps.b_address(2),
+                        wraps.b_address(3)};
+  EXPECT_TRUE(validate_mm(listed, regs).ok());
 }
 
 // §5 item 4 (¶95, ¶105): masked columns are neither fetched nor accumulated.
