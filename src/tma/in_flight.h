@@ -6,7 +6,9 @@
 // buckets over the host's caches and ran no faster (docs/performance.md, fifteenth session).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "sim/tick.h"
@@ -35,6 +37,30 @@ class InFlight {
     for (; at > head_ && ticks_[at - 1] > t; --at)
       ticks_[at] = ticks_[at - 1];
     ticks_[at] = t;
+  }
+  // Adds every tick of `batch` (sorted here) in one pass from the back: an entry later than the
+  // batch's earliest moves once, not once per tick. A set-sampled group's lines land close
+  // together, often before misses issued earlier. (Binary searches with block moves ran
+  // slower: the array is cold when a box comes, and the searches' loads are serial.)
+  void push(std::span<sim::Tick> batch) {
+    if (batch.empty()) return;
+    std::sort(batch.begin(), batch.end());
+    if (head_ >= 1024 && head_ * 2 >= ticks_.size()) {
+      ticks_.erase(ticks_.begin(), ticks_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    const std::size_t old = ticks_.size();
+    ticks_.resize(old + batch.size());
+    sim::Tick* const t = ticks_.data();
+    const std::size_t head = head_;
+    std::size_t from = old, to = ticks_.size(), b = batch.size();
+    while (b > 0) {
+      if (from > head && t[from - 1] > batch[b - 1]) {
+        t[--to] = t[--from];
+      } else {
+        t[--to] = batch[--b];
+      }
+    }
   }
 
  private:

@@ -1,7 +1,9 @@
 // The global memory requests of one TMA operation (seed0 ¶89: ≤128 B, never across a 128 B
-// line, in issue order), stored run-length coded: consecutive whole lines are one run. A
-// 16 KiB box of 128 B rows is then one run, not 128 entries, which keeps the golden copy
-// near memcpy speed; iterating still yields one GlobalRequest per request.
+// line, in issue order), stored run-length coded: requests of one size at a constant step
+// are one run. A 16 KiB box of 128 B rows is then one run, not 128 entries, whether its rows
+// are adjacent (a step of 128 B) or a tensor's rows apart (the row pitch), which keeps the
+// golden copy near memcpy speed and a box's list without an allocation; iterating still
+// yields one GlobalRequest per request.
 #pragma once
 
 #include <algorithm>
@@ -27,12 +29,15 @@ struct GlobalRequest {
 
 class RequestList {
  public:
-  // `count` requests of `bytes` each at address + i * kLineBytes. Runs of whole lines are
-  // maximal (adjacent whole lines always merge), so equal sequences have equal runs.
+  // `count` requests of `bytes` each at address + i * step (step 0 for a single one). A
+  // request joins the last run when it has the run's size and continues its steps (the
+  // second request of a run sets the step; steps go forward), so equal sequences have equal
+  // runs.
   struct Run {
     mem::Addr address = 0;
     std::uint32_t bytes = 0;
     std::uint32_t count = 0;
+    std::uint64_t step = 0;
     friend bool operator==(const Run&, const Run&) = default;
   };
 
@@ -46,7 +51,7 @@ class RequestList {
     Iterator() = default;
     Iterator(const Run* run, std::uint32_t i) : run_(run), i_(i) {}
     GlobalRequest operator*() const {
-      return {.address = run_->address + std::uint64_t{i_} * kLineBytes, .bytes = run_->bytes};
+      return {.address = run_->address + std::uint64_t{i_} * run_->step, .bytes = run_->bytes};
     }
     Iterator& operator++() {
       if (++i_ == run_->count) ++run_, i_ = 0;
@@ -69,12 +74,12 @@ class RequestList {
   void append(mem::Addr addr, std::uint64_t bytes) {
     if (bytes == 0) return;
     const std::uint64_t head = std::min<std::uint64_t>(kLineBytes - addr % kLineBytes, bytes);
-    if (head < kLineBytes) push(addr, static_cast<std::uint32_t>(head), 1);
+    if (head < kLineBytes) push(addr, static_cast<std::uint32_t>(head));
     const mem::Addr first = head < kLineBytes ? addr + head : addr;
     const std::uint64_t rest = bytes - (head < kLineBytes ? head : 0);
     if (const std::uint64_t lines = rest / kLineBytes; lines > 0) lines_at(first, lines);
     if (const std::uint64_t tail = rest % kLineBytes; tail != 0) {
-      push(first + rest / kLineBytes * kLineBytes, static_cast<std::uint32_t>(tail), 1);
+      push(first + rest / kLineBytes * kLineBytes, static_cast<std::uint32_t>(tail));
     }
   }
 
@@ -98,31 +103,47 @@ class RequestList {
  private:
   static constexpr std::uint64_t kMaxCount = UINT32_MAX;
 
-  // n whole lines from `a` (line-aligned), merged into the last run where they continue it.
+  // n whole lines from `a` (line-aligned): as n single requests, but a run of adjacent lines
+  // takes them all at once.
   void lines_at(mem::Addr a, std::uint64_t n) {
-    if (runs_ > 0) {
-      Run& last = data()[runs_ - 1];
-      if (last.bytes == kLineBytes && last.address + std::uint64_t{last.count} * kLineBytes == a) {
-        const std::uint64_t take = std::min(n, kMaxCount - last.count);
-        last.count += static_cast<std::uint32_t>(take), size_ += take;
-        a += take * kLineBytes, n -= take;
+    while (n > 0) {
+      if (runs_ > 0) {
+        Run& last = data()[runs_ - 1];
+        if (last.bytes == kLineBytes && last.count >= 2 && last.step == kLineBytes &&
+            last.address + std::uint64_t{last.count} * kLineBytes == a) {
+          const std::uint64_t take = std::min(n, kMaxCount - last.count);
+          last.count += static_cast<std::uint32_t>(take), size_ += take;
+          a += take * kLineBytes, n -= take;
+          if (n == 0) return;
+        }
       }
-    }
-    for (; n > 0;) {
-      const std::uint64_t take = std::min(n, kMaxCount);
-      push(a, kLineBytes, static_cast<std::uint32_t>(take));
-      a += take * kLineBytes, n -= take;
+      push(a, kLineBytes);
+      a += kLineBytes, --n;
     }
   }
-  void push(mem::Addr a, std::uint32_t bytes, std::uint32_t count) {
-    const Run r{.address = a, .bytes = bytes, .count = count};
+  // One request: the last run's next, or a new run.
+  void push(mem::Addr a, std::uint32_t bytes) {
+    if (runs_ > 0) {
+      Run& last = data()[runs_ - 1];
+      if (last.bytes == bytes && last.count < kMaxCount) {
+        if (last.count == 1 && a > last.address) {
+          last.step = a - last.address, last.count = 2, ++size_;
+          return;
+        }
+        if (last.count >= 2 && a == last.address + std::uint64_t{last.count} * last.step) {
+          ++last.count, ++size_;
+          return;
+        }
+      }
+    }
+    const Run r{.address = a, .bytes = bytes, .count = 1};
     if (heap_.empty() && runs_ < inline_.size()) {
       inline_[runs_] = r;
     } else {
       if (heap_.empty()) heap_.assign(inline_.begin(), inline_.begin() + runs_);
       heap_.push_back(r);
     }
-    ++runs_, size_ += count;
+    ++runs_, ++size_;
   }
   // The first runs live inline: most boxes are one to three runs, and a heap allocation per
   // TMA request would cost more than the copy of a small box.

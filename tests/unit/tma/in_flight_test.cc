@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "sim/rng.h"
 
@@ -51,6 +52,41 @@ TEST(InFlight, MatchesASortedMultisetUnderTheOutstandingLimit) {
       ref.erase(ref.begin());
     }
     EXPECT_TRUE(heap.empty());
+  }
+}
+
+// A batch push is the same as its ticks pushed one by one, whatever their order.
+TEST(InFlight, ABatchIsItsTicksPushedOneByOne) {
+  sim::Rng rng = sim::Rng::for_stream(5, "in-flight-batch");
+  for (int trial = 0; trial < 40; ++trial) {
+    InFlight batched, single;
+    std::multiset<sim::Tick> ref;
+    sim::Tick now = rng.uniform(1'000'000);
+    for (int step = 0; step < 2000; ++step) {
+      now += rng.uniform(50);
+      while (!ref.empty() && *ref.begin() <= now) {
+        ASSERT_EQ(batched.front(), *ref.begin());
+        ASSERT_EQ(single.front(), *ref.begin());
+        batched.pop();
+        single.pop();
+        ref.erase(ref.begin());
+      }
+      std::vector<sim::Tick> batch(rng.uniform(12));  // empty batches too
+      const sim::Tick latency = rng.bernoulli(0.5) ? 300 : 900 + rng.uniform(2000);
+      for (sim::Tick& t : batch) {
+        t = now + latency + rng.uniform(40);
+        single.push(t);
+        ref.insert(t);
+      }
+      batched.push(std::span<sim::Tick>(batch));
+      ASSERT_EQ(batched.size(), ref.size()) << "trial " << trial << " step " << step;
+      ASSERT_EQ(single.size(), ref.size());
+    }
+    for (; !ref.empty(); ref.erase(ref.begin())) {
+      ASSERT_EQ(batched.front(), *ref.begin());
+      batched.pop();
+    }
+    EXPECT_TRUE(batched.empty());
   }
 }
 

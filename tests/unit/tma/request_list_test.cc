@@ -21,14 +21,31 @@ TEST(RequestList, AdjacentWholeLinesMergeIntoOneRun) {
   for (int row = 0; row < 128; ++row)
     r.append(0x4000 + row * 128, 128);
   ASSERT_EQ(r.runs().size(), 1u);
-  EXPECT_EQ(r.runs()[0], (RequestList::Run{.address = 0x4000, .bytes = 128, .count = 128}));
+  EXPECT_EQ(r.runs()[0],
+            (RequestList::Run{.address = 0x4000, .bytes = 128, .count = 128, .step = 128}));
   EXPECT_EQ(r.size(), 128u);
   EXPECT_EQ(r[127], (GlobalRequest{0x4000 + 127 * 128, 128}));
   r.append(0x4000 + 129 * 128, 128);  // a gap: a new run
-  r.append(0x4000 + 130 * 128, 64);   // a partial line never merges
+  r.append(0x4000 + 130 * 128, 64);   // another size: a new run
   r.append(0x4000 + 130 * 128 + 64, 64);
-  EXPECT_EQ(r.runs().size(), 4u);
-  EXPECT_EQ(r.size(), 131u);
+  r.append(0x4000 + 132 * 128, 64);  // not the run's next (131 * 128): a new run
+  ASSERT_EQ(r.runs().size(), 4u);
+  EXPECT_EQ(r.runs()[2],
+            (RequestList::Run{.address = 0x4000 + 130 * 128, .bytes = 64, .count = 2, .step = 64}));
+  EXPECT_EQ(r.size(), 132u);
+}
+
+// A box's rows a tensor's row pitch apart (a K-major tile of a wide matrix) are one run.
+TEST(RequestList, RowsAPitchApartAreOneRun) {
+  RequestList r;
+  for (int row = 0; row < 128; ++row)
+    r.append(0x10000 + row * 16384, 128);
+  ASSERT_EQ(r.runs().size(), 1u);
+  EXPECT_EQ(r.runs()[0],
+            (RequestList::Run{.address = 0x10000, .bytes = 128, .count = 128, .step = 16384}));
+  EXPECT_EQ(r[5], (GlobalRequest{0x10000 + 5 * 16384, 128}));
+  r.append(0x10000 - 128, 128);  // steps only go forward
+  EXPECT_EQ(r.runs().size(), 2u);
 }
 
 TEST(RequestList, MatchesTheNaiveSplitOnRandomRanges) {
@@ -41,7 +58,10 @@ TEST(RequestList, MatchesTheNaiveSplitOnRandomRanges) {
       const std::uint64_t bytes = rng() % 3 == 0 ? 128 * (rng() % 5) : rng() % 700;
       got.append(a, bytes);
       naive_split(want, a, bytes);
-      a += bytes + (rng() % 2 == 0 ? 0 : 16 * (rng() % 9));  // often adjacent
+      // Often adjacent, sometimes a pitch apart (as a box's rows), sometimes going back.
+      const int gap = static_cast<int>(rng() % 4);
+      a += gap == 0 ? bytes : gap == 1 ? 16 * (rng() % 9) + bytes : gap == 2 ? 4096 : 0;
+      if (gap == 3) a = rng() % 4096;
     }
     ASSERT_EQ(got, want) << "trial " << trial;
     ASSERT_EQ(got.to_vector(), want);
