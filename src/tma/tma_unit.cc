@@ -619,13 +619,7 @@ void TmaUnit::issue_box(Active& a) {
   // Times a line whose data is at the SM at `done`: its slot, and its landing at every
   // destination.
   const auto landed = [&](const GlobalRequest& r, sim::Tick done) {
-    // A sampled group's lines join the lines in flight together (no line of the group
-    // looks at them before the group is timed).
-    if (sampling) {
-      group_done_.push_back(done);
-    } else {
-      in_flight_.push(done);
-    }
+    in_flight_.push(done);
     for (std::uint32_t d = 0; d < a.destinations; ++d) {
       const std::uint32_t to = a.dests[d].sm;
       if (to == sm) {
@@ -659,13 +653,10 @@ void TmaUnit::issue_box(Active& a) {
     }
     sim::Tick t = clock_.edge(c);
     if (slots > 0) {
-      while (!in_flight_.empty() && in_flight_.front() <= t)
-        in_flight_.pop();
-      while (!in_flight_.empty() && in_flight_.size() + slots > params_.max_outstanding) {
-        c = std::max(c, clock_.first_cycle_from(in_flight_.front()));
+      in_flight_.make_room(t, slots, params_.max_outstanding, [&](sim::Tick back) {
+        c = std::max(c, clock_.first_cycle_from(back));
         t = clock_.edge(c);
-        in_flight_.pop();
-      }
+      });
     }
     if (c != rate_cycle_) {
       rate_cycle_ = c;
@@ -694,8 +685,6 @@ void TmaUnit::issue_box(Active& a) {
              memory_.follow_at(request(group_lines_[j].first), group_lines_[j].second, by));
     }
     group_lines_.clear();
-    in_flight_.push(std::span<sim::Tick>(group_done_));
-    group_done_.clear();
   }
   issuing_until_.push_back(c);
   a.issued = a.responded = a.total;

@@ -205,7 +205,6 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   // group's lines with their issue ticks.
   std::vector<std::uint32_t> sampled_;
   std::vector<std::pair<GlobalRequest, sim::Tick>> group_lines_;
-  std::vector<sim::Tick> group_done_;  // when each of the group's lines is back
   std::deque<std::uint64_t> issuing_until_;
   std::vector<Active*> free_;
   std::uint32_t active_ = 0;  // operations queued or in flight
