@@ -83,6 +83,17 @@ class RequestList {
     }
   }
 
+  // `rows` ranges of `bytes` each, `step` bytes apart from `addr` (a box's rows): the same
+  // as appending them one by one, with rows of one aligned line taken a run at a time.
+  void append_rows(mem::Addr addr, std::uint64_t bytes, std::uint64_t rows, std::uint64_t step) {
+    if (bytes != kLineBytes || addr % kLineBytes != 0 || step == 0 || step % kLineBytes != 0) {
+      for (std::uint64_t r = 0; r < rows; ++r)
+        append(addr + r * step, bytes);
+      return;
+    }
+    lines_at(addr, rows, step);
+  }
+
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   std::span<const Run> runs() const { return {data(), runs_}; }
@@ -103,22 +114,22 @@ class RequestList {
  private:
   static constexpr std::uint64_t kMaxCount = UINT32_MAX;
 
-  // n whole lines from `a` (line-aligned): as n single requests, but a run of adjacent lines
-  // takes them all at once.
-  void lines_at(mem::Addr a, std::uint64_t n) {
+  // n whole lines from `a` (line-aligned), `step` apart: as n single requests, but a run of
+  // lines at that step takes them all at once.
+  void lines_at(mem::Addr a, std::uint64_t n, std::uint64_t step = kLineBytes) {
     while (n > 0) {
       if (runs_ > 0) {
         Run& last = data()[runs_ - 1];
-        if (last.bytes == kLineBytes && last.count >= 2 && last.step == kLineBytes &&
-            last.address + std::uint64_t{last.count} * kLineBytes == a) {
+        if (last.bytes == kLineBytes && last.count >= 2 && last.step == step &&
+            last.address + std::uint64_t{last.count} * step == a) {
           const std::uint64_t take = std::min(n, kMaxCount - last.count);
           last.count += static_cast<std::uint32_t>(take), size_ += take;
-          a += take * kLineBytes, n -= take;
+          a += take * step, n -= take;
           if (n == 0) return;
         }
       }
       push(a, kLineBytes);
-      a += kLineBytes, --n;
+      a += step, --n;
     }
   }
   // One request: the last run's next, or a new run.

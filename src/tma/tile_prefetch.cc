@@ -7,17 +7,21 @@ namespace xpusim::tma {
 
 void append_box_requests(const BoxPlan& p, CopyReport& rep) {
   const std::uint64_t n0 = p.count[0];
-  for_each_row(p, [&](const BoxRow& row) {
-    const bool any = row.in_bounds && p.lo < p.hi;
-    rep.oob_elements += (any ? n0 - (p.hi - p.lo) : n0) * p.unit.values;
-    if (!any) return;
-    if (p.contiguous) {
-      rep.global_requests.append(p.unit_address(row.address, p.lo),
-                                 (p.hi - p.lo) * std::uint64_t{p.unit.global_bytes});
+  const bool any = p.lo < p.hi;
+  for_each_row_run(p, [&](const RowRun& run) {
+    const bool in = run.in_bounds && any;
+    rep.oob_elements += run.rows * (in ? n0 - (p.hi - p.lo) : n0) * p.unit.values;
+    if (!in) return;
+    if (p.contiguous) {  // one range per row, the rows address_step apart
+      rep.global_requests.append_rows(p.unit_address(run.address, p.lo),
+                                      (p.hi - p.lo) * std::uint64_t{p.unit.global_bytes}, run.rows,
+                                      run.address_step);
       return;
     }
-    for (std::uint32_t i = p.lo; i < p.hi; ++i) {
-      rep.global_requests.append(p.unit_address(row.address, i), p.unit.global_bytes);
+    for (std::uint64_t r = 0; r < run.rows; ++r) {
+      const mem::Addr row = run.address + r * run.address_step;
+      for (std::uint32_t i = p.lo; i < p.hi; ++i)
+        rep.global_requests.append(p.unit_address(row, i), p.unit.global_bytes);
     }
   });
   rep.elements = p.rows * n0 * p.unit.values;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace xpusim::tma {
@@ -71,6 +72,25 @@ TEST(RequestList, MatchesTheNaiveSplitOnRandomRanges) {
     for (const GlobalRequest& q : want)
       again.append(q.address, q.bytes);
     EXPECT_EQ(again, got);
+  }
+}
+
+// append_rows is its rows appended one by one: the same requests and the same runs.
+TEST(RequestList, AppendRowsIsItsRowsOneByOne) {
+  std::mt19937_64 rng(11);
+  const std::uint64_t steps[] = {0, 64, 128, 256, 16384, 16384 + 64};
+  for (int trial = 0; trial < 400; ++trial) {
+    RequestList rows, one_by_one;
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n; ++k) {
+      const mem::Addr a = rng() % 3 == 0 ? 128 * (rng() % 64) : rng() % 8192;
+      const std::uint64_t bytes = rng() % 2 == 0 ? 128 : 1 + rng() % 300;
+      const std::uint64_t count = rng() % 40, step = steps[rng() % 6];
+      rows.append_rows(a, bytes, count, step);
+      for (std::uint64_t r = 0; r < count; ++r)
+        one_by_one.append(a + r * step, bytes);
+    }
+    ASSERT_EQ(rows.size(), one_by_one.size()) << "trial " << trial;
+    ASSERT_TRUE(std::ranges::equal(rows.runs(), one_by_one.runs())) << "trial " << trial;
   }
 }
 
