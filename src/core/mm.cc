@@ -492,6 +492,18 @@ std::uint64_t mm_fetch_line_count(const MmInstruction& mm, std::uint32_t line_by
     const std::size_t columns = std::min<std::size_t>(mm.n, mm.b_entries());
     if (bytes == 0) return 0;
     const bool every = mm.column_predicate.empty();
+    // Strided columns a whole number of lines apart all sit at the same offset in their first
+    // line, so each covers `per` lines and the union has a closed form (what gemm.tma issues
+    // every k-step). The starts must not wrap the address space (validation refuses that).
+    std::uint64_t span = 0, end = 0;
+    if (every && columns > 0 && mm.b_strided && mm.b_stride % line_bytes == 0 &&
+        !__builtin_mul_overflow(std::uint64_t{columns - 1}, mm.b_stride, &span) &&
+        !__builtin_add_overflow(mm.b_start, span, &end) &&
+        !__builtin_add_overflow(end, bytes - 1, &end)) {
+      const std::uint64_t per = (mm.b_start % line_bytes + bytes - 1) / line_bytes + 1;
+      const std::uint64_t apart = mm.b_stride / line_bytes;
+      return apart >= per ? columns * per : (columns - 1) * apart + per;
+    }
     if (every && pow2) {
       // The common case (every column on, lines a power of two) without the lambdas: columns
       // in address order merge in one pass; the first one out of order falls back below.
