@@ -54,7 +54,10 @@ sim::Tick HbmChannel::access_many_at(std::uint64_t count, std::uint64_t bytes, b
 }
 
 Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& map)
-    : Component(parent, "hbm"), params_(params), map_(map) {
+    : Component(parent, "hbm"),
+      params_(params),
+      map_(map),
+      line_in_one_block_(map.params().hbm_interleave_bytes % map.params().line_bytes == 0) {
   XPUSIM_CHECK(params.channels > 0 && params.bandwidth_bytes_per_s >= params.channels,
                "every HBM channel needs at least 1 B/s");
   // Rounded down to whole B/s per channel: at most channels - 1 B/s lost in total.
@@ -82,6 +85,10 @@ template <class Book>
 sim::Tick Hbm::book_sectors(std::uint64_t line, std::uint32_t sectors, sim::Tick start, Book book) {
   const std::uint32_t sector_bytes = map_.params().sector_bytes;
   const Addr line_addr = map_.line_addr(line);
+  if (line_in_one_block_) {  // one run: the line's sectors share its block's channel
+    if (sectors == 0) return start;
+    return std::max(start, book(channel(line_addr), std::popcount(sectors)));
+  }
   sim::Tick done = start;
   // Sectors of one interleave block share a channel; bookings on different channels are
   // independent, so a run of them books at once (access_many) with the same result.

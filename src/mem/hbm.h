@@ -81,6 +81,8 @@ class Hbm : public sim::Component {
 
   HbmParams params_;
   const PhysicalAddressMap& map_;
+  // Interleave blocks are whole lines (blocks and lines aligned): a line is one run.
+  bool line_in_one_block_;
   std::vector<std::unique_ptr<HbmChannel>> channels_;
 };
 
