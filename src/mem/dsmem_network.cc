@@ -40,6 +40,13 @@ sim::Tick DsmemNetwork::book(std::uint32_t sm, std::uint64_t bytes, sim::Tick at
 DsmemNetwork::PushTimes DsmemNetwork::push_at(std::uint32_t from_sm, std::uint32_t to_sm,
                                               std::uint32_t bytes, sim::Tick at,
                                               std::uint32_t weight) {
+  const PushCycles c = push_cycles_at(from_sm, to_sm, bytes, at, weight);
+  return {.arrived = clock_.edge(c.arrived), .acked = clock_.edge(c.acked)};
+}
+
+DsmemNetwork::PushCycles DsmemNetwork::push_cycles_at(std::uint32_t from_sm, std::uint32_t to_sm,
+                                                      std::uint32_t bytes, sim::Tick at,
+                                                      std::uint32_t weight) {
   XPUSIM_CHECK(!calendars_.empty() && at >= now(),
                "push_at needs the transaction-level timing and a tick not in the past");
   XPUSIM_CHECK(from_sm < ports_.size() && to_sm < ports_.size(),
@@ -51,13 +58,13 @@ DsmemNetwork::PushTimes DsmemNetwork::push_at(std::uint32_t from_sm, std::uint32
   stores_ += weight;
   bytes_ += std::uint64_t{bytes} * weight;
   // In cycles: the acknowledgement leaves on the edge the data arrived at (first_cycle_from
-  // of edge(c) is c), so the two bookings need two conversions, not four.
+  // of edge(c) is c), so the two bookings need one conversion, not four.
   const sim::Cycles at_far =
       calendars_[from_sm].book(clock_.first_cycle_from(at), std::uint64_t{bytes} * weight) +
       params_.latency_cycles;
   const sim::Cycles back =
       calendars_[to_sm].book(at_far, kControlMessageBytes * weight) + params_.latency_cycles;
-  return {.arrived = clock_.edge(at_far), .acked = clock_.edge(back)};
+  return {.arrived = at_far, .acked = back};
 }
 
 // One message and its reply: the first leg's arrival at the far end, then the reply's at

@@ -74,6 +74,15 @@ class DsmemNetwork : public sim::Component {
   // `weight` > 1: the push stands for that many like it on the same link (set sampling).
   PushTimes push_at(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes, sim::Tick at,
                     std::uint32_t weight = 1);
+  // The same push with its two times as edges of clock() (edge(arrived) and edge(acked) are
+  // push_at's): a caller that keeps only the earliest or latest of many converts once.
+  struct PushCycles {
+    sim::Cycles arrived = 0;
+    sim::Cycles acked = 0;
+  };
+  PushCycles push_cycles_at(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
+                            sim::Tick at, std::uint32_t weight = 1);
+  const sim::Clock& clock() const { return clock_; }
   const DsmemParams& params() const { return params_; }
 
  private:

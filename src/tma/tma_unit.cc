@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 #include "tma/tensor_map_io.h"
 
@@ -616,6 +617,12 @@ void TmaUnit::issue_box(Active& a) {
   const auto group_end = [&](std::size_t g) {
     return g + 1 < sampled_.size() ? std::size_t{sampled_[g + 1]} : lines;
   };
+  // Multicast copies' earliest and latest arrivals and latest acknowledgement, in DSMEM
+  // cycles: converted once after the box (edges are monotone).
+  std::array<sim::Cycles, kMaxDestinations> far_from, far_at{};
+  far_from.fill(std::numeric_limits<sim::Cycles>::max());
+  sim::Cycles far_acked = 0;
+  bool copied = false;
   // Times a line whose data is at the SM at `done`: its slot, and its landing at every
   // destination.
   const auto landed = [&](const GlobalRequest& r, sim::Tick done) {
@@ -629,10 +636,11 @@ void TmaUnit::issue_box(Active& a) {
       }
       // Multicast (seed0 §3.7): one read, a copy to every other destination.
       dsmem_bytes_.inc(r.bytes);
-      const mem::DsmemNetwork::PushTimes p = memory_.dsmem().push_at(sm, to, r.bytes, done);
-      a.land_from[d] = std::min(a.land_from[d], p.arrived);
-      a.land_at[d] = std::max(a.land_at[d], p.arrived);
-      a.acked_until = std::max(a.acked_until, p.acked);
+      const mem::DsmemNetwork::PushCycles p = memory_.dsmem().push_cycles_at(sm, to, r.bytes, done);
+      far_from[d] = std::min(far_from[d], p.arrived);
+      far_at[d] = std::max(far_at[d], p.arrived);
+      far_acked = std::max(far_acked, p.acked);
+      copied = true;
     }
   };
   const auto request = [sm](const GlobalRequest& r) {
@@ -685,6 +693,15 @@ void TmaUnit::issue_box(Active& a) {
              memory_.follow_at(request(group_lines_[j].first), group_lines_[j].second, by));
     }
     group_lines_.clear();
+  }
+  if (copied) {
+    const sim::Clock& dsmem = memory_.dsmem().clock();
+    for (std::uint32_t d = 0; d < a.destinations; ++d) {
+      if (far_from[d] == std::numeric_limits<sim::Cycles>::max()) continue;  // no copy
+      a.land_from[d] = std::min(a.land_from[d], dsmem.edge(far_from[d]));
+      a.land_at[d] = std::max(a.land_at[d], dsmem.edge(far_at[d]));
+    }
+    a.acked_until = std::max(a.acked_until, dsmem.edge(far_acked));
   }
   issuing_until_.push_back(c);
   a.issued = a.responded = a.total;
