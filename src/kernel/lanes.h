@@ -24,7 +24,7 @@ inline std::uint32_t active_lanes(LaneMask m) {
 // Lane values from a function of the lane index, e.g. lanes<Addr>([&](auto l) { return a + 4*l; }).
 template <class T, class F>
 Lanes<T> lanes(F&& f) {
-  Lanes<T> out{};
+  Lanes<T> out;  // every lane written below: no clearing first
   for (std::uint32_t l = 0; l < kWarpSize; ++l)
     out[l] = static_cast<T>(f(l));
   return out;

@@ -47,10 +47,12 @@ constexpr SwizzleXor swizzle_xor(Swizzle mode) {
 
 // The swizzled offset of `offset` (a bijection on every aligned block of
 // swizzle_alignment(mode) bytes; identity for kNone). It never leaves the 128 B row.
-inline std::uint32_t swizzle_offset(Swizzle mode, std::uint32_t offset) {
-  const SwizzleXor x = swizzle_xor(mode);
+inline std::uint32_t swizzle_offset(const SwizzleXor& x, std::uint32_t offset) {
   const std::uint32_t row = offset >> 7;
   return offset ^ ((row & x.row_mask) << x.shift) ^ (x.flip_8b ? (row & 1u) << 3 : 0u);
+}
+inline std::uint32_t swizzle_offset(Swizzle mode, std::uint32_t offset) {
+  return swizzle_offset(swizzle_xor(mode), offset);
 }
 
 }  // namespace xpusim::tma

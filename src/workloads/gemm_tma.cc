@@ -338,8 +338,9 @@ sim::Task<> tma_gemm_body(Warp& w, OperandLoad load_a, OperandLoad load_b) {
   const U32 stages = t.stages, consumers = t.consumers;
   const U32 cw = t.c_box_cols();
   const tma::Swizzle swz = t.swizzle ? tma::Swizzle::k128B : tma::Swizzle::kNone;
-  const auto swizzled = [swz](U64 offset) {
-    return Addr{tma::swizzle_offset(swz, static_cast<U32>(offset))};
+  const tma::SwizzleXor swz_xor = tma::swizzle_xor(swz);  // once, not a switch per lane
+  const auto swizzled = [swz_xor](U64 offset) {
+    return Addr{tma::swizzle_offset(swz_xor, static_cast<U32>(offset))};
   };
   const U64 m0 = U64{w.block_id().y} * tm, n0 = U64{w.block_id().x} * tn;
   const bool cluster = t.cluster_size() > 1;
