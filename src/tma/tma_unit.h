@@ -141,8 +141,8 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   class OpEvent;
   // Transaction-level memory timing (docs/tma-unit.md): a load's whole box is issued at once,
   // line by line at the generator's rate and outstanding limit but at future ticks, each line
-  // timed whole (MemorySystem::load_at, DsmemNetwork::push_at); each destination is credited
-  // the box at its last line's tick, by one event.
+  // timed whole (MemorySystem::load_at, DsmemNetwork::push_cycles_at); each destination is
+  // credited the box at its last line's tick, by one event.
   void issue_box(Active& a);
   // Set sampling (docs/memory-hierarchy.md): the indices of `a`'s lines from its next one
   // that lie in sampled L2 sets, into `out`.
