@@ -96,7 +96,8 @@ struct Totals {
 // One launch of `k` filling the chip, run to completion; the chip is built untimed.
 void run_once(benchmark::State& state, bool functional, const kernel::KernelDef& k,
               const kernel::KernelArgs& args, std::uint64_t fill_bytes, Totals& t,
-              mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents) {
+              mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents,
+              bool memory_thread = false) {
   state.PauseTiming();
   auto sim = std::make_unique<sim::Simulation>(1);
   auto chip =
@@ -106,7 +107,8 @@ void run_once(benchmark::State& state, bool functional, const kernel::KernelDef&
                                .timing = sm_timing_of(h100()),
                                .distributor = {},
                                .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
-                               .memory_timing = memory_timing})
+                               .memory_timing = memory_timing,
+                               .memory_thread = memory_thread})
           .value();
   if (functional && fill_bytes > 0 &&
       !chip->memory().fill(kBufferBase, fill_bytes, std::byte{1}).ok()) {
@@ -147,12 +149,13 @@ void report(benchmark::State& state, const Totals& t) {
 }
 
 void stream_bench(benchmark::State& state, bool functional,
-                  mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents) {
+                  mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents,
+                  bool memory_thread = false) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(state.range(0)) << 20;
   const kernel::KernelArgs args = kernel::KernelArgs().ptr(kBufferBase).u64(bytes / sizeof(Vec16));
   Totals t;
   for (auto _ : state)
-    run_once(state, functional, kStream, args, bytes, t, memory_timing);
+    run_once(state, functional, kStream, args, bytes, t, memory_timing, memory_thread);
   report(state, t);
 }
 
@@ -166,6 +169,16 @@ void BM_StreamTimingOnlyTransactions(benchmark::State& state) {
   stream_bench(state, false, mem::MemoryTiming::kTransactions);
 }
 BENCHMARK(BM_StreamTimingOnlyTransactions)->Arg(128)->Unit(benchmark::kMillisecond);
+
+// The same with the warp accesses timed on a second host thread (ChipOptions::memory_thread;
+// the same simulated result). Rates per second of wall time: two threads work.
+void BM_StreamTimingOnlyTransactionsThread(benchmark::State& state) {
+  stream_bench(state, false, mem::MemoryTiming::kTransactions, true);
+}
+BENCHMARK(BM_StreamTimingOnlyTransactionsThread)
+    ->Arg(128)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_StreamFunctional(benchmark::State& state) {
   stream_bench(state, true);

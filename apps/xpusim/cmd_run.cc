@@ -41,6 +41,7 @@ struct RunOpts {
   std::string params;
   std::string policy;
   std::string scheduler;
+  bool memory_thread = false;
 };
 
 unsigned long long ull(std::uint64_t v) {
@@ -297,6 +298,18 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     gr.stats_path = s.stats_path;
     gr.trace_path = s.trace_path;
     gr.trace_max_events = s.trace_max_events;
+    if (o.memory_thread &&
+        (s.memory_timing != mem::MemoryTiming::kTransactions || !s.trace_path.empty())) {
+      add_errors(errors,
+                 {Error{fmt::format(
+                     "--memory-thread: {}{}: the second thread times the warp accesses of the "
+                     "transaction-level timing, without a trace",
+                     s.name.empty() ? "" : fmt::format("run '{}' ", s.name),
+                     s.memory_timing != mem::MemoryTiming::kTransactions
+                         ? "has memory_timing events (add --memory-timing transactions)"
+                         : "writes a trace")}});
+      continue;
+    }
     auto session = Session::open(gr);
     if (!session) {
       add_errors(errors, session.errors());
@@ -312,7 +325,8 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
         .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
         .memory_timing = s.memory_timing,
         .set_sampling = s.set_sampling,
-        .wave_sampling = {.tolerance = s.wave_sampling / 100}};
+        .wave_sampling = {.tolerance = s.wave_sampling / 100},
+        .memory_thread = o.memory_thread};
     auto chip = system::Chip::create(p->session->sim(), *spec, options);
     if (!chip) {
       add_errors(errors, chip.errors());
@@ -400,6 +414,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
                                      workloads::kMaxWaveSamplingPercent);
           },
           "PERCENT");
+  cmd->add_flag("--memory-thread", o->memory_thread,
+                "with transactions, no trace: time warp loads and stores on a second host "
+                "thread; the results are byte-identical (docs/memory-hierarchy.md)");
   cmd->add_option("--param", o->params,
                   "workload parameters over the scenario's, in every run: key=value,... (sizes "
                   "may use KiB, MiB, GiB)");

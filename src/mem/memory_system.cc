@@ -63,7 +63,8 @@ MemorySystem::MemorySystem(Component& parent, const MemoryParams& params, std::s
       map_(params.map),
       loads_(add_counter("loads", "count", "global load requests (one line each)")),
       stores_(add_counter("stores", "count", "global store requests (one line each)")),
-      load_latency_(add_average("load_latency", "SM cycles", "issue to data back, per load")) {
+      load_latency_(add_average("load_latency", "SM cycles", "issue to data back, per load")),
+      worker_sm_clock_(events(), params.sm_clock_hz) {
   XPUSIM_CHECK(!params.gpc_of_sm.empty() && params.gpcs > 0, "a memory system needs SMs");
   tracing_ = trace_track() != sim::kNoTrack;
   l1_group_ = std::make_unique<Component>(*this, "l1");
@@ -89,6 +90,14 @@ MemorySystem::MemorySystem(Component& parent, const MemoryParams& params, std::s
                                      std::move(slice_partition));
   dsmem_ = std::make_unique<DsmemNetwork>(*this, sm_clock_, params.dsmem, params.gpc_of_sm,
                                           transactions_);
+  if (params.worker_thread && batches_accesses()) {
+    // A warp access that leaves the L1 crosses the crossbar twice: it is done no sooner than
+    // two latencies of L2 cycles after it is issued (less two periods for the edges).
+    const sim::Cycles two_ways = 2 * params.crossbar.latency_cycles;
+    lookahead_ = two_ways >= 2 ? l2_clock_.edge(two_ways - 2) : 0;
+    worker_ = std::make_unique<MemoryWorker>(events(), static_cast<MemoryWorker::Handler&>(*this));
+    sim().stats().add_reader(this, [this] { drain(); });
+  }
 }
 
 std::uint32_t MemorySystem::sectors_of(const MemRequest& r) const {
@@ -133,7 +142,8 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   std::uint32_t sectors = 0;  // a load: those missing in L1; a store: those written
   std::uint64_t line = 0;
   sim::Tick start = 0;
-  std::uint64_t flow = 0;  // tracing: the SM -> slice arrow; flow + 1 the one back
+  std::uint64_t flow = 0;   // tracing: the SM -> slice arrow; flow + 1 the one back
+  std::uint64_t order = 0;  // with a worker thread: the completion's reserved event order
   // kLinesDone: the lines and sectors the L1 takes (a vector kept for its capacity).
   std::vector<std::pair<std::uint64_t, std::uint32_t>> fills;
 
@@ -191,7 +201,7 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
         trace_back();
         [[fallthrough]];
       case Step::kLoadDone:
-        ms_.load_latency_.sample(
+        ms_.sample_load_latency(
             static_cast<double>(ms_.sm_clock_.cycle_at(ms_.now()) - ms_.sm_clock_.cycle_at(start)));
         complete();
         return;
@@ -235,7 +245,10 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   MemorySystem& ms_;
 };
 
-MemorySystem::~MemorySystem() = default;
+MemorySystem::~MemorySystem() {
+  if (worker_ != nullptr) sim().stats().remove_reader(this);
+  worker_.reset();  // joins the thread before the units it times go
+}
 
 namespace {
 constexpr sim::TrackId kUnmade = sim::kNoTrack - 1;  // a track not asked for yet
@@ -280,6 +293,7 @@ void MemorySystem::load(const MemRequest& r, RequestClient& client, std::uint64_
 }
 
 void MemorySystem::start_load(Request& q, const MemRequest& r, bool cache_in_l1) {
+  drain();
   const std::uint32_t sectors = sectors_of(r);
   const std::uint64_t line = map_.line_of(r.addr);
   const std::uint32_t sm = r.sm;
@@ -329,6 +343,7 @@ void MemorySystem::store(const MemRequest& r, RequestClient& client, std::uint64
 }
 
 void MemorySystem::start_store(Request& q, const MemRequest& r) {
+  drain();
   const std::uint32_t sectors = sectors_of(r);
   const std::uint64_t line = map_.line_of(r.addr);
   XPUSIM_CHECK(r.weight == 1 || transactions_, "a weighted store needs the transaction timing");
@@ -373,60 +388,162 @@ MemorySystem::Request& MemorySystem::lines_request(std::uint32_t sm,
   return q;
 }
 
-sim::Tick MemorySystem::read_through_l2(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
-                                        sim::Tick at, std::uint32_t weight, SampledLoad* sampled) {
+sim::Tick MemorySystem::read_through_l2(const sim::Clock& sm_clock, std::uint32_t sm,
+                                        std::uint64_t line, std::uint32_t sectors, sim::Tick at,
+                                        std::uint32_t weight, SampledLoad* sampled) {
   const std::uint32_t slice = map_.slice_of_line(line);
   const sim::Tick arrival = xbar_->send_request_at(sm, slice, kControlMessageBytes, at);
   const L2Slice::Answer a = l2_->slice(slice).read_at(line, sectors, arrival, weight);
   if (sampled != nullptr) *sampled = SampledLoad{.arrival = arrival, .answer = a};
-  return back_at_sm(xbar_->response_cycle_at(slice, sector_bytes(sectors), a.ready, a.pipeline));
+  return back_at_sm(sm_clock,
+                    xbar_->response_cycle_at(slice, sector_bytes(sectors), a.ready, a.pipeline));
 }
 
 void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lines,
                               RequestClient& client, std::uint64_t tag) {
   Request& q = lines_request(sm, lines, client, tag, false);
-  const sim::Tick l1_hit = cycles_after(sm_clock_, now(), params_.l1.hit_latency_cycles);
-  const sim::Cycles start_cycle = sm_clock_.cycle_at(now());
-  sim::Tick last = l1_hit;
+  // The L1 first (the SM's own), then the lines it misses beyond it: the L1 and the rest
+  // share no state, so this is the order of a line-by-line walk.
+  std::uint32_t hits = 0;
   for (const LineRequest& lr : lines) {
     const std::uint32_t sectors = sectors_of(lr.to_request(sm, false));
     const std::uint64_t line = map_.line_of(lr.line_addr);
     ++loads_;
     const std::uint32_t missing = l1_[sm]->load(line, sectors);
-    sim::Tick done = l1_hit;
     if (missing != 0) {
-      done = read_through_l2(sm, line, missing, now());
       q.fills.emplace_back(line, missing);
+    } else {
+      ++hits;
     }
-    load_latency_.sample(static_cast<double>(sm_clock_.cycle_at(done) - start_cycle));
+  }
+  if (worker_ != nullptr && !q.fills.empty()) {
+    worker_->submit(MemoryWorker::Job{.subject = &q,
+                                      .at = now(),
+                                      .bound = now() + lookahead_,
+                                      .result = 0,
+                                      .arg = hits,
+                                      .kind = kLoadJob});
+    q.order = events().reserve_order();
+    return;
+  }
+  if (worker_ != nullptr) {  // all hits: nothing for the worker
+    const sim::Tick l1_hit = cycles_after(sm_clock_, now(), params_.l1.hit_latency_cycles);
+    sample_load_latency(static_cast<double>(sm_clock_.cycle_at(l1_hit) - sm_clock_.cycle_at(now())),
+                        hits);
+    events().schedule(q, l1_hit);
+    return;
+  }
+  events().schedule(q, time_load_lines(sm_clock_, sm, q.fills, hits, now()));
+}
+
+sim::Tick MemorySystem::time_load_lines(
+    const sim::Clock& sm_clock, std::uint32_t sm,
+    std::span<const std::pair<std::uint64_t, std::uint32_t>> misses, std::uint32_t l1_hits,
+    sim::Tick at) {
+  const sim::Tick l1_hit = cycles_after(sm_clock, at, params_.l1.hit_latency_cycles);
+  const sim::Cycles start_cycle = sm_clock.cycle_at(at);
+  if (l1_hits > 0)
+    load_latency_.sample(static_cast<double>(sm_clock.cycle_at(l1_hit) - start_cycle), l1_hits);
+  sim::Tick last = l1_hit;
+  for (const auto& [line, missing] : misses) {
+    const sim::Tick done = read_through_l2(sm_clock, sm, line, missing, at, 1, nullptr);
+    load_latency_.sample(static_cast<double>(sm_clock.cycle_at(done) - start_cycle));
     last = std::max(last, done);
   }
-  events().schedule(q, last);
+  return last;
 }
 
 void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> lines,
                                RequestClient& client, std::uint64_t tag) {
   Request& q = lines_request(sm, lines, client, tag, true);
-  sim::Tick last = now();
   for (const LineRequest& lr : lines) {
     const std::uint32_t sectors = sectors_of(lr.to_request(sm, true));
     const std::uint64_t line = map_.line_of(lr.line_addr);
     ++stores_;
     l1_[sm]->store(line, sectors);
+    q.fills.emplace_back(line, sectors);  // the lines to time; cleared before the completion
+  }
+  if (worker_ != nullptr) {
+    worker_->submit(MemoryWorker::Job{.subject = &q,
+                                      .at = now(),
+                                      .bound = now() + lookahead_,
+                                      .result = 0,
+                                      .arg = 0,
+                                      .kind = kStoreJob});
+    q.order = events().reserve_order();
+    return;
+  }
+  const sim::Tick last = time_store_lines(sm, q.fills, now());
+  q.fills.clear();
+  events().schedule(q, last);
+}
+
+sim::Tick MemorySystem::time_store_lines(
+    std::uint32_t sm, std::span<const std::pair<std::uint64_t, std::uint32_t>> lines,
+    sim::Tick at) {
+  sim::Tick last = at;
+  for (const auto& [line, sectors] : lines) {
     const std::uint32_t slice = map_.slice_of_line(line);
-    const sim::Tick at =
-        xbar_->send_request_at(sm, slice, kControlMessageBytes + sector_bytes(sectors), now());
-    const L2Slice::Answer a = l2_->slice(slice).write_at(line, sectors, at);
+    const sim::Tick arrival =
+        xbar_->send_request_at(sm, slice, kControlMessageBytes + sector_bytes(sectors), at);
+    const L2Slice::Answer a = l2_->slice(slice).write_at(line, sectors, arrival);
     last =
         std::max(last, xbar_->send_response_at(slice, kControlMessageBytes, a.ready, a.pipeline));
   }
-  events().schedule(q, last);
+  return last;
+}
+
+sim::Tick MemorySystem::work(const MemoryWorker::Job& j) {
+  Request& q = *static_cast<Request*>(j.subject);
+  if (j.kind == kStoreJob) {
+    const sim::Tick last = time_store_lines(q.sm, q.fills, j.at);
+    q.fills.clear();
+    return last;
+  }
+  return time_load_lines(worker_sm_clock_, q.sm, q.fills, j.arg, j.at);
+}
+
+void MemorySystem::deliver(const MemoryWorker::Job& j) {
+  Request& q = *static_cast<Request*>(j.subject);
+  events().schedule_reserved(q, j.result, q.order);
+}
+
+void MemorySystem::prefetch(const MemoryWorker::Job& j) const {
+  const auto& q = *static_cast<const Request*>(j.subject);
+  if (j.kind != kLoadJob) return;
+  for (const auto& [line, missing] : q.fills)
+    l2_->slice_of_line(line).prefetch_transaction(line);
+}
+
+void MemorySystem::drain() {
+  if (worker_ == nullptr) return;
+  worker_->drain();
+  if (sm_side_latencies_.count > 0) {
+    load_latency_.merge(sm_side_latencies_.sum, sm_side_latencies_.count, sm_side_latencies_.min,
+                        sm_side_latencies_.max);
+    sm_side_latencies_ = {};
+  }
+}
+
+void MemorySystem::sample_load_latency(double cycles, std::uint64_t weight) {
+  if (worker_ == nullptr) {
+    load_latency_.sample(cycles, weight);
+    return;
+  }
+  // The worker samples load_latency_ meanwhile. Sums of whole cycles are exact in a double,
+  // so the merged stat is the same whatever the order of the samples.
+  SmSideLatencies& s = sm_side_latencies_;
+  s.min = s.count == 0 ? cycles : std::min(s.min, cycles);
+  s.max = s.count == 0 ? cycles : std::max(s.max, cycles);
+  s.sum += cycles * static_cast<double>(weight);
+  s.count += weight;
 }
 
 sim::Tick MemorySystem::load_at(const MemRequest& r, sim::Tick at, std::uint32_t weight,
                                 SampledLoad* sampled) {
   XPUSIM_CHECK(transactions_ && at >= now(),
                "load_at needs the transaction-level timing and a tick not in the past");
+  drain();
   const std::uint32_t sectors = sectors_of(r);
   loads_ += weight;
   const sim::Tick done = read_through_l2(r.sm, map_.line_of(r.addr), sectors, at, weight, sampled);
@@ -437,6 +554,7 @@ sim::Tick MemorySystem::load_at(const MemRequest& r, sim::Tick at, std::uint32_t
 sim::Tick MemorySystem::follow_at(const MemRequest& r, sim::Tick at, const SampledLoad& by) {
   XPUSIM_CHECK(transactions_ && at >= now(),
                "follow_at needs the transaction-level timing and a tick not in the past");
+  drain();
   const std::uint32_t sectors = sectors_of(r);
   const std::uint64_t line = map_.line_of(r.addr);
   const std::uint32_t slice = map_.slice_of_line(line);
@@ -450,7 +568,8 @@ sim::Tick MemorySystem::follow_at(const MemRequest& r, sim::Tick at, const Sampl
         hbm_->sectors_at(line, sectors, /*write=*/false, arrival + (a.hbm_from - by.arrival));
     ready = cycles_after(l2_clock_, done, params_.l2.hit_latency_cycles);
   }
-  return back_at_sm(xbar_->response_cycle_at(slice, sector_bytes(sectors), ready, a.pipeline));
+  return back_at_sm(sm_clock_,
+                    xbar_->response_cycle_at(slice, sector_bytes(sectors), ready, a.pipeline));
 }
 
 }  // namespace xpusim::mem

@@ -24,6 +24,7 @@
 #include "mem/l1_cache.h"
 #include "mem/l2_cache.h"
 #include "mem/mem_request.h"
+#include "mem/memory_worker.h"
 #include "sim/clock.h"
 #include "sim/component.h"
 #include "sim/trace.h"
@@ -68,6 +69,9 @@ struct MemoryParams {
   // only a box's lines in one L2 set of every `set_sampling` are timed, each standing for the
   // box's lines next to it. 1 times every line.
   std::uint32_t set_sampling = 1;
+  // Under kTransactions without tracing: warp accesses (load_lines, store_lines) are timed on
+  // a second host thread (MemoryWorker); the results are the same as on one.
+  bool worker_thread = false;
 
   // From a validated chip config. The L1 gets what the largest shared-memory carve-out leaves
   // (sm.l1_shared_bytes - sm.shared_memory_bytes); MemorySystem::set_l1_capacity changes it.
@@ -86,7 +90,7 @@ class RequestClient {
   ~RequestClient() = default;
 };
 
-class MemorySystem : public sim::Component {
+class MemorySystem : public sim::Component, private MemoryWorker::Handler {
  public:
   // Pending events call back into the units: keep the memory system alive while the
   // simulation runs (as every component, see docs/architecture.md).
@@ -127,6 +131,11 @@ class MemorySystem : public sim::Component {
   // line `by` stands for. It crosses its own crossbar ports and, if `by` read HBM, reads its
   // own HBM channel, with `by`'s L2 delays; its L2 slice is not looked up or counted.
   sim::Tick follow_at(const MemRequest& r, sim::Tick at, const SampledLoad& by);
+  // With params().worker_thread: waits until the second thread has timed every warp access
+  // issued (their completions are then scheduled). Every member that reaches the crossbar, the
+  // L2 or HBM calls it; the stats registry does before it reads.
+  void drain();
+  bool has_worker() const { return worker_ != nullptr; }
   // Set sampling: 1 if every line is timed, else N (a line is timed when sampled()).
   std::uint32_t set_sampling() const { return params_.set_sampling; }
   // Whether the L2 set that holds `addr` is one of the sampled ones.
@@ -139,6 +148,7 @@ class MemorySystem : public sim::Component {
   // run stops. No effect on timing.
   void settle() {
     if (!transactions_) return;
+    drain();
     for (std::uint32_t s = 0; s < l2_->slices(); ++s)
       l2_->slice(s).settle(now());
   }
@@ -146,7 +156,7 @@ class MemorySystem : public sim::Component {
   // of the line at `addr` will look up, so that the lines of one warp access overlap their
   // host cache misses.
   void prefetch_load(Addr addr) const {
-    if (!transactions_) return;
+    if (!transactions_ || worker_ != nullptr) return;  // the worker prefetches its own
     const std::uint64_t line = map_.line_of(addr);
     l2_->slice_of_line(line).prefetch_transaction(line);
   }
@@ -155,9 +165,18 @@ class MemorySystem : public sim::Component {
 
   std::uint32_t sms() const { return static_cast<std::uint32_t>(l1_.size()); }
   L1Cache& l1(std::uint32_t sm) { return *l1_[sm]; }
-  Crossbar& crossbar() { return *xbar_; }
-  L2Cache& l2() { return *l2_; }
-  Hbm& hbm() { return *hbm_; }
+  Crossbar& crossbar() {
+    drain();
+    return *xbar_;
+  }
+  L2Cache& l2() {
+    drain();
+    return *l2_;
+  }
+  Hbm& hbm() {
+    drain();
+    return *hbm_;
+  }
   DsmemNetwork& dsmem() { return *dsmem_; }
   const PhysicalAddressMap& address_map() const { return map_; }
   sim::Clock& sm_clock() { return sm_clock_; }
@@ -175,7 +194,27 @@ class MemorySystem : public sim::Component {
   // Transaction-level timing: `sectors` of `line` read from L2 by `sm`, sent at `at`; the
   // tick the data is usable at the SM (the L1's latency included). No event.
   sim::Tick read_through_l2(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
-                            sim::Tick at, std::uint32_t weight = 1, SampledLoad* sampled = nullptr);
+                            sim::Tick at, std::uint32_t weight = 1,
+                            SampledLoad* sampled = nullptr) {
+    return read_through_l2(sm_clock_, sm, line, sectors, at, weight, sampled);
+  }
+  // The same converting to SM cycles with `sm_clock` (the worker's own copy: a Clock keeps its
+  // last conversion).
+  sim::Tick read_through_l2(const sim::Clock& sm_clock, std::uint32_t sm, std::uint64_t line,
+                            std::uint32_t sectors, sim::Tick at, std::uint32_t weight,
+                            SampledLoad* sampled);
+  // load_lines / store_lines' bookings beyond the L1, from `at`: the tick the last line is
+  // done (no event).
+  sim::Tick time_load_lines(const sim::Clock& sm_clock, std::uint32_t sm,
+                            std::span<const std::pair<std::uint64_t, std::uint32_t>> misses,
+                            std::uint32_t l1_hits, sim::Tick at);
+  sim::Tick time_store_lines(std::uint32_t sm,
+                             std::span<const std::pair<std::uint64_t, std::uint32_t>> lines,
+                             sim::Tick at);
+  // MemoryWorker::Handler (on the worker thread: work, prefetch).
+  sim::Tick work(const MemoryWorker::Job& j) override;
+  void deliver(const MemoryWorker::Job& j) override;
+  void prefetch(const MemoryWorker::Job& j) const override;
   void start_load(Request& q, const MemRequest& r, bool cache_in_l1);
   void start_store(Request& q, const MemRequest& r);
 
@@ -191,10 +230,10 @@ class MemorySystem : public sim::Component {
   sim::Clock l2_clock_;
   // A response that left the crossbar at L2 edge `l2_cycle`, through the L1's hit latency:
   // the tick it is back in the SM. With one frequency the edges coincide (no conversion).
-  sim::Tick back_at_sm(sim::Cycles l2_cycle) const {
-    if (sm_clock_.frequency_hz() == l2_clock_.frequency_hz())
-      return sm_clock_.edge(l2_cycle + params_.l1.hit_latency_cycles);
-    return cycles_after(sm_clock_, l2_clock_.edge(l2_cycle), params_.l1.hit_latency_cycles);
+  sim::Tick back_at_sm(const sim::Clock& sm_clock, sim::Cycles l2_cycle) const {
+    if (sm_clock.frequency_hz() == l2_clock_.frequency_hz())
+      return sm_clock.edge(l2_cycle + params_.l1.hit_latency_cycles);
+    return cycles_after(sm_clock, l2_clock_.edge(l2_cycle), params_.l1.hit_latency_cycles);
   }
   PhysicalAddressMap map_;
   std::unique_ptr<Component> l1_group_;
@@ -220,6 +259,19 @@ class MemorySystem : public sim::Component {
   sim::Counter& loads_;
   sim::Counter& stores_;
   sim::Average& load_latency_;
+  // With params_.worker_thread (docs/memory-hierarchy.md, "A second host thread").
+  std::unique_ptr<MemoryWorker> worker_;
+  sim::Clock worker_sm_clock_;  // the SM clock's conversions on the worker thread
+  sim::Tick lookahead_ = 0;     // no warp access that reaches the crossbar is done sooner
+  // With a worker, the load latencies sampled on the simulation's thread (the worker samples
+  // load_latency_ meanwhile), added to load_latency_ by drain().
+  struct SmSideLatencies {
+    double sum = 0;
+    std::uint64_t count = 0;
+    double min = 0, max = 0;
+  } sm_side_latencies_;
+  void sample_load_latency(double cycles, std::uint64_t weight = 1);
+  enum JobKind : std::uint8_t { kLoadJob = 1, kStoreJob = 2 };
 };
 
 }  // namespace xpusim::mem

@@ -94,9 +94,16 @@ void EventQueue::prefetch_ahead() const {
 
 StopReason EventQueue::run(Tick limit) {
   stop_requested_ = false;
-  while (!pending_.empty()) {
-    if (pending_.top().tick > limit) {
+  while (true) {
+    const Tick next = pending_.empty() ? kMaxTick : pending_.top().tick;
+    if (gated(next)) {
+      gate_until_ = open_gates(next);
+      continue;
+    }
+    if (pending_.empty()) break;
+    if (next > limit) {
       now_ = limit;
+      open_gates();  // nothing left in flight on another thread between runs
       return StopReason::kTickLimit;
     }
     fire(pending_.pop_top());
@@ -104,13 +111,23 @@ StopReason EventQueue::run(Tick limit) {
     if (pending_.size() >= kPrefetchMinPending) prefetch_ahead();
     if (stop_requested_) {
       stop_requested_ = false;
+      open_gates();
       return StopReason::kStopped;
     }
   }
   return StopReason::kDrained;
 }
 
+Tick EventQueue::open_gates(Tick next) {
+  Tick until = kMaxTick;
+  for (Gate* g : gates_)
+    until = std::min(until, g->open(next));
+  return until;
+}
+
 bool EventQueue::step() {
+  while (gated(pending_.empty() ? kMaxTick : pending_.top().tick))
+    gate_until_ = open_gates(pending_.empty() ? kMaxTick : pending_.top().tick);
   if (pending_.empty()) return false;
   fire(pending_.pop_top());
   return true;

@@ -7,6 +7,7 @@
 // removes the entry at once, so a destroyed event is never referenced.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -66,6 +67,19 @@ class CallbackEvent final : public Event {
 // Why run() returned.
 enum class StopReason { kDrained, kTickLimit, kStopped };
 
+// A source of events being computed elsewhere (another host thread) that the queue must wait
+// for: run() and step() fire an event at or after gate_until() only once open() has delivered
+// (scheduled) every event that could fall before it. See mem/memory_worker.h.
+class Gate {
+ public:
+  // Schedules what is ready, waiting for what could fall at or before `next`; returns the tick
+  // from which the queue must ask again (kMaxTick: nothing outstanding).
+  virtual Tick open(Tick next) = 0;
+
+ protected:
+  ~Gate() = default;
+};
+
 class EventQueue {
  public:
   EventQueue();
@@ -78,14 +92,34 @@ class EventQueue {
   // `when` must not be in the past; an event must not already be scheduled. Inline: every
   // model schedules through here.
   void schedule(Event& ev, Tick when, Priority prio = kPriorityDefault) {
+    schedule_reserved(ev, when, reserve_order(prio));
+  }
+  // The order schedule() would give an event now, taken now for an event scheduled later
+  // (schedule_reserved): it fires as if it had been scheduled at this point.
+  std::uint64_t reserve_order(Priority prio = kPriorityDefault) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint8_t>(prio + 128)) << kSequenceBits) |
+           (sequence_++ & kSequenceMask);
+  }
+  void schedule_reserved(Event& ev, Tick when, std::uint64_t order) {
     XPUSIM_CHECK(!ev.scheduled(), "event scheduled twice");
     XPUSIM_CHECK(when >= now_, "event scheduled in the past");
     ev.queue_ = this;
     ev.when_ = when;
-    ev.order_ =
-        (static_cast<std::uint64_t>(static_cast<std::uint8_t>(prio + 128)) << kSequenceBits) |
-        (sequence_++ & kSequenceMask);
-    pending_.push(PendingEntry{when, ev.order_, &ev}, now_);
+    ev.order_ = order;
+    pending_.push(PendingEntry{when, order, &ev}, now_);
+  }
+  // Gates (a second host thread's results, see Gate): add_gate before the gate's first
+  // narrow_gate, remove_gate before it is destroyed. narrow_gate: something outstanding may
+  // fall at `t`.
+  void add_gate(Gate& g) { gates_.push_back(&g); }
+  void remove_gate(Gate& g) {
+    std::erase(gates_, &g);
+    if (gates_.empty()) gate_until_ = kMaxTick;
+  }
+  void narrow_gate(Tick t) { gate_until_ = std::min(gate_until_, t); }
+  // Delivers everything the gates have outstanding.
+  void open_gates() {
+    if (gate_until_ != kMaxTick) gate_until_ = open_gates(kMaxTick);
   }
   void reschedule(Event& ev, Tick when, Priority prio = kPriorityDefault);
   void deschedule(Event& ev);
@@ -120,6 +154,11 @@ class EventQueue {
   std::uint64_t sequence_ = 1;  // order 0 means "not scheduled"
   std::uint64_t processed_ = 0;
   bool stop_requested_ = false;
+  std::vector<Gate*> gates_;
+  Tick gate_until_ = kMaxTick;  // the earliest tick a gate may still deliver an event at
+  Tick open_gates(Tick next);
+  // Whether the gate must be opened before an event at `next` fires (kMaxTick: none left).
+  bool gated(Tick next) const { return gate_until_ != kMaxTick && next >= gate_until_; }
 };
 
 }  // namespace xpusim::sim

@@ -205,7 +205,16 @@ void StatsRegistry::remove(const Stat& s) {
   if (it != stats_.end() && it->second == &s) stats_.erase(it);
 }
 
+void StatsRegistry::add_reader(const void* owner, std::function<void()> before_read) {
+  readers_.emplace_back(owner, std::move(before_read));
+}
+
+void StatsRegistry::remove_reader(const void* owner) {
+  std::erase_if(readers_, [owner](const auto& r) { return r.first == owner; });
+}
+
 Result<const Stat*> StatsRegistry::find(std::string_view full_path) const {
+  before_read();
   if (auto it = stats_.find(full_path); it != stats_.end()) return it->second;
   // Suggest a near path (a typo, a wrong index) but not an unrelated one.
   const std::string* best = nullptr;
@@ -222,6 +231,7 @@ Result<const Stat*> StatsRegistry::find(std::string_view full_path) const {
 }
 
 nlohmann::json StatsRegistry::to_json() const {
+  before_read();
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [path, stat] : stats_)
     j[stat->owner_path()][stat->name()] = stat->to_json();
@@ -249,11 +259,13 @@ Status StatsRegistry::write_file(const std::filesystem::path& path) const {
 }
 
 void StatsRegistry::reset_all() {
+  before_read();
   for (auto& [path, stat] : stats_)
     stat->reset();
 }
 
 StatsSnapshot StatsRegistry::snapshot() const {
+  before_read();
   StatsSnapshot out;
   for (const auto& [path, stat] : stats_) {
     StatTally t;
@@ -266,6 +278,7 @@ StatsSnapshot StatsRegistry::snapshot() const {
 void StatsRegistry::repeat_interval(const StatsSnapshot& from, const StatsSnapshot& to,
                                     std::uint64_t times) {
   if (times == 0) return;
+  before_read();
   for (auto& [path, stat] : stats_) {
     const auto f = from.find(path);
     const auto t = to.find(path);

@@ -120,6 +120,14 @@ class Average : public Stat {
     if (v < min_) min_ = v;
     if (v > max_) max_ = v;
   }
+  // Adds samples accumulated elsewhere: `count` of them summing to `sum`, within [min, max].
+  void merge(double sum, std::uint64_t count, double min, double max) {
+    if (count == 0) return;
+    sum_ += sum;
+    count_ += count;
+    if (min < min_) min_ = min;
+    if (max > max_) max_ = max;
+  }
   double mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0.0; }
   std::uint64_t count() const { return count_; }
   double min() const { return count_ ? min_ : 0.0; }
@@ -246,7 +254,18 @@ class StatsRegistry {
   std::size_t size() const { return stats_.size(); }
   std::vector<std::string> paths() const;  // sorted full paths
 
+  // `before_read` runs before every read, reset or repeat of the stats (and before find()
+  // returns): what a component whose stats another host thread updates uses to finish that
+  // work first (mem::MemorySystem's worker). One per owner; remove it before the owner goes.
+  void add_reader(const void* owner, std::function<void()> before_read);
+  void remove_reader(const void* owner);
+
  private:
+  void before_read() const {
+    for (const auto& [owner, fn] : readers_)
+      fn();
+  }
+  std::vector<std::pair<const void*, std::function<void()>>> readers_;
   friend class Stat;
   void add(Stat& s);
   void remove(const Stat& s);

@@ -46,6 +46,7 @@ mem::MemoryParams memory_params_of(const config::ChipSpec& spec, const ChipOptio
   mem::MemoryParams p = mem::MemoryParams::from_chip(spec);
   p.timing = options.memory_timing;
   p.set_sampling = options.set_sampling;
+  p.worker_thread = options.memory_thread;
   return p;
 }
 }  // namespace
@@ -112,6 +113,11 @@ Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::C
                       "sets would hold every {}th line, on a few of the slices)",
                       n, spec.l2.set_index, n)};
     }
+  }
+  if (options.memory_thread && options.memory_timing != mem::MemoryTiming::kTransactions) {
+    return Error{
+        "memory_thread: needs memory_timing transactions (events steps every request "
+        "through the units in time order, on one thread)"};
   }
   if (const double tol = options.wave_sampling.tolerance; tol != 0) {
     if (!(tol > 0 && tol <= sched::kMaxWaveSamplingTolerance)) {

@@ -54,6 +54,10 @@ struct ChipOptions {
   // of a grid take the same time within the tolerance, the middle waves are not simulated.
   // Timing-only runs only.
   sched::WaveSampling wave_sampling{};
+  // With kTransactions: time warp loads and stores on a second host thread (mem/memory_worker.h;
+  // byte-identical results, faster when the host has a core to spare). Not with tracing, which
+  // keeps one thread.
+  bool memory_thread = false;
 };
 
 // One kernel launch and when it ran (ticks).

@@ -162,5 +162,97 @@ TEST(EventQueue, MatchesSortedReferenceUnderRandomLoad) {
     EXPECT_EQ(order[i], sorted[i].seq) << i;
 }
 
+// An event whose order is taken when it is issued and that is scheduled later fires among
+// the others as if it had been scheduled then (what the memory worker's completions rely on).
+TEST(EventQueue, AReservedOrderFiresAsIfScheduledWhenReserved) {
+  EventQueue q;
+  std::vector<std::string> log;
+  Recorder a(log, "a"), b(log, "b"), c(log, "c");
+  q.schedule(a, 10);
+  const std::uint64_t order = q.reserve_order();
+  q.schedule(c, 10);
+  q.schedule_reserved(b, 10, order);
+  q.run();
+  EXPECT_EQ(log, (std::vector<std::string>{"a", "b", "c"}));
+}
+
+// A gate that, when opened, schedules what it holds (as a second thread's results would be).
+class HeldEvents final : public Gate {
+ public:
+  explicit HeldEvents(EventQueue& q) : q_(q) { q_.add_gate(*this); }
+  ~HeldEvents() { q_.remove_gate(*this); }
+  // `e` will fire at `when`, in the order reserved now; nothing is known before `bound`.
+  void hold(Event& e, Tick when, Tick bound) {
+    held_.push_back({&e, when, q_.reserve_order()});
+    bounds_.push_back(bound);
+    q_.narrow_gate(bound);
+  }
+  Tick open(Tick next) override {
+    opened_at.push_back(next);
+    for (const Held& h : held_)
+      q_.schedule_reserved(*h.event, h.when, h.order);
+    held_.clear();
+    bounds_.clear();
+    return kMaxTick;
+  }
+  std::vector<Tick> opened_at;
+
+ private:
+  struct Held {
+    Event* event;
+    Tick when;
+    std::uint64_t order;
+  };
+  EventQueue& q_;
+  std::vector<Held> held_;
+  std::vector<Tick> bounds_;
+};
+
+TEST(EventQueue, AGateOpensBeforeTheFirstEventAtOrAfterItsBound) {
+  EventQueue q;
+  HeldEvents gate(q);
+  std::vector<std::string> log;
+  Recorder early(log, "early"), at_bound(log, "at_bound"), held(log, "held"), late(log, "late");
+  q.schedule(early, 5);
+  q.schedule(at_bound, 10);
+  gate.hold(held, 10, 10);  // reserved after at_bound: fires after it
+  q.schedule(late, 10);     // and before this one
+  q.run();
+  EXPECT_EQ(log, (std::vector<std::string>{"early", "at_bound", "held", "late"}));
+  EXPECT_EQ(gate.opened_at, std::vector<Tick>{10});
+}
+
+TEST(EventQueue, AnEmptyQueueWaitsForItsGatesBeforeItDrains) {
+  EventQueue q;
+  HeldEvents gate(q);
+  std::vector<std::string> log;
+  Recorder held(log, "held");
+  gate.hold(held, 7, 3);
+  EXPECT_EQ(q.run(), StopReason::kDrained);
+  EXPECT_EQ(log, std::vector<std::string>{"held"});
+  EXPECT_EQ(gate.opened_at, std::vector<Tick>{kMaxTick});
+  EXPECT_EQ(q.now(), 7u);
+  // step() asks the gate as run() does.
+  Recorder again(log, "again");
+  gate.hold(again, 9, 8);
+  EXPECT_TRUE(q.step());
+  EXPECT_EQ(log.back(), "again");
+  EXPECT_FALSE(q.step());
+}
+
+TEST(EventQueue, RunDeliversWhatItsGatesHoldWhenItStopsAtALimit) {
+  EventQueue q;
+  HeldEvents gate(q);
+  std::vector<std::string> log;
+  Recorder held(log, "held"), later(log, "later");
+  q.schedule(later, 100);
+  gate.hold(held, 160, 150);  // beyond the next event: run() has no need to open it
+  EXPECT_EQ(q.run(20), StopReason::kTickLimit);
+  EXPECT_TRUE(log.empty());
+  EXPECT_EQ(q.pending(), 2u) << "the held event is scheduled, nothing is left behind the gate";
+  q.run();
+  EXPECT_EQ(log, (std::vector<std::string>{"later", "held"}));
+}
+
 }  // namespace
 }  // namespace xpusim::sim
