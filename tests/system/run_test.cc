@@ -541,6 +541,45 @@ TEST_F(RunCli, RunningInSlicesChangesNothing) {
   EXPECT_EQ(bad.err, "error: XPUSIM_RUN_SLICE = 0ns: must be greater than zero\n");
 }
 
+// --memory-thread (docs/memory-hierarchy.md, "A second host thread"): the same output and
+// stats, whole and in slices; it needs the transaction-level timing and no trace.
+TEST_F(RunCli, AMemoryThreadChangesNothingButTheHostTime) {
+  write_copy("copy.yaml", 65536);
+  write("gemm.yaml",
+        "chip: tiny\nworkload: gemm.tma\nmode: timing-only\nmemory_timing: transactions\n"
+        "params: {m: 256, n: 256, k: 128}\n");
+  for (const char* name : {"copy.yaml", "gemm.yaml"}) {
+    const CliRun one =
+        run(fmt::format("run {} --memory-timing transactions --stats one.json", name));
+    const CliRun two = run(
+        fmt::format("run {} --memory-timing transactions --memory-thread --stats two.json", name));
+    ::setenv("XPUSIM_RUN_SLICE", "7ns", 1);
+    const CliRun sliced = run(fmt::format(
+        "run {} --memory-timing transactions --memory-thread --stats sliced.json", name));
+    ::unsetenv("XPUSIM_RUN_SLICE");
+    ASSERT_EQ(one.code, 0) << one.err;
+    ASSERT_EQ(two.code, 0) << two.err;
+    ASSERT_EQ(sliced.code, 0) << sliced.err;
+    EXPECT_EQ(one.out, two.out) << name;
+    EXPECT_EQ(one.out, sliced.out) << name;
+    const std::string a = file("one.json");
+    EXPECT_GT(a.size(), 1000u);
+    EXPECT_EQ(a, file("two.json")) << name;
+    EXPECT_EQ(a, file("sliced.json")) << name;
+  }
+  const CliRun events = run("run copy.yaml --memory-thread");
+  EXPECT_EQ(events.code, 2);
+  EXPECT_EQ(events.err,
+            "error: --memory-thread: has memory_timing events (add --memory-timing "
+            "transactions): the second thread times the warp accesses of the transaction-level "
+            "timing, without a trace\n");
+  const CliRun traced =
+      run("run copy.yaml --memory-timing transactions --memory-thread --trace t.json");
+  EXPECT_EQ(traced.code, 2);
+  EXPECT_NE(traced.err.find("error: --memory-thread: writes a trace:"), std::string::npos)
+      << traced.err;
+}
+
 TEST_F(RunCli, ShippedScenariosAreValidInput) {
   // Each shipped scenario loads, resolves and sets up in its own mode (some workloads need
   // functional mode); --max-time keeps the run short. The runs go in parallel (one shell, one

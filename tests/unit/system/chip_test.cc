@@ -235,5 +235,42 @@ TEST(Chip, SameRunTwiceGivesIdenticalStats) {
   EXPECT_EQ(dump[0], dump[1]);
 }
 
+// ChipOptions::memory_thread: warp loads and stores timed on a second host thread give the
+// same stats as on one (loads, stores, DSMEM, cluster barriers), and a hang is still reported.
+TEST(Chip, AMemoryThreadGivesTheSameStats) {
+  std::string dump[2];
+  for (int i = 0; i < 2; ++i) {
+    Fixture f({.memory_timing = mem::MemoryTiming::kTransactions, .memory_thread = i == 1});
+    ASSERT_EQ(f.chip->memory_system().has_worker(), i == 1);
+    ASSERT_TRUE(f.chip
+                    ->launch(kAddOne, {.grid = {64, 1, 1}, .block = {128, 1, 1}},
+                             kernel::KernelArgs().ptr(0x10000).ptr(0x200000).u64(30000))
+                    .ok());
+    ASSERT_TRUE(f.chip
+                    ->launch(kRing, {.grid = {4, 1, 1}, .cluster = {2, 1, 1}, .block = {64, 1, 1}},
+                             kernel::KernelArgs().ptr(0x1000).ptr(0x2000))
+                    .ok());
+    f.sim.run();
+    EXPECT_TRUE(f.chip->all_done());
+    dump[i] = f.sim.stats().dump();
+  }
+  EXPECT_EQ(dump[0], dump[1]);
+
+  Fixture hang({.memory_timing = mem::MemoryTiming::kTransactions, .memory_thread = true});
+  ASSERT_TRUE(hang.chip->launch(kHang, {.grid = {1, 1, 1}, .block = {64, 1, 1}}, {}).ok());
+  hang.sim.run();
+  EXPECT_FALSE(hang.chip->all_done());
+  EXPECT_EQ(hang.chip->hang_report().size(), 2u);
+}
+
+TEST(Chip, AMemoryThreadNeedsTheTransactionTiming) {
+  sim::Simulation sim(1);
+  const auto chip = Chip::create(sim, h100(), {.memory_thread = true});
+  ASSERT_FALSE(chip.ok());
+  EXPECT_EQ(chip.error().message,
+            "memory_thread: needs memory_timing transactions (events steps every request "
+            "through the units in time order, on one thread)");
+}
+
 }  // namespace
 }  // namespace xpusim::system
