@@ -505,7 +505,7 @@ sim::Tick MemorySystem::work(const MemoryWorker::Job& j) {
 
 void MemorySystem::deliver(const MemoryWorker::Job& j) {
   Request& q = *static_cast<Request*>(j.subject);
-  events().schedule_reserved(q, j.result, q.order);
+  events().schedule_reserved(q, j.result, q.order, j.at);
 }
 
 void MemorySystem::prefetch(const MemoryWorker::Job& j) const {

@@ -100,13 +100,18 @@ class EventQueue {
     return (static_cast<std::uint64_t>(static_cast<std::uint8_t>(prio + 128)) << kSequenceBits) |
            (sequence_++ & kSequenceMask);
   }
-  void schedule_reserved(Event& ev, Tick when, std::uint64_t order) {
+  // `reserved_at` (no later than now): when the order was taken, which the pending set's
+  // bucket-width estimate counts the delay from, as if the event had been scheduled then.
+  void schedule_reserved(Event& ev, Tick when, std::uint64_t order, Tick reserved_at) {
     XPUSIM_CHECK(!ev.scheduled(), "event scheduled twice");
     XPUSIM_CHECK(when >= now_, "event scheduled in the past");
     ev.queue_ = this;
     ev.when_ = when;
     ev.order_ = order;
-    pending_.push(PendingEntry{when, order, &ev}, now_);
+    pending_.push(PendingEntry{when, order, &ev}, now_, std::min(reserved_at, now_));
+  }
+  void schedule_reserved(Event& ev, Tick when, std::uint64_t order) {
+    schedule_reserved(ev, when, order, now_);
   }
   // Gates (a second host thread's results, see Gate): add_gate before the gate's first
   // narrow_gate, remove_gate before it is destroyed. narrow_gate: something outstanding may

@@ -162,7 +162,15 @@ void PendingSet::adapt(Tick now) {
   const std::uint64_t n = std::max<std::uint64_t>(size_, 1);
   const std::uint64_t width = std::max<std::uint64_t>({4 * mean / kBuckets, 8 * mean / n, 1});
   const auto shift = static_cast<unsigned>(std::bit_width(width) - 1);
-  if (shift + 2 <= shift_ || shift >= shift_ + 2) rebuild(shift, now);
+  // Hysteresis: rebuild only for a 4x change. A narrower window sends the longer delays to the
+  // far heap, a wider one only makes buckets fuller, so a shrink stops one step short: an
+  // estimate near a step's edge (the mix of delays in one sample varies) then settles on the
+  // wider side.
+  if (shift >= shift_ + 2) {
+    rebuild(shift, now);
+  } else if (shift + 2 <= shift_) {
+    rebuild(shift + 1, now);
+  }
 }
 
 void PendingSet::rebuild(unsigned shift, Tick now) {

@@ -43,15 +43,18 @@ class PendingSet {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
 
-  // `now` is the current time (no entry is earlier); it feeds the bucket-width estimate.
-  // Inline: every schedule comes through here (docs/performance.md, "Fabric").
-  void push(const PendingEntry& e, Tick now) {
+  // `now` is the current time (no entry is earlier); the delay from `since` (now, or the
+  // tick an entry's order was reserved at: EventQueue::schedule_reserved) feeds the
+  // bucket-width estimate. Inline: every schedule comes through here (docs/performance.md,
+  // "Fabric").
+  void push(const PendingEntry& e, Tick now, Tick since) {
     ++size_;
-    const Tick delay = e.tick - now;
+    const Tick delay = e.tick - since;
     delay_sum_ += delay < kDelayClamp ? delay : kDelayClamp;
     place(e);
     if (++delay_count_ == kAdaptEvery) adapt(now);
   }
+  void push(const PendingEntry& e, Tick now) { push(e, now, now); }
   // The smallest entry. Must not be called when empty.
   const PendingEntry& top() {
     if (head_ == current_.size()) advance();
