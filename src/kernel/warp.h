@@ -406,6 +406,8 @@ class Warp {
     h.resume();
   }
   bool suspended() const { return static_cast<bool>(handle_); }
+  // The suspended coroutine's frame (null when none), for prefetch hints.
+  const void* frame() const { return handle_ ? handle_.address() : nullptr; }
   // An executor may keep its per-warp state here (no lookup per operation).
   void* executor_slot = nullptr;
 
