@@ -3,6 +3,9 @@
 //   BM_StreamTimingOnly/<MiB> : each warp loads 16 B per lane (4 lines per warp access),
 //                               grid-stride over a <MiB> buffer; timing-only (no data moved)
 //   BM_StreamFunctional/<MiB> : the same with real bytes (loads read the functional memory)
+//   BM_StreamTimingOnlyTransactions/<MiB>, ...Thread/<MiB> : timing-only under the
+//                               transaction-level memory timing, on one thread and with the
+//                               memory thread (rates per second of wall time)
 //   BM_AluTimingOnly/<iters>  : compute-bound: each warp issues <iters> x alu(16), no memory
 // Counters (rates per second of the timed region's CPU time: one thread, so the wall time on an
 // idle machine):
