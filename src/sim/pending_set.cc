@@ -153,14 +153,19 @@ bool PendingSet::remove(Tick tick, std::uint64_t order) {
 }
 
 void PendingSet::adapt(Tick now) {
-  // A window of at least four mean delays keeps nearly every entry out of the far heap, and
+  // A window of at least four mean delays keeps most entries out of the far heap, and
   // about four entries per bucket amortizes the per-bucket work (scan, sort) without making
   // the sorts long. Pending entries spread over roughly two mean delays.
+  // The window also covers the longest delay of the sample, up to 16 means: a long tail (HBM
+  // completions queued behind a burst) would otherwise live in the far heap.
   const std::uint64_t mean = delay_sum_ / delay_count_;
+  const std::uint64_t longest = std::min(delay_max_, 16 * mean);
   delay_sum_ = 0;
   delay_count_ = 0;
+  delay_max_ = 0;
   const std::uint64_t n = std::max<std::uint64_t>(size_, 1);
-  const std::uint64_t width = std::max<std::uint64_t>({4 * mean / kBuckets, 8 * mean / n, 1});
+  const std::uint64_t width =
+      std::max<std::uint64_t>({4 * mean / kBuckets, longest / kBuckets, 8 * mean / n, 1});
   const auto shift = static_cast<unsigned>(std::bit_width(width) - 1);
   // Hysteresis: rebuild only for a 4x change. A narrower window sends the longer delays to the
   // far heap, a wider one only makes buckets fuller, so a shrink stops one step short: an

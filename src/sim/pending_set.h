@@ -50,7 +50,9 @@ class PendingSet {
   void push(const PendingEntry& e, Tick now, Tick since) {
     ++size_;
     const Tick delay = e.tick - since;
-    delay_sum_ += delay < kDelayClamp ? delay : kDelayClamp;
+    const Tick clamped = delay < kDelayClamp ? delay : kDelayClamp;
+    delay_sum_ += clamped;
+    delay_max_ = clamped > delay_max_ ? clamped : delay_max_;
     place(e);
     if (++delay_count_ == kAdaptEvery) adapt(now);
   }
@@ -137,6 +139,7 @@ class PendingSet {
 
   std::uint64_t delay_sum_ = 0;
   std::uint64_t delay_count_ = 0;
+  std::uint64_t delay_max_ = 0;
   std::uint64_t rebuilds_ = 0;
 };
 
