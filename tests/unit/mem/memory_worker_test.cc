@@ -15,6 +15,7 @@
 #include "mem/memory_system.h"
 #include "sim/component.h"
 #include "sim/simulation.h"
+#include "small_chip.h"
 
 namespace xpusim::mem {
 namespace {
@@ -141,31 +142,16 @@ struct Recorder final : RequestClient {
   Log log;
 };
 
-MemoryParams small_chip(bool worker, std::uint64_t sm_hz = 1'500'000'000) {
-  MemoryParams p;
-  p.timing = MemoryTiming::kTransactions;
+// The memory-system tests' small chip with a 64 KiB L2 of 4 ways and 8 MSHRs a slice
+// (evictions, write-backs, MSHR-full waits) and a 32-line L1.
+MemoryParams worker_chip(bool worker, std::uint64_t sm_hz) {
+  MemoryParams p = small_chip(MemoryTiming::kTransactions);
   p.worker_thread = worker;
   p.sm_clock_hz = sm_hz;
-  p.l2_clock_hz = 1'000'000'000;
-  p.gpc_of_sm = {0, 0, 0, 0, 1, 1, 1, 1};
-  p.gpcs = 2;
-  p.map = AddressMapParams{.line_bytes = 128,
-                           .sector_bytes = 32,
-                           .l2_slices = 4,
-                           .l2_partitions = 2,
-                           .hbm_channels = 8,
-                           .hbm_interleave_bytes = 256};
-  p.l1 = L1Params{.bytes = 8 * 4 * 128, .ways = 4, .hit_latency_cycles = 32};
-  p.crossbar = CrossbarParams{
-      .latency_cycles = 70, .slice_bytes_per_cycle = 64, .cross_partition_cycles = 100};
-  p.l2 = L2Params{.size_bytes = 64 << 10,  // small: evictions and write-backs
-                  .slices = 4,
-                  .ways = 4,
-                  .hit_latency_cycles = 80,
-                  .mshrs_per_slice = 8};  // MSHR-full waits
-  p.hbm = HbmParams{
-      .channels = 8, .bandwidth_bytes_per_s = 200'000'000'000, .latency = 150 * sim::kNanosecond};
-  p.dsmem = DsmemParams{.latency_cycles = 180, .bytes_per_cycle = 32};
+  p.l1.bytes = 8 * 4 * 128;
+  p.l2.size_bytes = 64 << 10;
+  p.l2.ways = 4;
+  p.l2.mshrs_per_slice = 8;
   return p;
 }
 
@@ -177,7 +163,7 @@ struct StreamResult {
 StreamResult run_stream(bool worker, std::uint64_t sm_hz) {
   sim::Simulation sim(1);
   sim::Component top(sim, "chip0");
-  MemorySystem mem(top, small_chip(worker, sm_hz));
+  MemorySystem mem(top, worker_chip(worker, sm_hz));
   EXPECT_EQ(mem.has_worker(), worker);
   Recorder rec(sim);
   std::vector<std::unique_ptr<sim::CallbackEvent>> issuers;
@@ -249,8 +235,8 @@ TEST_P(WorkerStream, AMemorySystemWithAWorkerGivesTheSameEventsAndStats) {
 TEST(MemoryWorker, NotWithEventsOrTracing) {
   sim::Simulation sim(1);
   sim::Component top(sim, "chip0");
-  MemoryParams p = small_chip(true);
-  p.timing = MemoryTiming::kEvents;
+  MemoryParams p = small_chip(MemoryTiming::kEvents);
+  p.worker_thread = true;
   MemorySystem mem(top, p);
   EXPECT_FALSE(mem.has_worker());
 }

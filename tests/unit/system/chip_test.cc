@@ -217,44 +217,34 @@ TEST(Chip, NeverCompletingMbarrierEndsInAHangReport) {
   EXPECT_NE(report[0].find("pending"), std::string::npos) << report[0];
 }
 
+// add_one over 64 CTAs and a DSMEM ring of two clusters, run to the end: the stats.
+std::string add_one_and_ring(Fixture& f) {
+  EXPECT_TRUE(f.chip
+                  ->launch(kAddOne, {.grid = {64, 1, 1}, .block = {128, 1, 1}},
+                           kernel::KernelArgs().ptr(0x10000).ptr(0x200000).u64(30000))
+                  .ok());
+  EXPECT_TRUE(f.chip
+                  ->launch(kRing, {.grid = {4, 1, 1}, .cluster = {2, 1, 1}, .block = {64, 1, 1}},
+                           kernel::KernelArgs().ptr(0x1000).ptr(0x2000))
+                  .ok());
+  f.sim.run();
+  EXPECT_TRUE(f.chip->all_done());
+  return f.sim.stats().dump();
+}
+
 TEST(Chip, SameRunTwiceGivesIdenticalStats) {
-  std::string dump[2];
-  for (int i = 0; i < 2; ++i) {
-    Fixture f;
-    ASSERT_TRUE(f.chip
-                    ->launch(kAddOne, {.grid = {64, 1, 1}, .block = {128, 1, 1}},
-                             kernel::KernelArgs().ptr(0x10000).ptr(0x200000).u64(30000))
-                    .ok());
-    ASSERT_TRUE(f.chip
-                    ->launch(kRing, {.grid = {4, 1, 1}, .cluster = {2, 1, 1}, .block = {64, 1, 1}},
-                             kernel::KernelArgs().ptr(0x1000).ptr(0x2000))
-                    .ok());
-    f.sim.run();
-    dump[i] = f.sim.stats().dump();
-  }
-  EXPECT_EQ(dump[0], dump[1]);
+  Fixture a, b;
+  EXPECT_EQ(add_one_and_ring(a), add_one_and_ring(b));
 }
 
 // ChipOptions::memory_thread: warp loads and stores timed on a second host thread give the
 // same stats as on one (loads, stores, DSMEM, cluster barriers), and a hang is still reported.
 TEST(Chip, AMemoryThreadGivesTheSameStats) {
-  std::string dump[2];
-  for (int i = 0; i < 2; ++i) {
-    Fixture f({.memory_timing = mem::MemoryTiming::kTransactions, .memory_thread = i == 1});
-    ASSERT_EQ(f.chip->memory_system().has_worker(), i == 1);
-    ASSERT_TRUE(f.chip
-                    ->launch(kAddOne, {.grid = {64, 1, 1}, .block = {128, 1, 1}},
-                             kernel::KernelArgs().ptr(0x10000).ptr(0x200000).u64(30000))
-                    .ok());
-    ASSERT_TRUE(f.chip
-                    ->launch(kRing, {.grid = {4, 1, 1}, .cluster = {2, 1, 1}, .block = {64, 1, 1}},
-                             kernel::KernelArgs().ptr(0x1000).ptr(0x2000))
-                    .ok());
-    f.sim.run();
-    EXPECT_TRUE(f.chip->all_done());
-    dump[i] = f.sim.stats().dump();
-  }
-  EXPECT_EQ(dump[0], dump[1]);
+  Fixture one({.memory_timing = mem::MemoryTiming::kTransactions});
+  Fixture two({.memory_timing = mem::MemoryTiming::kTransactions, .memory_thread = true});
+  ASSERT_FALSE(one.chip->memory_system().has_worker());
+  ASSERT_TRUE(two.chip->memory_system().has_worker());
+  EXPECT_EQ(add_one_and_ring(one), add_one_and_ring(two));
 
   Fixture hang({.memory_timing = mem::MemoryTiming::kTransactions, .memory_thread = true});
   ASSERT_TRUE(hang.chip->launch(kHang, {.grid = {1, 1, 1}, .block = {64, 1, 1}}, {}).ok());
