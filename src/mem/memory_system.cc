@@ -184,7 +184,14 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
 
  protected:
   void prefetch() const override {
-    if (step == Step::kAtSlice) ms_.l2_->slice(slice).prefetch(line);
+    if (step == Step::kAtSlice) {
+      ms_.l2_->slice(slice).prefetch(line);
+    } else if (step == Step::kLinesDone && !fills.empty()) {
+      // The L1 sets the fills go to (the first lines; an access is usually one set's worth).
+      const SectorCache& l1 = ms_.l1_[sm]->tags();
+      for (std::size_t i = 0; i < fills.size() && i < 4; ++i)
+        l1.prefetch(fills[i].first);
+    }
   }
   void process() override {
     switch (step) {
