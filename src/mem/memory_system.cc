@@ -522,28 +522,10 @@ void MemorySystem::prefetch(const MemoryWorker::Job& j) const {
     l2_->slice_of_line(line).prefetch_transaction(line);
 }
 
-void MemorySystem::drain() {
-  if (worker_ == nullptr) return;
+void MemorySystem::drain_worker() {
   worker_->drain();
-  if (sm_side_latencies_.count > 0) {
-    load_latency_.merge(sm_side_latencies_.sum, sm_side_latencies_.count, sm_side_latencies_.min,
-                        sm_side_latencies_.max);
-    sm_side_latencies_ = {};
-  }
-}
-
-void MemorySystem::sample_load_latency(double cycles, std::uint64_t weight) {
-  if (worker_ == nullptr) {
-    load_latency_.sample(cycles, weight);
-    return;
-  }
-  // The worker samples load_latency_ meanwhile. Sums of whole cycles are exact in a double,
-  // so the merged stat is the same whatever the order of the samples.
-  SmSideLatencies& s = sm_side_latencies_;
-  s.min = s.count == 0 ? cycles : std::min(s.min, cycles);
-  s.max = s.count == 0 ? cycles : std::max(s.max, cycles);
-  s.sum += cycles * static_cast<double>(weight);
-  s.count += weight;
+  load_latency_.merge(sm_side_latencies_);
+  sm_side_latencies_ = {};
 }
 
 sim::Tick MemorySystem::load_at(const MemRequest& r, sim::Tick at, std::uint32_t weight,

@@ -134,7 +134,9 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   // With params().worker_thread: waits until the second thread has timed every warp access
   // issued (their completions are then scheduled). Every member that reaches the crossbar, the
   // L2 or HBM calls it; the stats registry does before it reads.
-  void drain();
+  void drain() {
+    if (worker_ != nullptr) drain_worker();  // inline: TMA lines call it once each
+  }
   bool has_worker() const { return worker_ != nullptr; }
   // Set sampling: 1 if every line is timed, else N (a line is timed when sampled()).
   std::uint32_t set_sampling() const { return params_.set_sampling; }
@@ -264,13 +266,17 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   sim::Clock worker_sm_clock_;  // the SM clock's conversions on the worker thread
   sim::Tick lookahead_ = 0;     // no warp access that reaches the crossbar is done sooner
   // With a worker, the load latencies sampled on the simulation's thread (the worker samples
-  // load_latency_ meanwhile), added to load_latency_ by drain().
-  struct SmSideLatencies {
-    double sum = 0;
-    std::uint64_t count = 0;
-    double min = 0, max = 0;
-  } sm_side_latencies_;
-  void sample_load_latency(double cycles, std::uint64_t weight = 1);
+  // load_latency_ meanwhile), added to load_latency_ by drain(). Sums of whole cycles are
+  // exact in a double, so the merged stat is the same whatever the order of the samples.
+  sim::Samples sm_side_latencies_;
+  void sample_load_latency(double cycles, std::uint64_t weight = 1) {
+    if (worker_ != nullptr) {
+      sm_side_latencies_.add(cycles, weight);
+    } else {
+      load_latency_.sample(cycles, weight);
+    }
+  }
+  void drain_worker();
   enum JobKind : std::uint8_t { kLoadJob = 1, kStoreJob = 2 };
 };
 

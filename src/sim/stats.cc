@@ -78,28 +78,21 @@ nlohmann::json Scalar::to_json() const {
 
 nlohmann::json Average::to_json() const {
   nlohmann::json j = base_json(mean());
-  j["count"] = count_;
+  j["count"] = s_.count;
   j["min"] = min();
   j["max"] = max();
   return j;
 }
 
-void Average::reset() {
-  sum_ = 0.0;
-  count_ = 0;
-  min_ = std::numeric_limits<double>::infinity();
-  max_ = -std::numeric_limits<double>::infinity();
-}
-
 void Average::tally(StatTally& out) const {
-  out.counts.push_back(count_);
-  out.sums.push_back(sum_);
+  out.counts.push_back(s_.count);
+  out.sums.push_back(s_.sum);
 }
 
 void Average::repeat(const StatTally& from, const StatTally& to, std::uint64_t times) {
   if (!grew(from, to, 1, 1)) return;
-  count_ += count_gain(from, to, 0, times);
-  sum_ += sum_gain(from, to, 0, times);
+  s_.count += count_gain(from, to, 0, times);
+  s_.sum += sum_gain(from, to, 0, times);
 }
 
 Histogram::Histogram(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,

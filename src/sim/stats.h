@@ -109,40 +109,46 @@ class Scalar : public Stat {
   double value_ = 0.0;
 };
 
+// Weighted samples' sum, count, min and max: what an Average keeps, and what a caller keeps
+// apart to merge into one later (Average::merge: a second host thread's share, for one).
+struct Samples {
+  double sum = 0.0;
+  std::uint64_t count = 0;
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
+  void add(double v, std::uint64_t weight = 1) {
+    if (weight == 0) return;
+    sum += v * static_cast<double>(weight);
+    count += weight;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  void merge(const Samples& o) {
+    sum += o.sum;
+    count += o.count;
+    if (o.min < min) min = o.min;
+    if (o.max > max) max = o.max;
+  }
+};
+
 // Weighted mean with min and max. With no samples, mean/min/max read as 0 (see "count").
 class Average : public Stat {
  public:
   using Stat::Stat;
-  void sample(double v, std::uint64_t weight = 1) {
-    if (weight == 0) return;
-    sum_ += v * static_cast<double>(weight);
-    count_ += weight;
-    if (v < min_) min_ = v;
-    if (v > max_) max_ = v;
-  }
-  // Adds samples accumulated elsewhere: `count` of them summing to `sum`, within [min, max].
-  void merge(double sum, std::uint64_t count, double min, double max) {
-    if (count == 0) return;
-    sum_ += sum;
-    count_ += count;
-    if (min < min_) min_ = min;
-    if (max > max_) max_ = max;
-  }
-  double mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0.0; }
-  std::uint64_t count() const { return count_; }
-  double min() const { return count_ ? min_ : 0.0; }
-  double max() const { return count_ ? max_ : 0.0; }
+  void sample(double v, std::uint64_t weight = 1) { s_.add(v, weight); }
+  void merge(const Samples& other) { s_.merge(other); }
+  double mean() const { return s_.count ? s_.sum / static_cast<double>(s_.count) : 0.0; }
+  std::uint64_t count() const { return s_.count; }
+  double min() const { return s_.count ? s_.min : 0.0; }
+  double max() const { return s_.count ? s_.max : 0.0; }
   nlohmann::json to_json() const override;
-  void reset() override;
+  void reset() override { s_ = Samples{}; }
   // The count and the sum repeat; min and max stay what the simulated samples gave.
   void tally(StatTally& out) const override;
   void repeat(const StatTally& from, const StatTally& to, std::uint64_t times) override;
 
  private:
-  double sum_ = 0.0;
-  std::uint64_t count_ = 0;
-  double min_ = std::numeric_limits<double>::infinity();
-  double max_ = -std::numeric_limits<double>::infinity();
+  Samples s_;
 };
 
 // Linear buckets over [lo, hi) plus underflow (v < lo, and NaN) and overflow (v >= hi).

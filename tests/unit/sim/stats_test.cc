@@ -90,6 +90,29 @@ TEST(StatsTest, AverageIsWeightedWithMinMax) {
                                          "count":4,"min":4.0,"max":10.0})"));
 }
 
+// Samples kept apart (a second host thread's share) and merged give the stat that sampling
+// them all in one place gives; an empty share changes nothing.
+TEST(StatsTest, MergedSamplesAreTheSameAsSampledOnes) {
+  StatsRegistry reg;
+  Average whole(reg, "x", "whole", "", ""), parts(reg, "x", "parts", "", "");
+  Samples apart;
+  for (int i = 0; i < 100; ++i) {
+    const double v = (i * 37) % 101;
+    whole.sample(v, 1 + i % 3);
+    if (i % 2 == 0) {
+      parts.sample(v, 1 + i % 3);
+    } else {
+      apart.add(v, 1 + i % 3);
+    }
+  }
+  parts.merge(apart);
+  parts.merge(Samples{});
+  EXPECT_EQ(parts.to_json()["count"], whole.to_json()["count"]);
+  EXPECT_EQ(parts.mean(), whole.mean());
+  EXPECT_EQ(parts.min(), whole.min());
+  EXPECT_EQ(parts.max(), whole.max());
+}
+
 TEST(StatsTest, HistogramBucketsAndEdges) {
   StatsRegistry reg;
   Histogram h(reg, "hbm", "queue", "entries", "queue depth", 0.0, 10.0, 5);  // width 2
