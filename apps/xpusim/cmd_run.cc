@@ -138,7 +138,7 @@ std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& run, const std:
     } else {
       completed = true;
       const auto v =
-          workloads::verify_generic_launch(chip, *run.resolved.kernel, run.resolved.args);
+          workloads::verify_generic_launch(chip, *run.resolved.kernel, run.resolved.args, s.launch);
       if (!v) {
         std::printf("  result              not checked (kernel %s has no reference)\n",
                     s.kernel.c_str());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -32,6 +33,54 @@ sim::Task<> stream_copy(Warp& w) {
     co_await w.store_global<std::uint32_t>(Warp::lane_addresses(dst, 4, i), x, m);
     for (auto& v : i)
       v += stride;
+  }
+}
+
+// out[t] = the sum (mod 2^32) of src[i] over thread t's elements i < n, a grid-stride loop:
+// each load, then the add that uses it (one load in flight per thread, as stream_copy).
+sim::Task<> stream_sum(Warp& w) {
+  const Addr src = w.args().get_ptr(0), out = w.args().get_ptr(2);
+  const std::uint64_t n = w.args().get_u64(1);
+  const std::uint64_t stride =
+      std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
+  const kernel::LaneMask threads = w.thread_mask();
+  const auto first = w.global_thread_ids();
+  kernel::Lanes<std::uint32_t> acc{};
+  for (auto i = first; i[0] < n;) {
+    kernel::LaneMask m = 0;
+    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l)
+      m |= i[l] < n ? kernel::LaneMask{1} << l : 0;
+    m &= threads;
+    if (m == 0) break;
+    const auto x = co_await w.load_global<std::uint32_t>(Warp::lane_addresses(src, 4, i), m);
+    co_await w.alu(1);
+    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l)
+      acc[l] += (m >> l) & 1 ? x[l] : 0;
+    for (auto& v : i)
+      v += stride;
+  }
+  co_await w.store_global<std::uint32_t>(Warp::lane_addresses(out, 4, first), acc, threads);
+}
+
+// dst[i] = i (mod 2^32) for i < n, a grid-stride loop of stores.
+sim::Task<> stream_fill(Warp& w) {
+  const Addr dst = w.args().get_ptr(0);
+  const std::uint64_t n = w.args().get_u64(1);
+  const std::uint64_t stride =
+      std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
+  const kernel::LaneMask threads = w.thread_mask();
+  for (auto i = w.global_thread_ids(); i[0] < n;) {
+    kernel::LaneMask m = 0;
+    kernel::Lanes<std::uint32_t> v{};
+    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+      m |= i[l] < n ? kernel::LaneMask{1} << l : 0;
+      v[l] = static_cast<std::uint32_t>(i[l]);
+    }
+    m &= threads;
+    if (m == 0) break;
+    co_await w.store_global<std::uint32_t>(Warp::lane_addresses(dst, 4, i), v, m);
+    for (auto& x : i)
+      x += stride;
   }
 }
 
@@ -66,6 +115,71 @@ Result<std::string> verify_stream_copy(system::Chip& chip, const kernel::KernelA
   return fmt::format("dst == src over {} u32 elements", n);
 }
 
+// Reads n u32 from `at` in chunks, calling f(index, value) for each.
+template <class F>
+Status for_each_u32(system::Chip& chip, Addr at, std::uint64_t n, F&& f) {
+  constexpr std::uint64_t kChunk = 1 << 16;
+  std::vector<std::uint32_t> a(kChunk);
+  for (std::uint64_t i = 0; i < n; i += kChunk) {
+    const std::uint64_t count = std::min(kChunk, n - i);
+    if (auto st =
+            chip.memory().read(at + 4 * i, std::as_writable_bytes(std::span(a.data(), count)));
+        !st) {
+      return st;
+    }
+    for (std::uint64_t k = 0; k < count; ++k)
+      f(i + k, a[k]);
+  }
+  return Ok{};
+}
+
+Result<std::string> verify_stream_sum(system::Chip& chip, const kernel::KernelArgs& args,
+                                      const kernel::LaunchParams& launch) {
+  const Addr src = args.get_ptr(0), out = args.get_ptr(2);
+  const std::uint64_t n = args.get_u64(1);
+  const std::uint64_t threads = std::uint64_t{launch.grid.count()} * launch.threads_per_block();
+  // The naive reference: thread t's elements are t, t + threads, ... (mod 2^32 sums).
+  std::vector<std::uint32_t> want(threads, 0);
+  if (auto st = for_each_u32(chip, src, n,
+                             [&](std::uint64_t i, std::uint32_t v) { want[i % threads] += v; });
+      !st) {
+    return st.errors();
+  }
+  std::optional<Error> bad;
+  if (auto st = for_each_u32(chip, out, threads,
+                             [&](std::uint64_t t, std::uint32_t v) {
+                               if (!bad && v != want[t]) {
+                                 bad = Error{fmt::format(
+                                     "stream_sum: out[{}] = {:#x} at {:#x}, expected {:#x}", t, v,
+                                     out + 4 * t, want[t])};
+                               }
+                             });
+      !st) {
+    return st.errors();
+  }
+  if (bad) return *bad;
+  return fmt::format("out == per-thread sums over {} u32 elements", n);
+}
+
+Result<std::string> verify_stream_fill(system::Chip& chip, const kernel::KernelArgs& args) {
+  const Addr dst = args.get_ptr(0);
+  const std::uint64_t n = args.get_u64(1);
+  std::optional<Error> bad;
+  if (auto st = for_each_u32(chip, dst, n,
+                             [&](std::uint64_t i, std::uint32_t v) {
+                               if (!bad && v != static_cast<std::uint32_t>(i)) {
+                                 bad = Error{fmt::format(
+                                     "stream_fill: dst[{}] = {:#x} at {:#x}, expected {:#x}", i, v,
+                                     dst + 4 * i, static_cast<std::uint32_t>(i))};
+                               }
+                             });
+      !st) {
+    return st.errors();
+  }
+  if (bad) return *bad;
+  return fmt::format("dst[i] == i over {} u32 elements", n);
+}
+
 }  // namespace
 
 Status register_kernels(kernel::KernelRegistry& kernels) {
@@ -75,6 +189,26 @@ Status register_kernels(kernel::KernelRegistry& kernels) {
                                       {"dst", kernel::ArgKind::kPtr},
                                       {"n", kernel::ArgKind::kU64}},
                              .body = stream_copy,
+                             .static_shared_bytes = 0});
+      !st) {
+    return st;
+  }
+  if (auto st = kernels.add(
+          {.name = "stream_sum",
+           .description = "out[t] = sum of src[i] over thread t's elements of n u32, grid-stride "
+                          "loop, one load in flight per thread",
+           .args = {{"src", kernel::ArgKind::kPtr},
+                    {"n", kernel::ArgKind::kU64},
+                    {"out", kernel::ArgKind::kPtr}},
+           .body = stream_sum,
+           .static_shared_bytes = 0});
+      !st) {
+    return st;
+  }
+  if (auto st = kernels.add({.name = "stream_fill",
+                             .description = "dst[i] = i for n u32 elements, grid-stride loop",
+                             .args = {{"dst", kernel::ArgKind::kPtr}, {"n", kernel::ArgKind::kU64}},
+                             .body = stream_fill,
                              .static_shared_bytes = 0});
       !st) {
     return st;
@@ -89,8 +223,11 @@ Status register_kernels(kernel::KernelRegistry& kernels) {
 
 std::optional<Result<std::string>> verify_generic_launch(system::Chip& chip,
                                                          const kernel::KernelDef& k,
-                                                         const kernel::KernelArgs& args) {
-  if (k.name == "stream_copy" && k.body == stream_copy) return verify_stream_copy(chip, args);
+                                                         const kernel::KernelArgs& args,
+                                                         const kernel::LaunchParams& launch) {
+  if (k.body == stream_copy) return verify_stream_copy(chip, args);
+  if (k.body == stream_sum) return verify_stream_sum(chip, args, launch);
+  if (k.body == stream_fill) return verify_stream_fill(chip, args);
   return std::nullopt;
 }
 

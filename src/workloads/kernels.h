@@ -3,6 +3,11 @@
 //
 //  - stream_copy(src ptr, dst ptr, n u64): dst[i] = src[i] for n u32 elements, a grid-stride
 //    loop (each warp instruction moves 32 consecutive elements, 128 B). Verified: dst == src.
+//  - stream_sum(src ptr, n u64, out ptr): out[t] = the sum (mod 2^32) of src[i] over thread
+//    t's elements (i = t, t + threads, ... < n), each load followed by the add that uses it.
+//    Verified against a host sum per thread.
+//  - stream_fill(dst ptr, n u64): dst[i] = i (mod 2^32) for n u32 elements, stores only.
+//    Verified: every element.
 //  - hang_demo(): an mbarrier expecting two arrivals gets one, so every warp of the CTA waits
 //    forever: shows the hang report (`xpusim run` exits 1 and lists the parked warps).
 #pragma once
@@ -11,6 +16,7 @@
 #include <string>
 
 #include "kernel/kernel_args.h"
+#include "kernel/launch.h"
 #include "kernel/registry.h"
 #include "sim/result.h"
 #include "system/chip.h"
@@ -19,11 +25,12 @@ namespace xpusim::workloads {
 
 Status register_kernels(kernel::KernelRegistry& kernels);
 
-// After a functional run of `k` with `args`: nullopt when the kernel has no reference check;
-// else what was checked ("dst == src over N u32 elements"), or an error naming the first
+// After a functional run of `k` with `args` and `launch`: nullopt when the kernel has no reference
+// check; else what was checked ("dst == src over N u32 elements"), or an error naming the first
 // mismatch.
 std::optional<Result<std::string>> verify_generic_launch(system::Chip& chip,
                                                          const kernel::KernelDef& k,
-                                                         const kernel::KernelArgs& args);
+                                                         const kernel::KernelArgs& args,
+                                                         const kernel::LaunchParams& launch);
 
 }  // namespace xpusim::workloads

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # The silicon checks in one go, for a lent GPU machine (tools/silicon/README.md):
-#   run.sh [tma] [latency] [gemm]     (default: all three)
+#   run.sh [tma] [latency] [gemm] [kernels]     (default: all four)
 # builds the CUDA programs, runs every TMA conformance case in 8 parallel shards (a case that
 # faults the GPU context ends its process, which is started again at its next case), the
-# latency microbenchmarks and a cuBLAS GEMM. Results land in $OUT (default ./out).
+# latency microbenchmarks, a cuBLAS GEMM and whole scenario kernels (kernels.cu). Results land
+# in $OUT (default ./out).
 set -u
 cd "$(dirname "$0")"
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
-what=${*:-tma latency gemm}
+what=${*:-tma latency gemm kernels}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 flags="-O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a"
 [[ $what == *tma* ]] && nvcc $flags -o /tmp/tma_check tma_check.cu 2>&1 | tee -a "$OUT/gpu.txt" &
 [[ $what == *latency* ]] && nvcc $flags -o /tmp/latency latency.cu 2>&1 | tee -a "$OUT/gpu.txt" &
+[[ $what == *kernels* ]] && nvcc $flags -o /tmp/kernels kernels.cu 2>&1 | tee -a "$OUT/gpu.txt" &
 wait
 
 if [[ $what == *tma* ]]; then
@@ -36,6 +38,7 @@ if [[ $what == *tma* ]]; then
 fi
 
 [[ $what == *latency* ]] && timeout 150 /tmp/latency 2>&1 | tee "$OUT/latency.txt"
+[[ $what == *kernels* ]] && timeout 60 /tmp/kernels 2>&1 | tee "$OUT/kernels.txt"
 
 if [[ $what == *gemm* ]]; then
   # The flagship workload's real counterpart: an 8192^3 bf16 GEMM through cuBLAS (PyTorch),

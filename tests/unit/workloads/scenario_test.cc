@@ -350,7 +350,7 @@ TEST(Scenario, ResolvingNamesAgainstTheRegistries) {
             "1048576]");
   EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: stream_cpy\nlaunch: {grid: 1, block: 1}\n")),
             "s.yaml:2:9: kernel: kernel 'stream_cpy' is not registered (did you mean "
-            "'stream_copy'?); kernels: hang_demo, stream_copy");
+            "'stream_copy'?); kernels: hang_demo, stream_copy, stream_fill, stream_sum");
   EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 1}\n"
                                 "buffers: {a: {bytes: 4}}\nargs: [{ptr: a}]\n")),
             "s.yaml:5:1: args: kernel stream_copy: 1 arguments given, it takes 3 (ptr src, ptr "
@@ -439,17 +439,87 @@ TEST(Scenario, SetupFillsTheBuffersAndTheCopyVerifies) {
   EXPECT_EQ(head[3], 1003u);
   t.sim.run();
   ASSERT_TRUE(t.chip->all_done());
-  const auto v = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args);
+  const auto v = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, s.launch);
   ASSERT_TRUE(v.has_value());
   ASSERT_TRUE(v->ok()) << v->error().message;
   EXPECT_EQ(**v, "dst == src over 1024 u32 elements");
   // A wrong element is named.
   const std::uint32_t bad = 5;
   ASSERT_TRUE(t.chip->memory().write(0x1030'0000 + 4 * 17, std::as_bytes(std::span(&bad, 1))).ok());
-  const auto w = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args);
+  const auto w = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, s.launch);
   ASSERT_FALSE(w->ok());
   EXPECT_EQ(w->error().message,
             "stream_copy: dst[17] = 0x5 at 0x10300044, expected src[17] = 0x11 (at 0x10000044)");
+}
+
+// stream_sum and stream_fill (kernels.h): 1000 elements over 2 CTAs of 96 threads (a partial
+// last warp, threads with 5 or 6 elements) checked by the kernels' own references, whose
+// messages name a planted wrong value.
+TEST(Scenario, TheSumAndFillKernelsVerify) {
+  const Scenario sum = load(R"(
+chip: tiny
+kernel: stream_sum
+launch: {grid: [2, 1, 1], block: [96], cluster: 1, dynamic_shared_bytes: 0, registers_per_thread: 32}
+buffers:
+  src: {bytes: 4096, fill: iota32}
+  out: {bytes: 1024}
+args: [{ptr: src}, {u64: 1000}, {ptr: out}]
+)");
+  Registries r;
+  auto resolved = resolve_scenario(sum, r.kernels, r.workloads);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  {
+    TinyChip t;
+    ASSERT_TRUE(setup_scenario(sum, *resolved, *t.chip, r.kernels, 7).ok());
+    t.sim.run();
+    ASSERT_TRUE(t.chip->all_done());
+    // Thread 5 of 192 sums 5 + 197 + 389 + 581 + 773 + 965 (an independent count).
+    std::uint32_t out5 = 0;
+    ASSERT_TRUE(t.chip->memory()
+                    .read(0x1010'0000 + 4 * 5, std::as_writable_bytes(std::span(&out5, 1)))
+                    .ok());
+    EXPECT_EQ(out5, 5u + 197 + 389 + 581 + 773 + 965);
+    const auto v = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, sum.launch);
+    ASSERT_TRUE(v.has_value());
+    ASSERT_TRUE(v->ok()) << v->error().message;
+    EXPECT_EQ(**v, "out == per-thread sums over 1000 u32 elements");
+    const std::uint32_t bad = 1;
+    ASSERT_TRUE(
+        t.chip->memory().write(0x1010'0000 + 4 * 191, std::as_bytes(std::span(&bad, 1))).ok());
+    const auto w = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, sum.launch);
+    ASSERT_FALSE(w->ok());
+    EXPECT_EQ(w->error().message, "stream_sum: out[191] = 0x1 at 0x101002fc, expected 0xb3b");
+  }
+  const Scenario fill = load(R"(
+chip: tiny
+kernel: stream_fill
+launch: {grid: [2, 1, 1], block: [96], cluster: 1, dynamic_shared_bytes: 0, registers_per_thread: 32}
+buffers:
+  dst: {bytes: 4096}
+args: [{ptr: dst}, {u64: 1000}]
+)");
+  resolved = resolve_scenario(fill, r.kernels, r.workloads);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  TinyChip t;
+  ASSERT_TRUE(setup_scenario(fill, *resolved, *t.chip, r.kernels, 7).ok());
+  t.sim.run();
+  ASSERT_TRUE(t.chip->all_done());
+  const auto v = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, fill.launch);
+  ASSERT_TRUE(v.has_value());
+  ASSERT_TRUE(v->ok()) << v->error().message;
+  EXPECT_EQ(**v, "dst[i] == i over 1000 u32 elements");
+  // Nothing past n is written.
+  std::uint32_t past = 7;
+  ASSERT_TRUE(t.chip->memory()
+                  .read(0x1000'0000 + 4 * 1000, std::as_writable_bytes(std::span(&past, 1)))
+                  .ok());
+  EXPECT_EQ(past, 0u);
+  const std::uint32_t bad = 3;
+  ASSERT_TRUE(
+      t.chip->memory().write(0x1000'0000 + 4 * 999, std::as_bytes(std::span(&bad, 1))).ok());
+  const auto w = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, fill.launch);
+  ASSERT_FALSE(w->ok());
+  EXPECT_EQ(w->error().message, "stream_fill: dst[999] = 0x3 at 0x10000f9c, expected 0x3e7");
 }
 
 TEST(Scenario, RandomFillFollowsTheSeedAndTimingOnlyWritesNothing) {

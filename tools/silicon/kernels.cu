@@ -1,0 +1,188 @@
+// kernels.cu: whole scenario kernels timed on a real Hopper GPU (H100 or H200), next to what
+// `xpusim run` reports for the same launch (docs/fidelity.md, "Whole kernels"). Where
+// latency.cu isolates one quantity, these run a shipped scenario's kernel as the scenario
+// launches it, so latency and bandwidth mix as they do in the model.
+//   stream_copy: configs/scenarios/stream-copy.yaml (grid 528 x 256 threads, u32 per lane,
+//                grid-stride, each thread's load then its store; workloads/kernels.cc), over
+//                the scenario's 16 MiB and over 256 MiB; stream_sum (stream-sum.yaml) and
+//                stream_fill (stream-fill.yaml), its load and its store alone, the same way.
+// Each run starts cold: the L2 is flushed (a 256 MiB read, which also writes back the last
+// run's dirty lines) before every repetition. Timed two ways: the span from the first CTA's
+// start to the last CTA's end (globaltimer, as the model's "ran N cycles"), and cudaEvents
+// around the launch. Cycles use the SM clock measured over ~20 ms in one thread.
+// Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernels kernels.cu
+// Run: ./kernels   (a table on stdout). Under a second of GPU work; ~0.8 GiB of device memory.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+using u32 = uint32_t;
+using u64 = unsigned long long;
+
+#define CK(call)                                                                      \
+  do {                                                                                \
+    const cudaError_t e_ = (call);                                                    \
+    if (e_ != cudaSuccess) {                                                          \
+      fprintf(stderr, "error: %s: %s\n", #call, cudaGetErrorString(e_));              \
+      exit(1);                                                                        \
+    }                                                                                 \
+  } while (0)
+
+__device__ __forceinline__ u64 clk() {
+  u64 c;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+  return c;
+}
+__device__ __forceinline__ u64 gtime() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+
+__global__ void clock_probe(u64* out) {
+  const u64 t0 = gtime(), c0 = clk();
+  u64 t = t0;
+  for (u32 i = 0; i < (1u << 30) && t - t0 < 20'000'000; ++i)
+    t = gtime();
+  out[0] = clk() - c0;
+  out[1] = t - t0;
+}
+
+// As workloads/kernels.cc's stream_copy: one load, then its store, per iteration (no unrolling:
+// the model's warp issues them in that order too). span[2 * cta] = start, [2 * cta + 1] = end.
+__global__ void stream_copy(const u32* src, u32* dst, u64 n, u64* span) {
+  const u64 t0 = gtime();
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+#pragma unroll 1
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += stride)
+    dst[i] = src[i];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    span[2 * blockIdx.x] = t0;
+    span[2 * blockIdx.x + 1] = gtime();
+  }
+}
+
+// The two halves of stream_copy alone, same shape, as workloads/kernels.cc's stream_sum (each
+// load, then the add that uses it: one load in flight per thread; the thread's sum stored at
+// the end) and stream_fill (the store of the index).
+__global__ void stream_sum(const u32* src, u64 n, u32* out, u64* span) {
+  const u64 t0 = gtime();
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+  const u64 tid = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+  u32 acc = 0;
+#pragma unroll 1
+  for (u64 i = tid; i < n; i += stride)
+    acc += src[i];
+  out[tid] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    span[2 * blockIdx.x] = t0;
+    span[2 * blockIdx.x + 1] = gtime();
+  }
+}
+__global__ void stream_fill(u32* dst, u64 n, u64* span) {
+  const u64 t0 = gtime();
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+#pragma unroll 1
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += stride)
+    dst[i] = (u32)i;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    span[2 * blockIdx.x] = t0;
+    span[2 * blockIdx.x + 1] = gtime();
+  }
+}
+
+// Reads `n16` 16 B words through the L2 (ld.cg): evicts whatever the last run left there.
+__global__ void flush(const uint4* p, u64 n16, u32* sink) {
+  u32 acc = 0;
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n16;
+       i += (u64)gridDim.x * blockDim.x) {
+    uint4 v;
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p + i));
+    acc ^= v.x ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+int main() {
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  u64* probe;
+  CK(cudaMalloc(&probe, 16));
+  clock_probe<<<1, 1>>>(probe);
+  CK(cudaDeviceSynchronize());
+  u64 h[2];
+  CK(cudaMemcpy(h, probe, 16, cudaMemcpyDeviceToHost));
+  const double ghz = (double)h[0] / (double)h[1];
+  printf("# %s, %d SMs, SM clock %.0f MHz (clock64 / globaltimer over %.1f ms)\n", prop.name,
+         prop.multiProcessorCount, ghz * 1e3, h[1] / 1e6);
+
+  const u64 flush_bytes = 256ull << 20;
+  uint4* fl;
+  u32* sink;
+  CK(cudaMalloc(&fl, flush_bytes));
+  CK(cudaMemset(fl, 1, flush_bytes));
+  CK(cudaMalloc(&sink, 4));
+  const u32 grid = 528, block = 256;  // stream-copy.yaml's launch (4 CTAs per SM on 132)
+  u64* span;
+  CK(cudaMalloc(&span, 2 * grid * sizeof(u64)));
+  u32* sums;
+  CK(cudaMalloc(&sums, grid * block * sizeof(u32)));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  printf("%-24s %10s %10s %10s %10s %12s\n", "kernel", "MiB", "span_us", "span_cyc", "event_us",
+         "GB/s_moved");
+  for (const int kind : {0, 1, 2})
+  for (const u64 mib : {16ull, 256ull}) {
+    const u64 n = (mib << 20) / 4;
+    u32 *src, *dst;
+    CK(cudaMalloc(&src, n * 4));
+    CK(cudaMalloc(&dst, n * 4));
+    CK(cudaMemset(src, 7, n * 4));
+    CK(cudaMemset(dst, 0, n * 4));
+    std::vector<double> spans, events;
+    for (int r = 0; r < 11; ++r) {
+      flush<<<2 * prop.multiProcessorCount, 1024>>>(fl, flush_bytes / 16, sink);
+      CK(cudaEventRecord(e0));
+      if (kind == 0) stream_copy<<<grid, block>>>(src, dst, n, span);
+      if (kind == 1) stream_sum<<<grid, block>>>(src, n, sums, span);
+      if (kind == 2) stream_fill<<<grid, block>>>(dst, n, span);
+      CK(cudaEventRecord(e1));
+      CK(cudaDeviceSynchronize());
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      std::vector<u64> s(2 * grid);
+      CK(cudaMemcpy(s.data(), span, s.size() * sizeof(u64), cudaMemcpyDeviceToHost));
+      u64 lo = ~0ull, hi = 0;
+      for (u32 c = 0; c < grid; ++c) {
+        lo = std::min(lo, s[2 * c]);
+        hi = std::max(hi, s[2 * c + 1]);
+      }
+      if (r == 0) continue;  // the first launch pays for loading the kernel
+      spans.push_back((double)(hi - lo) / 1e3);
+      events.push_back(ms * 1e3);
+    }
+    const double us = median(spans);
+    printf("%-24s %10llu %10.2f %10.0f %10.2f %12.0f   (medians of %zu; span %.2f to %.2f us)\n",
+           kind == 0 ? "stream_copy 528x256" : kind == 1 ? "stream_sum 528x256" : "stream_fill 528x256",
+           mib, us, us * ghz * 1e3, median(events), (kind == 0 ? 2.0 : 1.0) * (mib << 20) / (us * 1e-6) / 1e9, spans.size(),
+           *std::min_element(spans.begin(), spans.end()),
+           *std::max_element(spans.begin(), spans.end()));
+    CK(cudaFree(src));
+    CK(cudaFree(dst));
+  }
+  return 0;
+}
