@@ -16,18 +16,26 @@ namespace {
 using kernel::Addr;
 using kernel::Warp;
 
+// The grid's threads: a grid-stride loop's step.
+std::uint64_t grid_threads(const Warp& w) {
+  return std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
+}
+
+// The lanes that are threads of the CTA and whose index is below n.
+kernel::LaneMask below(const kernel::Lanes<std::uint64_t>& i, std::uint64_t n, const Warp& w) {
+  kernel::LaneMask m = 0;
+  for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l)
+    m |= i[l] < n ? kernel::LaneMask{1} << l : 0;
+  return m & w.thread_mask();
+}
+
 // dst[i] = src[i] for i < n (u32), a grid-stride loop over the whole grid's threads.
 sim::Task<> stream_copy(Warp& w) {
   const Addr src = w.args().get_ptr(0), dst = w.args().get_ptr(1);
   const std::uint64_t n = w.args().get_u64(2);
-  const std::uint64_t stride =
-      std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
-  const kernel::LaneMask threads = w.thread_mask();
+  const std::uint64_t stride = grid_threads(w);
   for (auto i = w.global_thread_ids(); i[0] < n;) {
-    kernel::LaneMask m = 0;
-    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l)
-      m |= i[l] < n ? kernel::LaneMask{1} << l : 0;
-    m &= threads;
+    const kernel::LaneMask m = below(i, n, w);
     if (m == 0) break;
     const auto x = co_await w.load_global<std::uint32_t>(Warp::lane_addresses(src, 4, i), m);
     co_await w.store_global<std::uint32_t>(Warp::lane_addresses(dst, 4, i), x, m);
@@ -41,16 +49,11 @@ sim::Task<> stream_copy(Warp& w) {
 sim::Task<> stream_sum(Warp& w) {
   const Addr src = w.args().get_ptr(0), out = w.args().get_ptr(2);
   const std::uint64_t n = w.args().get_u64(1);
-  const std::uint64_t stride =
-      std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
-  const kernel::LaneMask threads = w.thread_mask();
+  const std::uint64_t stride = grid_threads(w);
   const auto first = w.global_thread_ids();
   kernel::Lanes<std::uint32_t> acc{};
   for (auto i = first; i[0] < n;) {
-    kernel::LaneMask m = 0;
-    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l)
-      m |= i[l] < n ? kernel::LaneMask{1} << l : 0;
-    m &= threads;
+    const kernel::LaneMask m = below(i, n, w);
     if (m == 0) break;
     const auto x = co_await w.load_global<std::uint32_t>(Warp::lane_addresses(src, 4, i), m);
     co_await w.alu(1);
@@ -59,25 +62,18 @@ sim::Task<> stream_sum(Warp& w) {
     for (auto& v : i)
       v += stride;
   }
-  co_await w.store_global<std::uint32_t>(Warp::lane_addresses(out, 4, first), acc, threads);
+  co_await w.store_global<std::uint32_t>(Warp::lane_addresses(out, 4, first), acc, w.thread_mask());
 }
 
 // dst[i] = i (mod 2^32) for i < n, a grid-stride loop of stores.
 sim::Task<> stream_fill(Warp& w) {
   const Addr dst = w.args().get_ptr(0);
   const std::uint64_t n = w.args().get_u64(1);
-  const std::uint64_t stride =
-      std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
-  const kernel::LaneMask threads = w.thread_mask();
+  const std::uint64_t stride = grid_threads(w);
   for (auto i = w.global_thread_ids(); i[0] < n;) {
-    kernel::LaneMask m = 0;
-    kernel::Lanes<std::uint32_t> v{};
-    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
-      m |= i[l] < n ? kernel::LaneMask{1} << l : 0;
-      v[l] = static_cast<std::uint32_t>(i[l]);
-    }
-    m &= threads;
+    const kernel::LaneMask m = below(i, n, w);
     if (m == 0) break;
+    const auto v = kernel::lanes<std::uint32_t>([&](std::uint32_t l) { return i[l]; });
     co_await w.store_global<std::uint32_t>(Warp::lane_addresses(dst, 4, i), v, m);
     for (auto& x : i)
       x += stride;
@@ -183,42 +179,37 @@ Result<std::string> verify_stream_fill(system::Chip& chip, const kernel::KernelA
 }  // namespace
 
 Status register_kernels(kernel::KernelRegistry& kernels) {
-  if (auto st = kernels.add({.name = "stream_copy",
-                             .description = "dst[i] = src[i] for n u32 elements, grid-stride loop",
-                             .args = {{"src", kernel::ArgKind::kPtr},
-                                      {"dst", kernel::ArgKind::kPtr},
-                                      {"n", kernel::ArgKind::kU64}},
-                             .body = stream_copy,
-                             .static_shared_bytes = 0});
-      !st) {
-    return st;
-  }
-  if (auto st = kernels.add(
-          {.name = "stream_sum",
-           .description = "out[t] = sum of src[i] over thread t's elements of n u32, grid-stride "
-                          "loop, one load in flight per thread",
-           .args = {{"src", kernel::ArgKind::kPtr},
-                    {"n", kernel::ArgKind::kU64},
-                    {"out", kernel::ArgKind::kPtr}},
-           .body = stream_sum,
-           .static_shared_bytes = 0});
-      !st) {
-    return st;
-  }
-  if (auto st = kernels.add({.name = "stream_fill",
-                             .description = "dst[i] = i for n u32 elements, grid-stride loop",
-                             .args = {{"dst", kernel::ArgKind::kPtr}, {"n", kernel::ArgKind::kU64}},
-                             .body = stream_fill,
-                             .static_shared_bytes = 0});
-      !st) {
-    return st;
-  }
-  return kernels.add(
+  const kernel::KernelDef defs[] = {
+      {.name = "stream_copy",
+       .description = "dst[i] = src[i] for n u32 elements, grid-stride loop",
+       .args = {{"src", kernel::ArgKind::kPtr},
+                {"dst", kernel::ArgKind::kPtr},
+                {"n", kernel::ArgKind::kU64}},
+       .body = stream_copy,
+       .static_shared_bytes = 0},
+      {.name = "stream_sum",
+       .description = "out[t] = sum of src[i] over thread t's elements of n u32, grid-stride "
+                      "loop, one load in flight per thread",
+       .args = {{"src", kernel::ArgKind::kPtr},
+                {"n", kernel::ArgKind::kU64},
+                {"out", kernel::ArgKind::kPtr}},
+       .body = stream_sum,
+       .static_shared_bytes = 0},
+      {.name = "stream_fill",
+       .description = "dst[i] = i for n u32 elements, grid-stride loop",
+       .args = {{"dst", kernel::ArgKind::kPtr}, {"n", kernel::ArgKind::kU64}},
+       .body = stream_fill,
+       .static_shared_bytes = 0},
       {.name = "hang_demo",
        .description = "an mbarrier expecting two arrivals gets one: shows the hang report",
        .args = {},
        .body = hang_demo,
-       .static_shared_bytes = 8});
+       .static_shared_bytes = 8},
+  };
+  for (const kernel::KernelDef& d : defs) {
+    if (auto st = kernels.add(d); !st) return st;
+  }
+  return Ok{};
 }
 
 std::optional<Result<std::string>> verify_generic_launch(system::Chip& chip,

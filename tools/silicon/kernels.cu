@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "device_clock.cuh"
+
 using u32 = uint32_t;
 using u64 = unsigned long long;
 
@@ -31,16 +33,6 @@ using u64 = unsigned long long;
     }                                                                                 \
   } while (0)
 
-__device__ __forceinline__ u64 clk() {
-  u64 c;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
-  return c;
-}
-__device__ __forceinline__ u64 gtime() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-  return t;
-}
 
 __global__ void clock_probe(u64* out) {
   const u64 t0 = gtime(), c0 = clk();

@@ -25,6 +25,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "device_clock.cuh"
+
 using u32 = uint32_t;
 using u64 = unsigned long long;  // matches %llu
 
@@ -98,16 +100,6 @@ static std::string spread(const std::vector<double>& v) {
 
 // ------------------------------------------------------------------ device helpers
 
-__device__ __forceinline__ u64 clk() {
-  u64 c;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
-  return c;
-}
-__device__ __forceinline__ u64 gtime() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-  return t;
-}
 __device__ __forceinline__ u32 saddr(const void* p) {
   return (u32)__cvta_generic_to_shared(p);
 }
