@@ -11,12 +11,14 @@
 // start to the last CTA's end (globaltimer, as the model's "ran N cycles"), and cudaEvents
 // around the launch. Cycles use the SM clock measured over ~20 ms in one thread.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernels kernels.cu
-// Run: ./kernels   (a table on stdout). Under a second of GPU work; ~0.8 GiB of device memory.
+// Run: ./kernels [--sweep]   (tables on stdout). --sweep adds the 256 MiB runs at 1 to 64 warps
+// per SM. A few seconds of GPU work; ~0.8 GiB of device memory.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "device_clock.cuh"
@@ -108,7 +110,51 @@ static double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-int main() {
+struct Timing {
+  double span_us, lo_us, hi_us, event_us;
+  size_t runs;
+};
+
+// `reps` cold runs of kernel `kind` (0 copy, 1 sum, 2 fill) over n u32 elements; the first
+// launch is dropped (it pays for loading the kernel).
+static Timing time_kernel(int kind, u32 grid, u32 block, u64 n, int reps, u32* src, u32* dst,
+                          u32* sums, u64* span, const uint4* fl, u64 flush16, u32* sink,
+                          u32 flush_grid) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> spans, events;
+  for (int r = 0; r <= reps; ++r) {
+    flush<<<flush_grid, 1024>>>(fl, flush16, sink);
+    CK(cudaEventRecord(e0));
+    if (kind == 0) stream_copy<<<grid, block>>>(src, dst, n, span);
+    if (kind == 1) stream_sum<<<grid, block>>>(src, n, sums, span);
+    if (kind == 2) stream_fill<<<grid, block>>>(dst, n, span);
+    CK(cudaEventRecord(e1));
+    CK(cudaDeviceSynchronize());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    std::vector<u64> s(2 * grid);
+    CK(cudaMemcpy(s.data(), span, s.size() * sizeof(u64), cudaMemcpyDeviceToHost));
+    u64 lo = ~0ull, hi = 0;
+    for (u32 c = 0; c < grid; ++c) {
+      lo = std::min(lo, s[2 * c]);
+      hi = std::max(hi, s[2 * c + 1]);
+    }
+    if (r == 0) continue;
+    spans.push_back((double)(hi - lo) / 1e3);
+    events.push_back(ms * 1e3);
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return {median(spans), *std::min_element(spans.begin(), spans.end()),
+          *std::max_element(spans.begin(), spans.end()), median(events), spans.size()};
+}
+
+static const char* kNames[] = {"stream_copy", "stream_sum", "stream_fill"};
+
+int main(int argc, char** argv) {
+  const bool sweep = argc > 1 && std::string(argv[1]) == "--sweep";
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   u64* probe;
@@ -127,54 +173,54 @@ int main() {
   CK(cudaMalloc(&fl, flush_bytes));
   CK(cudaMemset(fl, 1, flush_bytes));
   CK(cudaMalloc(&sink, 4));
-  const u32 grid = 528, block = 256;  // stream-copy.yaml's launch (4 CTAs per SM on 132)
+  const u32 max_grid = 4 * prop.multiProcessorCount, max_block = 512;
   u64* span;
-  CK(cudaMalloc(&span, 2 * grid * sizeof(u64)));
+  CK(cudaMalloc(&span, 2 * max_grid * sizeof(u64)));
   u32* sums;
-  CK(cudaMalloc(&sums, grid * block * sizeof(u32)));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
+  CK(cudaMalloc(&sums, max_grid * max_block * sizeof(u32)));
+  const u64 max_n = (256ull << 20) / 4;
+  u32 *src, *dst;
+  CK(cudaMalloc(&src, max_n * 4));
+  CK(cudaMalloc(&dst, max_n * 4));
+  CK(cudaMemset(src, 7, max_n * 4));
+  CK(cudaMemset(dst, 0, max_n * 4));
+  const auto run = [&](int kind, u32 grid, u32 block, u64 mib, int reps) {
+    return time_kernel(kind, grid, block, (mib << 20) / 4, reps, src, dst, sums, span, fl,
+                       flush_bytes / 16, sink, 2 * prop.multiProcessorCount);
+  };
+
+  // The scenarios' launch (stream-copy.yaml: grid 528 x 256, 4 CTAs per SM on 132 SMs).
   printf("%-24s %10s %10s %10s %10s %12s\n", "kernel", "MiB", "span_us", "span_cyc", "event_us",
          "GB/s_moved");
-  for (const int kind : {0, 1, 2})
-  for (const u64 mib : {16ull, 256ull}) {
-    const u64 n = (mib << 20) / 4;
-    u32 *src, *dst;
-    CK(cudaMalloc(&src, n * 4));
-    CK(cudaMalloc(&dst, n * 4));
-    CK(cudaMemset(src, 7, n * 4));
-    CK(cudaMemset(dst, 0, n * 4));
-    std::vector<double> spans, events;
-    for (int r = 0; r < 11; ++r) {
-      flush<<<2 * prop.multiProcessorCount, 1024>>>(fl, flush_bytes / 16, sink);
-      CK(cudaEventRecord(e0));
-      if (kind == 0) stream_copy<<<grid, block>>>(src, dst, n, span);
-      if (kind == 1) stream_sum<<<grid, block>>>(src, n, sums, span);
-      if (kind == 2) stream_fill<<<grid, block>>>(dst, n, span);
-      CK(cudaEventRecord(e1));
-      CK(cudaDeviceSynchronize());
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      std::vector<u64> s(2 * grid);
-      CK(cudaMemcpy(s.data(), span, s.size() * sizeof(u64), cudaMemcpyDeviceToHost));
-      u64 lo = ~0ull, hi = 0;
-      for (u32 c = 0; c < grid; ++c) {
-        lo = std::min(lo, s[2 * c]);
-        hi = std::max(hi, s[2 * c + 1]);
-      }
-      if (r == 0) continue;  // the first launch pays for loading the kernel
-      spans.push_back((double)(hi - lo) / 1e3);
-      events.push_back(ms * 1e3);
+  for (const int kind : {0, 1, 2}) {
+    for (const u64 mib : {16ull, 256ull}) {
+      const Timing t = run(kind, 528, 256, mib, 10);
+      printf("%-24s %10llu %10.2f %10.0f %10.2f %12.0f   (medians of %zu; span %.2f to %.2f us)\n",
+             (std::string(kNames[kind]) + " 528x256").c_str(), mib, t.span_us,
+             t.span_us * ghz * 1e3, t.event_us,
+             (kind == 0 ? 2.0 : 1.0) * (mib << 20) / (t.span_us * 1e-6) / 1e9, t.runs, t.lo_us,
+             t.hi_us);
     }
-    const double us = median(spans);
-    printf("%-24s %10llu %10.2f %10.0f %10.2f %12.0f   (medians of %zu; span %.2f to %.2f us)\n",
-           kind == 0 ? "stream_copy 528x256" : kind == 1 ? "stream_sum 528x256" : "stream_fill 528x256",
-           mib, us, us * ghz * 1e3, median(events), (kind == 0 ? 2.0 : 1.0) * (mib << 20) / (us * 1e-6) / 1e9, spans.size(),
-           *std::min_element(spans.begin(), spans.end()),
-           *std::max_element(spans.begin(), spans.end()));
-    CK(cudaFree(src));
-    CK(cudaFree(dst));
+  }
+  if (!sweep) return 0;
+  // The load sweep: 256 MiB with 1 to 64 warps per SM (one access in flight per thread), the
+  // loaded latency against the traffic. ns_per_iter = span / iterations of a thread.
+  const u32 sms = prop.multiProcessorCount;
+  const struct {
+    u32 grid, block;
+  } shapes[] = {{sms, 32},      {sms, 128},     {sms, 256},    {2 * sms, 256},
+                {4 * sms, 256}, {4 * sms, 512}};
+  printf("\n%-12s %6s %6s %8s %10s %12s %12s\n", "kernel", "grid", "block", "warps/SM",
+         "span_us", "ns_per_iter", "GB/s_moved");
+  for (const int kind : {1, 2, 0}) {
+    for (const auto& sh : shapes) {
+      const Timing t = run(kind, sh.grid, sh.block, 256, 5);
+      const double iters = (double)max_n / ((double)sh.grid * sh.block);
+      printf("%-12s %6u %6u %8u %10.2f %12.1f %12.0f   (medians of %zu; %.2f to %.2f us)\n",
+             kNames[kind], sh.grid, sh.block, sh.grid * sh.block / 32 / sms, t.span_us,
+             t.span_us * 1e3 / iters, (kind == 0 ? 2.0 : 1.0) * (256ull << 20) / (t.span_us * 1e-6) / 1e9,
+             t.runs, t.lo_us, t.hi_us);
+    }
   }
   return 0;
 }
