@@ -12,7 +12,7 @@
 // around the launch. Cycles use the SM clock measured over ~20 ms in one thread.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernels kernels.cu
 // Run: ./kernels [--sweep]   (tables on stdout). --sweep adds the 256 MiB runs at 1 to 64 warps
-// per SM. A few seconds of GPU work; ~0.8 GiB of device memory.
+// per SM and the extras below. A few seconds of GPU work; ~2.3 GiB of device memory.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -91,6 +91,56 @@ __global__ void stream_fill(u32* dst, u64 n, u64* span) {
   }
 }
 
+// For the sweep's extras: U independent accesses per iteration (U loads in flight per thread,
+// or U stores issued back to back), elements i, i + S, ..., i + (U - 1) S of a grid of S threads.
+template <int U>
+__global__ void sum_unrolled(const u32* src, u64 n, u32* out, u64* span) {
+  const u64 t0 = gtime();
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+  const u64 tid = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+  u32 acc = 0;
+  u64 i = tid;
+#pragma unroll 1
+  for (; i + (U - 1) * stride < n; i += U * stride) {
+    u32 v[U];
+#pragma unroll
+    for (int k = 0; k < U; ++k)
+      v[k] = src[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < U; ++k)
+      acc += v[k];
+  }
+#pragma unroll 1
+  for (; i < n; i += stride)
+    acc += src[i];
+  out[tid] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    span[2 * blockIdx.x] = t0;
+    span[2 * blockIdx.x + 1] = gtime();
+  }
+}
+template <int U>
+__global__ void fill_unrolled(u32* dst, u64 n, u64* span) {
+  const u64 t0 = gtime();
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+  u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+#pragma unroll 1
+  for (; i + (U - 1) * stride < n; i += U * stride) {
+#pragma unroll
+    for (int k = 0; k < U; ++k)
+      dst[i + k * stride] = (u32)(i + k * stride);
+  }
+#pragma unroll 1
+  for (; i < n; i += stride)
+    dst[i] = (u32)i;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    span[2 * blockIdx.x] = t0;
+    span[2 * blockIdx.x + 1] = gtime();
+  }
+}
+
 // Reads `n16` 16 B words through the L2 (ld.cg): evicts whatever the last run left there.
 __global__ void flush(const uint4* p, u64 n16, u32* sink) {
   u32 acc = 0;
@@ -130,6 +180,8 @@ static Timing time_kernel(int kind, u32 grid, u32 block, u64 n, int reps, u32* s
     if (kind == 0) stream_copy<<<grid, block>>>(src, dst, n, span);
     if (kind == 1) stream_sum<<<grid, block>>>(src, n, sums, span);
     if (kind == 2) stream_fill<<<grid, block>>>(dst, n, span);
+    if (kind == 3) sum_unrolled<4><<<grid, block>>>(src, n, sums, span);
+    if (kind == 4) fill_unrolled<4><<<grid, block>>>(dst, n, span);
     CK(cudaEventRecord(e1));
     CK(cudaDeviceSynchronize());
     float ms = 0;
@@ -151,7 +203,8 @@ static Timing time_kernel(int kind, u32 grid, u32 block, u64 n, int reps, u32* s
           *std::max_element(spans.begin(), spans.end()), median(events), spans.size()};
 }
 
-static const char* kNames[] = {"stream_copy", "stream_sum", "stream_fill"};
+static const char* kNames[] = {"stream_copy", "stream_sum", "stream_fill", "sum_unroll4",
+                               "fill_unroll4"};
 
 int main(int argc, char** argv) {
   const bool sweep = argc > 1 && std::string(argv[1]) == "--sweep";
@@ -178,7 +231,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&span, 2 * max_grid * sizeof(u64)));
   u32* sums;
   CK(cudaMalloc(&sums, max_grid * max_block * sizeof(u32)));
-  const u64 max_n = (256ull << 20) / 4;
+  const u64 max_n = (1024ull << 20) / 4;  // the extras' largest
   u32 *src, *dst;
   CK(cudaMalloc(&src, max_n * 4));
   CK(cudaMalloc(&dst, max_n * 4));
@@ -215,12 +268,33 @@ int main(int argc, char** argv) {
   for (const int kind : {1, 2, 0}) {
     for (const auto& sh : shapes) {
       const Timing t = run(kind, sh.grid, sh.block, 256, 5);
-      const double iters = (double)max_n / ((double)sh.grid * sh.block);
+      const double iters = (double)((256ull << 20) / 4) / ((double)sh.grid * sh.block);
       printf("%-12s %6u %6u %8u %10.2f %12.1f %12.0f   (medians of %zu; %.2f to %.2f us)\n",
              kNames[kind], sh.grid, sh.block, sh.grid * sh.block / 32 / sms, t.span_us,
              t.span_us * 1e3 / iters, (kind == 0 ? 2.0 : 1.0) * (256ull << 20) / (t.span_us * 1e-6) / 1e9,
              t.runs, t.lo_us, t.hi_us);
     }
   }
+  // Extras for a model of the store path and of HBM under load:
+  //  - four independent stores per iteration at 1 and 4 warps per SM: is a warp's store rate
+  //    its loop's instructions (4x the stores per iteration) or its stores in flight (same);
+  //  - the fill and the four-load sum at 64 warps per SM over 128 MiB to 1 GiB: the steady
+  //    write and read bandwidth by difference (the L2's share drops out).
+  printf("\n%-12s %6s %6s %8s %6s %10s %12s %12s\n", "kernel", "grid", "block", "warps/SM",
+         "MiB", "span_us", "ns_per_access", "GB/s_moved");
+  const auto extra = [&](int kind, u32 grid, u32 block, u64 mib) {
+    const Timing t = run(kind, grid, block, mib, 5);
+    const double per_thread = (double)(mib << 20) / 4 / ((double)grid * block);
+    printf("%-12s %6u %6u %8u %6llu %10.2f %12.1f %12.0f   (medians of %zu; %.2f to %.2f us)\n",
+           kNames[kind], grid, block, grid * block / 32 / sms, mib, t.span_us,
+           t.span_us * 1e3 / per_thread, (double)(mib << 20) / (t.span_us * 1e-6) / 1e9, t.runs,
+           t.lo_us, t.hi_us);
+  };
+  extra(4, sms, 32, 256);
+  extra(4, sms, 128, 256);
+  for (const u64 mib : {128ull, 256ull, 512ull, 1024ull})
+    extra(2, 4 * sms, 512, mib);
+  for (const u64 mib : {128ull, 256ull, 512ull, 1024ull})
+    extra(3, 4 * sms, 512, mib);
   return 0;
 }
