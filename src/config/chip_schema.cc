@@ -447,6 +447,16 @@ constexpr std::array kChipFields{
                .default_yaml = "64",
                .description = "Lines with misses in flight per L2 slice; more misses wait"},
               XPUSIM_CHIP_MEMBER(l2.mshrs_per_slice)},
+    ChipField{{.path = "l2.writeback_buffers_per_slice",
+               .kind = kInteger,
+               .min = 0,
+               .max = 65536,
+               .required = false,
+               .default_yaml = "0",
+               .description = "Dirty victims per L2 slice whose HBM write may be in flight at "
+                              "once; a write that evicts one with all held is acknowledged "
+                              "when the first frees. 0: no limit"},
+              XPUSIM_CHIP_MEMBER(l2.writeback_buffers_per_slice)},
     ChipField{{.path = "l2.set_index",
                .kind = kString,
                .choices = "hash|modulo",

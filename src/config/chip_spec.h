@@ -102,6 +102,7 @@ struct L2Spec {
   std::uint32_t ways = 0;
   std::uint32_t hit_latency_cycles = 0;  // L2 cycles
   std::uint32_t mshrs_per_slice = 0;
+  std::uint32_t writeback_buffers_per_slice = 0;  // 0: no limit
   std::string set_index;  // "hash" | "modulo": how a line picks its set in its slice
   std::uint32_t slice_bytes_per_cycle = 0;   // crossbar port width per slice and direction
   std::uint32_t cross_partition_cycles = 0;  // extra L2 cycles to reach the far partition

@@ -13,7 +13,8 @@ L2Cache::L2Cache(Component& parent, sim::Clock& l2_clock, const L2Params& params
                             .ways = params.ways,
                             .hit_latency_cycles = params.hit_latency_cycles,
                             .mshrs = params.mshrs_per_slice,
-                            .set_index = params.set_index};
+                            .set_index = params.set_index,
+                            .writeback_buffers = params.writeback_buffers_per_slice};
   for (std::uint32_t s = 0; s < params.slices; ++s) {
     slices_.push_back(
         std::make_unique<L2Slice>(*this, fmt::format("slice{}", s), l2_clock, slice, map, hbm));
@@ -44,6 +45,9 @@ L2Cache::L2Cache(Component& parent, sim::Clock& l2_clock, const L2Params& params
               total([](const L2Slice& s) { return s.hbm_read_sectors.value(); }));
   add_formula("mshr_full_stalls", "count", "reads that waited for an MSHR, all slices",
               total([](const L2Slice& s) { return s.mshr_full_stalls.value(); }));
+  add_formula("writeback_full_stalls", "count",
+              "dirty evictions that waited for a write-back buffer, all slices",
+              total([](const L2Slice& s) { return s.writeback_full_stalls.value(); }));
 }
 
 }  // namespace xpusim::mem

@@ -16,7 +16,8 @@ struct L2Params {
   std::uint32_t ways = 16;
   sim::Cycles hit_latency_cycles = 100;
   std::uint32_t mshrs_per_slice = 64;
-  SetIndex set_index = SetIndex::kHash;  // real L2s hash it (docs/memory-hierarchy.md)
+  SetIndex set_index = SetIndex::kHash;           // real L2s hash it (docs/memory-hierarchy.md)
+  std::uint32_t writeback_buffers_per_slice = 0;  // 0: no limit (L2SliceParams)
 };
 
 class L2Cache : public sim::Component {

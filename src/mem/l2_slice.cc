@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <utility>
 
 #include "mem/crossbar.h"
@@ -51,6 +52,9 @@ L2Slice::L2Slice(Component& parent, std::string name, sim::Clock& l2_clock,
       hbm_read_sectors(add_counter("hbm_read_sectors", "count", "sectors read from HBM")),
       mshr_full_stalls(add_counter("mshr_full_stalls", "count",
                                    "reads that waited because every MSHR was busy")),
+      writeback_full_stalls(add_counter("writeback_full_stalls", "count",
+                                        "dirty evictions that found every write-back buffer "
+                                        "held (their write waited for one)")),
       clock_(l2_clock),
       params_(params),
       hbm_(hbm),
@@ -187,9 +191,25 @@ void L2Slice::fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors, const Sl
   events().schedule(*ev, fill_at);
 }
 
+sim::Tick L2Slice::take_writeback_buffer(sim::Tick at) {
+  if (params_.writeback_buffers == 0) return at;
+  const auto later = std::greater<sim::Tick>();
+  while (!writebacks_.empty() && writebacks_.front() <= at) {
+    std::pop_heap(writebacks_.begin(), writebacks_.end(), later);
+    writebacks_.pop_back();
+  }
+  if (writebacks_.size() < params_.writeback_buffers) return at;
+  ++writeback_full_stalls;
+  std::pop_heap(writebacks_.begin(), writebacks_.end(), later);
+  const sim::Tick t = writebacks_.back();
+  writebacks_.pop_back();
+  return t;
+}
+
 SectorCache::Line& L2Slice::allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at) {
   SectorCache::Victim v;
   SectorCache::Line& l = tags_.allocate(line, v);
+  evicted_from_ = writeback_at ? *writeback_at : now();
   if (v.evicted) {
     // Set sampling: a victim that stood for other lines leaves for all of them.
     const std::uint32_t weight = in_flight_.empty() ? 1 : in_flight_[tags_.index_of(l)].weight;
@@ -197,10 +217,15 @@ SectorCache::Line& L2Slice::allocate(std::uint64_t line, std::optional<sim::Tick
     if (v.dirty != 0) {
       writebacks += weight;
       writeback_sectors += static_cast<std::uint64_t>(std::popcount(v.dirty)) * weight;
-      if (writeback_at) {  // nobody waits
-        hbm_.sectors_at(v.line, v.dirty, /*write=*/true, *writeback_at, weight);
-      } else {
-        hbm_.sectors(v.line, v.dirty, /*write=*/true, now());
+      // The write itself joins HBM's queue now; the buffer bounds how far the slice's
+      // writes run ahead of it.
+      evicted_from_ = take_writeback_buffer(evicted_from_);
+      const sim::Tick done =
+          writeback_at ? hbm_.sectors_at(v.line, v.dirty, /*write=*/true, *writeback_at, weight)
+                       : hbm_.sectors(v.line, v.dirty, /*write=*/true, now());
+      if (params_.writeback_buffers > 0) {
+        writebacks_.push_back(done);
+        std::push_heap(writebacks_.begin(), writebacks_.end(), std::greater<sim::Tick>());
       }
     }
   }
@@ -257,7 +282,10 @@ void L2Slice::start_write(std::uint64_t line, std::uint32_t sectors, Reply reply
   SectorCache::Line& l = allocate(line);
   l.valid |= sectors;
   l.dirty |= sectors;
-  reply(params_.hit_latency_cycles);
+  // A victim that waited for a write-back buffer holds the acknowledgement back as long.
+  const sim::Cycles wait =
+      evicted_from_ > now() ? clock_.first_cycle_from(evicted_from_) - clock_.next_cycle() : 0;
+  reply(params_.hit_latency_cycles + wait);
 }
 
 void L2Slice::account_occupancy() {

@@ -38,6 +38,9 @@ struct L2SliceParams {
   sim::Cycles hit_latency_cycles = 100;  // tag + data pipeline, L2 clock
   std::uint32_t mshrs = 64;
   SetIndex set_index = SetIndex::kHash;
+  // Dirty victims whose HBM write may be in flight at once; 0: no limit. A write that evicts
+  // one with all of them held is acknowledged once the first frees (docs/memory-hierarchy.md).
+  std::uint32_t writeback_buffers = 0;
 };
 
 // Called when the data (or the write acknowledgement) may leave the slice: at once for a hit,
@@ -114,6 +117,7 @@ class L2Slice : public sim::Component {
   sim::Counter& writeback_sectors;
   sim::Counter& hbm_read_sectors;
   sim::Counter& mshr_full_stalls;
+  sim::Counter& writeback_full_stalls;
 
  private:
   // Whom to answer: a client, or else a std::function (the public SliceReply overloads).
@@ -159,8 +163,12 @@ class L2Slice : public sim::Component {
   void fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors, const SliceClient* client);
   void fill(std::uint64_t line, std::uint32_t sectors);
   // Finds or allocates the line's tags; a dirty victim is written back from `writeback_at`
-  // (transaction-level timing) or now.
+  // (transaction-level timing) or now, holding a write-back buffer until its HBM write is
+  // done. Sets evicted_from_: when the buffer it took was free (the write that evicted waits
+  // for it), or the tick of the allocation.
   SectorCache::Line& allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at = {});
+  // Takes a write-back buffer at `at`: `at` if one is free, else the tick the first frees.
+  sim::Tick take_writeback_buffer(sim::Tick at);
   // Transaction-level timing: the MSHR a miss at `at` gets; returns when it starts.
   sim::Tick take_mshr(sim::Tick at);
   // Transaction-level timing: frees the MSHR that frees first, applying its fill.
@@ -211,6 +219,10 @@ class L2Slice : public sim::Component {
   double occupancy_area_ = 0.0;
   sim::Tick occupancy_since_ = 0;
   sim::Scalar& mshr_peak_;
+  // The held write-back buffers: a min-heap of the ticks their HBM writes are done (at most
+  // params_.writeback_buffers of them; unused when that is 0).
+  std::vector<sim::Tick> writebacks_;
+  sim::Tick evicted_from_ = 0;
 };
 
 }  // namespace xpusim::mem

@@ -148,7 +148,8 @@ L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim
   in_flight_[tags_.index_of(l)].weight = weight;
   l.valid |= sectors;
   l.dirty |= sectors;
-  return {.ready = at, .pipeline = params_.hit_latency_cycles};
+  // A victim that waited for a write-back buffer holds the acknowledgement back as long.
+  return {.ready = std::max(at, evicted_from_), .pipeline = params_.hit_latency_cycles};
 }
 
 }  // namespace xpusim::mem

@@ -45,7 +45,8 @@ MemoryParams MemoryParams::from_chip(const config::ChipSpec& chip) {
                   .ways = chip.l2.ways,
                   .hit_latency_cycles = chip.l2.hit_latency_cycles,
                   .mshrs_per_slice = chip.l2.mshrs_per_slice,
-                  .set_index = chip.l2.set_index == "modulo" ? SetIndex::kModulo : SetIndex::kHash};
+                  .set_index = chip.l2.set_index == "modulo" ? SetIndex::kModulo : SetIndex::kHash,
+                  .writeback_buffers_per_slice = chip.l2.writeback_buffers_per_slice};
   p.hbm = HbmParams{.channels = chip.hbm.channels,
                     .bandwidth_bytes_per_s = chip.hbm.bandwidth_bytes_per_s,
                     .latency = chip.hbm.latency_ps};

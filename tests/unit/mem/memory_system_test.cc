@@ -209,6 +209,48 @@ TEST_P(BothTimings, DirtyLinesAreWrittenBackOnEviction) {
   EXPECT_EQ(hbm_writes, 64);
 }
 
+// A dirty victim holds one of its slice's write-back buffers until its HBM write is done;
+// with every buffer held, the write that evicts is acknowledged when the first frees. One
+// one-line slice: B evicts A, then C evicts B while A's write-back (128 B at 1 B/ns after
+// 1000 ns of latency, from B's arrival) is still in flight.
+TEST_P(BothTimings, AWriteWaitsForAWriteBackBufferWhenAllAreHeld) {
+  struct Acks {
+    sim::Tick b = 0, c = 0;
+    double stalls = 0;
+  };
+  const auto run = [&](std::uint32_t buffers) {
+    MemoryParams p = one_slice(GetParam(), /*ways=*/1, /*sets=*/1, /*mshrs=*/4);
+    p.l2.writeback_buffers_per_slice = buffers;
+    p.hbm = HbmParams{.channels = 8,
+                      .bandwidth_bytes_per_s = 8'000'000'000,  // 1 B/ns a channel
+                      .latency = 1000 * sim::kNanosecond};
+    Rig r(p);
+    r.store(0, 0x0000, 128);  // A, dirty
+    r.run();
+    Acks a;
+    const sim::Tick t_b = r.sim.now();
+    const std::size_t b = r.store(0, 0x1000, 128);  // evicts A: its write-back starts
+    r.run();
+    a.b = r.done[b] - t_b;
+    const sim::Tick t_c = r.sim.now();
+    const std::size_t c = r.store(0, 0x2000, 128);  // evicts B: needs a second buffer
+    r.run();
+    a.c = r.done[c] - t_c;
+    a.stalls = r.stat("chip0.mem.l2.writeback_full_stalls");
+    return a;
+  };
+  const Acks unbounded = run(0), two = run(2), one = run(1);
+  EXPECT_EQ(two.b, unbounded.b);
+  EXPECT_EQ(two.c, unbounded.c);
+  EXPECT_EQ(two.stalls, 0);
+  EXPECT_EQ(one.b, unbounded.b);  // A's eviction found the buffer free
+  EXPECT_EQ(one.stalls, 1);
+  // C reaches the slice as long after B as it was issued after B (B's acknowledgement), and
+  // waits there until A's write-back is done, 1128 ns after B's arrival.
+  ASSERT_LT(unbounded.b, 1128 * sim::kNanosecond);
+  EXPECT_EQ(one.c, unbounded.c + 1128 * sim::kNanosecond - unbounded.b);
+}
+
 // A missing line takes its way when its data arrives, not at the miss: until then the line
 // that will be its victim can still hit, and being hit makes another line the victim.
 TEST_P(BothTimings, AMissEvictsItsVictimAtTheFillNotAtTheMiss) {
