@@ -45,6 +45,15 @@ __global__ void clock_probe(u64* out) {
   out[1] = t - t0;
 }
 
+// Once the whole CTA is done: span[2 * cta] = its start `t0`, span[2 * cta + 1] = now.
+__device__ __forceinline__ void end_span(u64* span, u64 t0) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    span[2 * blockIdx.x] = t0;
+    span[2 * blockIdx.x + 1] = gtime();
+  }
+}
+
 // As workloads/kernels.cc's stream_copy: one load, then its store, per iteration (no unrolling:
 // the model's warp issues them in that order too). span[2 * cta] = start, [2 * cta + 1] = end.
 __global__ void stream_copy(const u32* src, u32* dst, u64 n, u64* span) {
@@ -53,11 +62,7 @@ __global__ void stream_copy(const u32* src, u32* dst, u64 n, u64* span) {
 #pragma unroll 1
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += stride)
     dst[i] = src[i];
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    span[2 * blockIdx.x] = t0;
-    span[2 * blockIdx.x + 1] = gtime();
-  }
+  end_span(span, t0);
 }
 
 // The two halves of stream_copy alone, same shape, as workloads/kernels.cc's stream_sum (each
@@ -72,11 +77,7 @@ __global__ void stream_sum(const u32* src, u64 n, u32* out, u64* span) {
   for (u64 i = tid; i < n; i += stride)
     acc += src[i];
   out[tid] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    span[2 * blockIdx.x] = t0;
-    span[2 * blockIdx.x + 1] = gtime();
-  }
+  end_span(span, t0);
 }
 __global__ void stream_fill(u32* dst, u64 n, u64* span) {
   const u64 t0 = gtime();
@@ -84,11 +85,7 @@ __global__ void stream_fill(u32* dst, u64 n, u64* span) {
 #pragma unroll 1
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < n; i += stride)
     dst[i] = (u32)i;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    span[2 * blockIdx.x] = t0;
-    span[2 * blockIdx.x + 1] = gtime();
-  }
+  end_span(span, t0);
 }
 
 // For the sweep's extras: U independent accesses per iteration (U loads in flight per thread,
@@ -114,11 +111,7 @@ __global__ void sum_unrolled(const u32* src, u64 n, u32* out, u64* span) {
   for (; i < n; i += stride)
     acc += src[i];
   out[tid] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    span[2 * blockIdx.x] = t0;
-    span[2 * blockIdx.x + 1] = gtime();
-  }
+  end_span(span, t0);
 }
 template <int U>
 __global__ void fill_unrolled(u32* dst, u64 n, u64* span) {
@@ -134,11 +127,7 @@ __global__ void fill_unrolled(u32* dst, u64 n, u64* span) {
 #pragma unroll 1
   for (; i < n; i += stride)
     dst[i] = (u32)i;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    span[2 * blockIdx.x] = t0;
-    span[2 * blockIdx.x + 1] = gtime();
-  }
+  end_span(span, t0);
 }
 
 // Reads `n16` 16 B words through the L2 (ld.cg): evicts whatever the last run left there.
