@@ -206,10 +206,12 @@ sim::Tick L2Slice::take_writeback_buffer(sim::Tick at) {
   return t;
 }
 
-SectorCache::Line& L2Slice::allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at) {
+SectorCache::Line& L2Slice::allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at,
+                                     sim::Tick* buffer_free) {
   SectorCache::Victim v;
   SectorCache::Line& l = tags_.allocate(line, v);
-  evicted_from_ = writeback_at ? *writeback_at : now();
+  const sim::Tick from = writeback_at ? *writeback_at : now();
+  if (buffer_free != nullptr) *buffer_free = from;
   if (v.evicted) {
     // Set sampling: a victim that stood for other lines leaves for all of them.
     const std::uint32_t weight = in_flight_.empty() ? 1 : in_flight_[tags_.index_of(l)].weight;
@@ -219,7 +221,8 @@ SectorCache::Line& L2Slice::allocate(std::uint64_t line, std::optional<sim::Tick
       writeback_sectors += static_cast<std::uint64_t>(std::popcount(v.dirty)) * weight;
       // The write itself joins HBM's queue now; the buffer bounds how far the slice's
       // writes run ahead of it.
-      evicted_from_ = take_writeback_buffer(evicted_from_);
+      const sim::Tick free = take_writeback_buffer(from);
+      if (buffer_free != nullptr) *buffer_free = free;
       const sim::Tick done =
           writeback_at ? hbm_.sectors_at(v.line, v.dirty, /*write=*/true, *writeback_at, weight)
                        : hbm_.sectors(v.line, v.dirty, /*write=*/true, now());
@@ -279,12 +282,12 @@ void L2Slice::write(std::uint64_t line, std::uint32_t sectors, SliceClient& clie
 
 void L2Slice::start_write(std::uint64_t line, std::uint32_t sectors, Reply reply) {
   ++writes;
-  SectorCache::Line& l = allocate(line);
+  sim::Tick free = 0;
+  SectorCache::Line& l = allocate(line, {}, &free);
   l.valid |= sectors;
   l.dirty |= sectors;
   // A victim that waited for a write-back buffer holds the acknowledgement back as long.
-  const sim::Cycles wait =
-      evicted_from_ > now() ? clock_.first_cycle_from(evicted_from_) - clock_.next_cycle() : 0;
+  const sim::Cycles wait = free > now() ? clock_.first_cycle_from(free) - clock_.next_cycle() : 0;
   reply(params_.hit_latency_cycles + wait);
 }
 

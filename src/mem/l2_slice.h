@@ -164,9 +164,10 @@ class L2Slice : public sim::Component {
   void fill(std::uint64_t line, std::uint32_t sectors);
   // Finds or allocates the line's tags; a dirty victim is written back from `writeback_at`
   // (transaction-level timing) or now, holding a write-back buffer until its HBM write is
-  // done. Sets evicted_from_: when the buffer it took was free (the write that evicted waits
-  // for it), or the tick of the allocation.
-  SectorCache::Line& allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at = {});
+  // done. `buffer_free` (if given): when the buffer it took was free, which a write that
+  // evicted waits for; else the allocation's tick.
+  SectorCache::Line& allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at = {},
+                              sim::Tick* buffer_free = nullptr);
   // Takes a write-back buffer at `at`: `at` if one is free, else the tick the first frees.
   sim::Tick take_writeback_buffer(sim::Tick at);
   // Transaction-level timing: the MSHR a miss at `at` gets; returns when it starts.
@@ -222,7 +223,6 @@ class L2Slice : public sim::Component {
   // The held write-back buffers: a min-heap of the ticks their HBM writes are done (at most
   // params_.writeback_buffers of them; unused when that is 0).
   std::vector<sim::Tick> writebacks_;
-  sim::Tick evicted_from_ = 0;
 };
 
 }  // namespace xpusim::mem

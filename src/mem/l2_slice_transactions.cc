@@ -132,7 +132,8 @@ L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim
   settle(at);
   writes += weight;
   SectorCache::Line* found = tags_.find(line);
-  SectorCache::Line& l = allocate(line, at);
+  sim::Tick free = at;
+  SectorCache::Line& l = allocate(line, at, &free);
   if (found == nullptr) {
     // Write-allocate: a miss still in flight for the line moves into its way (as events keep
     // its MSHR); otherwise nothing of the new line is arriving.
@@ -149,7 +150,7 @@ L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim
   l.valid |= sectors;
   l.dirty |= sectors;
   // A victim that waited for a write-back buffer holds the acknowledgement back as long.
-  return {.ready = std::max(at, evicted_from_), .pipeline = params_.hit_latency_cycles};
+  return {.ready = std::max(at, free), .pipeline = params_.hit_latency_cycles};
 }
 
 }  // namespace xpusim::mem
