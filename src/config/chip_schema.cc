@@ -172,6 +172,16 @@ constexpr std::array kChipFields{
                .default_yaml = "4",
                .description = "Width of one shared-memory bank"},
               XPUSIM_CHIP_MEMBER(sm.shared_memory_bank_bytes)},
+    ChipField{{.path = "sm.store_queue",
+               .kind = kInteger,
+               .min = 0,
+               .max = 1 << 20,
+               .required = false,
+               .default_yaml = "32",
+               .description = "Global stores in flight per SM, issue to the L2's acknowledgement; "
+                              "a store is posted (its warp goes on) while an entry is free. 0: "
+                              "every store holds its warp until acknowledged"},
+              XPUSIM_CHIP_MEMBER(sm.store_queue)},
     ChipField{{.path = "sm.tensor.cores",
                .kind = kInteger,
                .min = 1,
@@ -523,6 +533,16 @@ constexpr std::array kChipFields{
                .default_yaml = "150ns",
                .description = "Fixed access latency of an HBM channel (controller + DRAM)"},
               XPUSIM_CHIP_MEMBER(hbm.latency_ps)},
+    ChipField{{.path = "hbm.turnaround",
+               .kind = kTime,
+               .min = 0,
+               .max = kUs,
+               .required = false,
+               .default_yaml = "0ns",
+               .description = "Bus dead time of a channel's access that goes the other way "
+                              "(read after write, write after read) from the one booked before "
+                              "it: an effective figure, since controllers batch writes"},
+              XPUSIM_CHIP_MEMBER(hbm.turnaround_ps)},
     ChipField{{.path = "hbm.interleave_bytes",
                .kind = kInteger,
                .min = 8,

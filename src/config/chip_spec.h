@@ -49,6 +49,7 @@ struct SmSpec {
   std::uint64_t shared_memory_per_block_bytes = 0;
   std::uint32_t shared_memory_banks = 0;
   std::uint32_t shared_memory_bank_bytes = 0;
+  std::uint32_t store_queue = 0;  // posted global stores in flight (0: stores block)
   TensorSpec tensor;
 };
 
@@ -115,6 +116,7 @@ struct HbmSpec {
   std::uint64_t bandwidth_bytes_per_s = 0;
   std::uint32_t channels = 0;          // independent channels sharing the bandwidth equally
   std::uint64_t latency_ps = 0;        // fixed access latency of a channel
+  std::uint64_t turnaround_ps = 0;     // bus dead time when a channel changes direction
   std::uint64_t interleave_bytes = 0;  // consecutive blocks of this size go to different channels
 };
 

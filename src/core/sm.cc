@@ -28,6 +28,10 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
       bank_conflicts_(add_counter("bank_conflicts", "wavefronts",
                                   "wavefronts beyond the conflict-free minimum")),
       global_accesses_(add_counter("global_accesses", "instructions", "global loads and stores")),
+      store_queue_waits_(add_counter("store_queue_waits", "instructions",
+                                     "global stores that found the SM's store queue full")),
+      store_queue_wait_cycles_(add_counter("store_queue_wait_cycles", "cycles",
+                                           "cycles those stores waited for an entry")),
       dsmem_accesses_(add_counter("dsmem_accesses", "instructions",
                                   "distributed shared memory loads, stores and atomics")),
       cluster_syncs_(add_counter("cluster_syncs", "instructions", "cluster.sync arrivals")),
@@ -148,7 +152,9 @@ sim::Task<> Sm::run_warp(WarpSlot& w) {
 }
 
 void Sm::warp_exited(WarpSlot& w) {
-  if (w.reg_loads > 0) {  // its register loads still write the warp's state: exit after them
+  // Its register loads still write the warp's state, and a kernel is done only when its
+  // stores are: exit after them.
+  if (w.reg_loads > 0 || w.stores > 0) {
     w.exit_deferred = true;
     return;
   }
@@ -305,9 +311,11 @@ void Sm::issue(SubPartition& sp) {
   // An mm's math form takes one issue slot per B column (seed2 ¶102).
   const std::uint64_t math_issues =
       w.op.kind == OpKind::kMm && w.mm.math ? std::max<std::uint32_t>(w.mm.columns, 1) : 0;
-  instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kSfu ? w.op.count
-                    : math_issues > 0                                      ? math_issues
-                                                                           : 1);
+  instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kAluChain ||
+                            w.op.kind == OpKind::kSfu
+                        ? w.op.count
+                    : math_issues > 0 ? math_issues
+                                      : 1);
   const SmTiming& t = cfg_.timing;
   std::uint64_t slots = math_issues > 0 ? math_issues : 1;
   if (w.op.kind == OpKind::kAlu) slots = std::max<std::uint32_t>(w.op.count, 1);
@@ -326,6 +334,12 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       stall(w, StallReason::kDependency);
       wake(w, cycle + std::max<std::uint32_t>(op.count, 1) - 1 + t.alu_latency);
       return;
+    case OpKind::kAluChain:
+      // Its later instructions issue in cycles the others leave (none are booked): each
+      // waits out the last one's latency, so the chain's slots are never its limit.
+      stall(w, StallReason::kDependency);
+      wake(w, cycle + std::uint64_t{std::max<std::uint32_t>(op.count, 1)} * t.alu_latency);
+      return;
     case OpKind::kSfu:
       stall(w, StallReason::kDependency);
       wake(w, cycle + std::uint64_t{std::max<std::uint32_t>(op.count, 1)} * t.sfu_issue_cycles - 1 +
@@ -337,21 +351,23 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       wake(w, shared_stage(cycle, shared_wavefronts(op)));
       return;
     }
-    case OpKind::kLoadGlobal:
-    case OpKind::kStoreGlobal: {
-      global_accesses_.inc();
-      stall(w, StallReason::kMemory);
-      const sim::Tick issued = now();
-      if (!tracing_) {
-        port_.access(cfg_.id, op, op.mask, [this, &w] { wake(w, cycle_now()); });
+    case OpKind::kStoreGlobal:
+      if (t.store_queue == 0) {  // the what-if: a store holds its warp as a load does
+        blocking_access(w);
         return;
       }
-      port_.access(cfg_.id, op, op.mask, [this, &w, issued] {
-        trace_warp(w, w.op.kind == OpKind::kLoadGlobal ? "ld.global" : "st.global", issued);
-        wake(w, cycle_now());
-      });
+      global_accesses_.inc();
+      stall(w, StallReason::kMemory);
+      if (stores_in_flight_ < t.store_queue) {
+        post_store(w, cycle);
+      } else {
+        store_queue_waits_.inc();
+        store_waiters_.push_back(&w);
+      }
       return;
-    }
+    case OpKind::kLoadGlobal:
+      blocking_access(w);
+      return;
     case OpKind::kLoadDsmem:
     case OpKind::kStoreDsmem:
     case OpKind::kAtomicAddDsmem:
@@ -389,6 +405,54 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       mbarrier_op(w, cycle);
       return;
   }
+}
+
+void Sm::blocking_access(WarpSlot& w) {
+  global_accesses_.inc();
+  stall(w, StallReason::kMemory);
+  const Op& op = w.op;
+  if (!tracing_) {
+    port_.access(cfg_.id, op, op.mask, [this, &w] { wake(w, cycle_now()); });
+    return;
+  }
+  port_.access(cfg_.id, op, op.mask, [this, &w, issued = now()] {
+    trace_warp(w, w.op.kind == OpKind::kLoadGlobal ? "ld.global" : "st.global", issued);
+    wake(w, cycle_now());
+  });
+}
+
+void Sm::post_store(WarpSlot& w, std::uint64_t cycle) {
+  ++stores_in_flight_;
+  ++w.stores;
+  // The store's addresses are read now (the port coalesces at issue) and its data was written
+  // at submission, so the warp may go on and overwrite both.
+  port_.access(cfg_.id, w.op, w.op.mask,
+               [this, &w, issued = now()] { store_acknowledged(w, issued); });
+  stall(w, StallReason::kDependency);
+  wake(w, cycle + cfg_.timing.lsu_issue_cycles);
+}
+
+void Sm::store_acknowledged(WarpSlot& w, sim::Tick issued) {
+  if (tracing_) {
+    sim::Tracer& t = sim().tracer();
+    t.complete(t.track(fmt::format("{}.w{:02}.st", path(), w.slot)), "st.global", issued, now(),
+               "sm");
+  }
+  --stores_in_flight_;
+  --w.stores;
+  if (!store_waiters_.empty()) {  // the freed entry goes to the oldest store waiting for one
+    WarpSlot& next = *store_waiters_.front();
+    store_waiters_.pop_front();
+    store_queue_wait_cycles_.inc(clock_.cycle_at(now()) - clock_.cycle_at(next.since));
+    post_store(next, cycle_now());
+  }
+  exit_if_drained(w);
+}
+
+void Sm::exit_if_drained(WarpSlot& w) {
+  if (!w.exit_deferred || w.reg_loads > 0 || w.stores > 0) return;
+  w.exit_deferred = false;
+  warp_exited(w);
 }
 
 std::uint32_t Sm::shared_wavefronts(const Op& op) {

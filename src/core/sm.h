@@ -126,6 +126,12 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   void cluster_sync(WarpSlot& w);  // released from the last arrival's SM
   static void release_cluster(ClusterContext& k);
   void part_done(WarpSlot& w);  // one part of a multi-part access completed
+  // Posted global stores: into the memory system now (an entry of the SM's store queue), or
+  // an entry freed. A warp exits only after its stores (and register loads) are done.
+  void blocking_access(WarpSlot& w);  // a load (or a what-if store): the warp waits for it
+  void post_store(WarpSlot& w, std::uint64_t cycle);
+  void store_acknowledged(WarpSlot& w, sim::Tick issued);
+  void exit_if_drained(WarpSlot& w);
   void trace_warp(const WarpSlot& w, std::string_view what, sim::Tick begin);
   // The tensor unit (sm_tensor.cc): mm and the register loads that feed it.
   Status accept_register_load(WarpSlot& w);
@@ -194,7 +200,9 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   std::vector<std::pair<std::uint64_t, std::uint64_t>> line_scratch_;  // mm_fetch_line_count's
   std::vector<std::unique_ptr<TmaRecord>> tma_records_;                // by job tag
   std::vector<std::uint32_t> tma_free_;
-  std::deque<WarpSlot*> tma_blocked_;  // refused by a full queue, in issue order
+  std::deque<WarpSlot*> tma_blocked_;    // refused by a full queue, in issue order
+  std::uint32_t stores_in_flight_ = 0;   // posted global stores not yet acknowledged
+  std::deque<WarpSlot*> store_waiters_;  // stores issued into a full store queue, oldest first
   std::vector<std::string> tma_errors_;
 
   sim::Counter& instructions_;
@@ -202,6 +210,8 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   sim::Counter& shared_wavefronts_;
   sim::Counter& bank_conflicts_;
   sim::Counter& global_accesses_;
+  sim::Counter& store_queue_waits_;
+  sim::Counter& store_queue_wait_cycles_;
   sim::Counter& dsmem_accesses_;
   sim::Counter& cluster_syncs_;
   sim::Counter& register_loads_;

@@ -111,7 +111,9 @@ struct Sm::WarpSlot : sim::Event {
   std::unique_ptr<kernel::RegisterFile> regs;
   std::vector<std::uint32_t> reg_pending;
   std::uint32_t reg_loads = 0;  // register loads in flight
-  bool exit_deferred = false;   // returned with register loads in flight: exits when they land
+  std::uint32_t stores = 0;     // posted global stores not yet acknowledged
+  // Returned with register loads or stores in flight: exits when the last lands.
+  bool exit_deferred = false;
   struct MmState {
     std::uint32_t columns = 0;  // predicated-on B columns: the math issues
     std::uint32_t a_regs = 0;

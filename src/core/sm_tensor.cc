@@ -288,10 +288,7 @@ void Sm::register_load_landed(WarpSlot& w, std::uint32_t reg, std::uint32_t coun
     --w.reg_pending[r];
   --w.reg_loads;
   if (w.mm.token_wait) mm_operands_ready(w);
-  if (w.reg_loads == 0 && w.exit_deferred) {
-    w.exit_deferred = false;
-    warp_exited(w);
-  }
+  exit_if_drained(w);
 }
 
 void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {

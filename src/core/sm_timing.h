@@ -16,6 +16,10 @@ struct SmTiming {
   std::uint32_t barrier_latency = 20;   // last arrival at bar.sync → waiters issue again
   std::uint32_t mbarrier_latency = 12;  // mbarrier op round trip to shared memory
   std::uint32_t cluster_barrier_latency = 190;  // last arrival at cluster.sync → waiters issue
+  // Global stores in flight per SM, issue to the L2's acknowledgement. A store is posted: its
+  // warp goes on after the issue slot, and waits only when the queue is full. 0: every store
+  // holds its warp until acknowledged, as a load does (a what-if).
+  std::uint32_t store_queue = 32;
 };
 
 // The tensor unit that runs `mm` (seed2; docs/tensor-unit.md): dense multiply-accumulates

@@ -16,6 +16,7 @@ using Addr = std::uint64_t;
 
 enum class OpKind : std::uint8_t {
   kAlu,          // `count` independent ALU instructions (issue slots, ALU latency)
+  kAluChain,     // `count` dependent ALU instructions: each waits for the last one's result
   kSfu,          // `count` SFU instructions (transcendentals; their own pipe and latency)
   kLoadGlobal,   // per-lane ld.global of `bytes` each into `data`
   kStoreGlobal,  // per-lane st.global of `bytes` each from `data`

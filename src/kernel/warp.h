@@ -164,6 +164,11 @@ class Warp {
   };
 
   OpAwaiter alu(std::uint32_t n = 1) { return {*this, Op{.kind = OpKind::kAlu, .count = n}}; }
+  // n dependent ALU instructions (index arithmetic, a compare and its branch): one issue slot
+  // each, n ALU latencies in all.
+  OpAwaiter alu_chain(std::uint32_t n) {
+    return {*this, Op{.kind = OpKind::kAluChain, .count = n}};
+  }
   OpAwaiter sfu(std::uint32_t n = 1) { return {*this, Op{.kind = OpKind::kSfu, .count = n}}; }
 
   template <class T>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -9,7 +10,7 @@
 namespace xpusim::mem {
 
 HbmChannel::HbmChannel(Component& parent, std::string name, std::uint64_t bytes_per_s,
-                       sim::Tick latency)
+                       sim::Tick latency, sim::Tick turnaround)
     : Component(parent, name),
       edge_bytes_(bytes_per_edge(bytes_per_s)),
       clock_(events(), bytes_per_s / edge_bytes_),
@@ -17,11 +18,17 @@ HbmChannel::HbmChannel(Component& parent, std::string name, std::uint64_t bytes_
                      .bytes_per_cycle = edge_bytes_,
                      .capacity = std::numeric_limits<std::size_t>::max()}),
       latency_(latency),
+      // Rounded to the nearest byte (42 GB/s a channel: 1 B is 24 ps).
+      turnaround_bytes_(static_cast<std::uint64_t>(std::llround(
+          static_cast<double>(turnaround) * static_cast<double>(bytes_per_s) / sim::kSecond))),
       reads_(add_counter("reads", "count", "read accesses")),
       writes_(add_counter("writes", "count", "write accesses (L2 write-backs)")),
       read_bytes_(add_counter("read_bytes", "bytes", "bytes read")),
-      write_bytes_(add_counter("write_bytes", "bytes", "bytes written")) {
-  add_formula("busy_ticks", "ps", "time the channel spent moving data", [this] {
+      write_bytes_(add_counter("write_bytes", "bytes", "bytes written")),
+      turnarounds_(add_counter("turnarounds", "count",
+                               "accesses that turned the bus around (a read after a write or a "
+                               "write after a read)")) {
+  add_formula("busy_ticks", "ps", "time the channel spent moving data and turning around", [this] {
     const sim::Cycles lt = calendar_ ? calendar_->busy_cycles() : 0;
     return static_cast<double>(clock_.edge(port_.busy_cycles() + lt));
   });
@@ -36,9 +43,18 @@ std::uint64_t HbmChannel::bytes_per_edge(std::uint64_t bytes_per_s) {
   return (bytes_per_s + kFastestClockHz - 1) / kFastestClockHz;
 }
 
+bool HbmChannel::turns(bool write) {
+  const bool turned = booked_ && write != last_write_ && turnaround_bytes_ > 0;
+  last_write_ = write;
+  booked_ = true;
+  if (turned) ++turnarounds_;
+  return turned;
+}
+
 sim::Tick HbmChannel::access_many(std::uint64_t count, std::uint64_t bytes, bool write) {
   (write ? writes_ : reads_) += count;
   (write ? write_bytes_ : read_bytes_) += count * bytes;
+  if (turns(write)) port_.reserve(turnaround_bytes_);  // the bus idles first
   return port_.reserve_many(count, bytes) + latency_;
 }
 
@@ -49,8 +65,11 @@ sim::Tick HbmChannel::access_many_at(std::uint64_t count, std::uint64_t bytes, b
   // The channel's clock moves edge_bytes_ a cycle (1 B at H100's 42 GB/s a channel): 65 536
   // cycles keep about 1.5 us of its time, 8 KiB a channel.
   if (!calendar_) calendar_.emplace(edge_bytes_, 65536);
-  return clock_.edge(calendar_->book_first(clock_.first_cycle_from(at), count * bytes, weight)) +
-         latency_;
+  const sim::Cycles from = clock_.first_cycle_from(at);
+  // The dead time takes the first free cycles from the access's start, as its data does
+  // (a booking made late may find them between earlier ones: an approximation).
+  if (turns(write)) calendar_->book(from, turnaround_bytes_ * weight);
+  return clock_.edge(calendar_->book_first(from, count * bytes, weight)) + latency_;
 }
 
 Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& map)
@@ -63,8 +82,8 @@ Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& m
   // Rounded down to whole B/s per channel: at most channels - 1 B/s lost in total.
   const std::uint64_t per_channel = params.bandwidth_bytes_per_s / params.channels;
   for (std::uint32_t c = 0; c < params.channels; ++c) {
-    channels_.push_back(
-        std::make_unique<HbmChannel>(*this, fmt::format("ch{}", c), per_channel, params.latency));
+    channels_.push_back(std::make_unique<HbmChannel>(*this, fmt::format("ch{}", c), per_channel,
+                                                     params.latency, params.turnaround));
   }
 }
 

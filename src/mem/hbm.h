@@ -1,6 +1,8 @@
 // Hbm: device memory as independent channels. Each channel moves bytes at (total bandwidth /
 // channels) and adds a fixed access latency; requests to one channel serialize on its
-// bandwidth in arrival order (no banks, rows or refresh: docs/memory-hierarchy.md).
+// bandwidth in arrival order. An access that goes the other way from the one booked before it
+// on its channel (a read after a write, or a write after a read) first costs the bus's
+// turnaround (no banks, rows or refresh: docs/memory-hierarchy.md).
 // Addresses interleave across channels at `interleave_bytes` through PhysicalAddressMap.
 #pragma once
 
@@ -22,11 +24,14 @@ struct HbmParams {
   std::uint32_t channels = 1;
   std::uint64_t bandwidth_bytes_per_s = 1'000'000'000;  // all channels together
   sim::Tick latency = 100 * sim::kNanosecond;           // fixed part of every access
+  // Bus dead time when a channel changes direction (booking order); 0: none.
+  sim::Tick turnaround = 0;
 };
 
 class HbmChannel : public sim::Component {
  public:
-  HbmChannel(Component& parent, std::string name, std::uint64_t bytes_per_s, sim::Tick latency);
+  HbmChannel(Component& parent, std::string name, std::uint64_t bytes_per_s, sim::Tick latency,
+             sim::Tick turnaround = 0);
   // The clock of the channel's byte pump: `bytes_per_edge` bytes move per edge.
   static std::uint64_t bytes_per_edge(std::uint64_t bytes_per_s);
   // Books the channel for `bytes`; returns the tick the access completes (data back at the
@@ -45,6 +50,8 @@ class HbmChannel : public sim::Component {
 
  private:
   struct NoPayload {};
+  // Whether an access of direction `write` turns the bus around (counted; remembered).
+  bool turns(bool write);
   // One edge per byte (or per few bytes above 1 TB/s, the engine's fastest clock): a channel
   // whose bandwidth is not a whole number of bytes per L2 cycle still gets exact timing.
   std::uint64_t edge_bytes_;
@@ -52,10 +59,14 @@ class HbmChannel : public sim::Component {
   sim::Channel<NoPayload> port_;
   std::optional<sim::BandwidthCalendar> calendar_;  // made by the first access_many_at
   sim::Tick latency_;
+  std::uint64_t turnaround_bytes_;  // the dead time as the bytes the bus would move in it
+  bool last_write_ = false;
+  bool booked_ = false;
   sim::Counter& reads_;
   sim::Counter& writes_;
   sim::Counter& read_bytes_;
   sim::Counter& write_bytes_;
+  sim::Counter& turnarounds_;
 };
 
 class Hbm : public sim::Component {

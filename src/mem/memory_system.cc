@@ -49,7 +49,8 @@ MemoryParams MemoryParams::from_chip(const config::ChipSpec& chip) {
                   .writeback_buffers_per_slice = chip.l2.writeback_buffers_per_slice};
   p.hbm = HbmParams{.channels = chip.hbm.channels,
                     .bandwidth_bytes_per_s = chip.hbm.bandwidth_bytes_per_s,
-                    .latency = chip.hbm.latency_ps};
+                    .latency = chip.hbm.latency_ps,
+                    .turnaround = chip.hbm.turnaround_ps};
   p.dsmem = DsmemParams{.latency_cycles = chip.dsmem.latency_cycles,
                         .bytes_per_cycle = chip.dsmem.bytes_per_cycle};
   return p;

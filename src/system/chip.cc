@@ -17,7 +17,8 @@ core::SmTiming sm_timing_of(const config::ChipSpec& spec) {
           .lsu_issue_cycles = l.lsu_issue_cycles,
           .barrier_latency = l.barrier_cycles,
           .mbarrier_latency = l.mbarrier_cycles,
-          .cluster_barrier_latency = l.cluster_barrier_cycles};
+          .cluster_barrier_latency = l.cluster_barrier_cycles,
+          .store_queue = spec.sm.store_queue};
 }
 
 core::TensorTiming tensor_timing_of(const config::ChipSpec& spec) {

@@ -29,6 +29,12 @@ kernel::LaneMask below(const kernel::Lanes<std::uint64_t>& i, std::uint64_t n, c
   return m & w.thread_mask();
 }
 
+// A grid-stride loop's own instructions per iteration: the 64-bit index step, the compare, the
+// branch and the next address, each waiting for the last. The H100 runs stream_fill's loop at
+// one warp per SM in 55 cycles an iteration, about 51 of them this chain (fill_unroll4's
+// four stores cost 12 cycles more; tools/silicon/data/kernels_h100.txt): 12 ALU latencies.
+constexpr std::uint32_t kLoopChain = 12;
+
 // dst[i] = src[i] for i < n (u32), a grid-stride loop over the whole grid's threads.
 sim::Task<> stream_copy(Warp& w) {
   const Addr src = w.args().get_ptr(0), dst = w.args().get_ptr(1);
@@ -39,6 +45,7 @@ sim::Task<> stream_copy(Warp& w) {
     if (m == 0) break;
     const auto x = co_await w.load_global<std::uint32_t>(Warp::lane_addresses(src, 4, i), m);
     co_await w.store_global<std::uint32_t>(Warp::lane_addresses(dst, 4, i), x, m);
+    co_await w.alu_chain(kLoopChain);
     for (auto& v : i)
       v += stride;
   }
@@ -56,7 +63,8 @@ sim::Task<> stream_sum(Warp& w) {
     const kernel::LaneMask m = below(i, n, w);
     if (m == 0) break;
     const auto x = co_await w.load_global<std::uint32_t>(Warp::lane_addresses(src, 4, i), m);
-    co_await w.alu(1);
+    co_await w.alu(1);  // the add, waiting for the load
+    co_await w.alu_chain(kLoopChain);
     for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l)
       acc[l] += (m >> l) & 1 ? x[l] : 0;
     for (auto& v : i)
@@ -75,6 +83,7 @@ sim::Task<> stream_fill(Warp& w) {
     if (m == 0) break;
     const auto v = kernel::lanes<std::uint32_t>([&](std::uint32_t l) { return i[l]; });
     co_await w.store_global<std::uint32_t>(Warp::lane_addresses(dst, 4, i), v, m);
+    co_await w.alu_chain(kLoopChain);
     for (auto& x : i)
       x += stride;
   }

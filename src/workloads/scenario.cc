@@ -88,6 +88,7 @@ constexpr TimingField kTimingFields[] = {
     {"barrier_latency", &core::SmTiming::barrier_latency, 0, 100'000},
     {"mbarrier_latency", &core::SmTiming::mbarrier_latency, 0, 100'000},
     {"cluster_barrier_latency", &core::SmTiming::cluster_barrier_latency, 0, 100'000},
+    {"store_queue", &core::SmTiming::store_queue, 0, 1 << 20},
 };
 
 constexpr std::string_view kTopKeys[] = {

@@ -91,7 +91,7 @@ TEST(ChipErrors, MissingRequiredSectionIsOneError) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
             "chip.yaml:1:1: hbm: missing required section 'hbm' (keys: generation, stacks, "
-            "capacity, bandwidth, channels, latency, interleave_bytes)");
+            "capacity, bandwidth, channels, latency, turnaround, interleave_bytes)");
 }
 
 TEST(ChipErrors, WrongTypeExpectedInteger) {

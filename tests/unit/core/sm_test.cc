@@ -24,6 +24,10 @@ sim::Task<> alu_100(Warp& w) {
   co_await w.alu(100);
 }
 
+sim::Task<> chain_10(Warp& w) {
+  co_await w.alu_chain(10);
+}
+
 // Each lane stores (or loads) 4 B at stride args[0] words: stride 1 is conflict-free, stride
 // 32 puts every lane in bank 0 (32 wavefronts).
 sim::Task<> shared_stride(Warp& w) {
@@ -113,6 +117,20 @@ sim::Task<> scheduler_probe(Warp& w) {
   }
 }
 
+// `args[1]` stores back to back (lane 0, 4 B each, from args[0]), then a clock sample, stored
+// at args[0] + 64 (8 B).
+sim::Task<> stores_then_clock(Warp& w) {
+  const Addr out = w.args().get_ptr(0);
+  for (std::uint32_t i = 0; i < w.args().get_u32(1); ++i) {
+    co_await w.store_global<std::uint32_t>(kernel::lanes<Addr>([&](auto) { return out + 4 * i; }),
+                                           kernel::lanes<std::uint32_t>([&](auto) { return i; }),
+                                           1u);
+  }
+  const std::uint64_t c = co_await w.clock();
+  co_await w.store_global<std::uint64_t>(kernel::lanes<Addr>([&](auto) { return out + 64; }),
+                                         kernel::lanes<std::uint64_t>([&](auto) { return c; }), 1u);
+}
+
 kernel::KernelRegistry registry() {
   kernel::KernelRegistry r;
   using kernel::ArgKind;
@@ -127,6 +145,7 @@ kernel::KernelRegistry registry() {
                  "test kernel registers");
   };
   add("alu_100", alu_100);
+  add("chain_10", chain_10);
   add("shared_stride", shared_stride, {{"stride_words", ArgKind::kU32}});
   add("scale", scale, {{"in", ArgKind::kPtr}, {"out", ArgKind::kPtr}});
   add("late_sync", late_sync);
@@ -134,6 +153,7 @@ kernel::KernelRegistry registry() {
   add("mbar_hang", mbar_hang);
   add("misaligned", misaligned);
   add("scheduler_probe", scheduler_probe, {{"out", ArgKind::kPtr}});
+  add("stores_then_clock", stores_then_clock, {{"out", ArgKind::kPtr}, {"n", ArgKind::kU32}});
   return r;
 }
 
@@ -184,6 +204,16 @@ TEST(Sm, AluCostsItsIssueSlotsThenTheAluLatency) {
   const SmTiming t;
   EXPECT_EQ(end, 100 - 1 + t.alu_latency);  // issue at cycle 0, 100 slots, then the latency
   EXPECT_EQ(stat(r, "warp_instructions"), 100u);
+}
+
+TEST(Sm, ADependentChainCostsAnAluLatencyPerInstruction) {
+  Rig one, two;
+  const SmTiming t;
+  EXPECT_EQ(one.run("chain_10", 32), 10 * t.alu_latency);
+  EXPECT_EQ(stat(one, "warp_instructions"), 10u);
+  // Its instructions wait on each other, not on issue slots: a second warp of the
+  // sub-partition issues its chain a cycle later and ends a cycle later.
+  EXPECT_EQ(two.run("chain_10", 5 * 32), 10 * t.alu_latency + 1);
 }
 
 TEST(Sm, WarpsOfOneSubPartitionShareItsIssueSlots) {
@@ -259,6 +289,58 @@ TEST(Sm, LoadsAndStoresMoveRealBytesAndTimingOnlyKeepsTheTime) {
   }
   EXPECT_EQ(ends[0], ends[1]);
   EXPECT_GE(ends[1], 2 * 500u);  // a load and a store, 500 cycles each
+}
+
+SmConfig with_store_queue(std::uint32_t entries) {
+  SmTiming t;
+  t.store_queue = entries;
+  return {.id = 0, .timing = t, .functional = true, .scheduler = nullptr};
+}
+
+// Runs stores_then_clock: its clock sample, and the cycle its CTA retired.
+std::pair<std::uint64_t, std::uint64_t> stores_then_clock(Rig& r, std::uint32_t stores) {
+  const std::uint64_t end =
+      r.run("stores_then_clock", 32, kernel::KernelArgs().ptr(0x3000).u32(stores));
+  std::uint64_t c = 0;
+  XPUSIM_CHECK(r.memory.read(0x3000 + 64, std::as_writable_bytes(std::span(&c, 1))).ok(),
+               "readable");
+  return {c, end};
+}
+
+TEST(Sm, AStoreIsPostedAndItsWarpExitsOnceItIsAcknowledged) {
+  const SmTiming t;
+  Rig posted(with_store_queue(64));
+  const auto [posted_clock, posted_end] = stores_then_clock(posted, 1);
+  // The store issues at cycle 0 and the warp issues again after its slot; the clock's own
+  // store goes at 1 + the clock's latency, and the warp exits when that one is acknowledged.
+  EXPECT_EQ(posted_clock, t.lsu_issue_cycles);
+  EXPECT_EQ(posted_end, t.lsu_issue_cycles + t.alu_latency + 500);
+  EXPECT_EQ(stat(posted, "store_queue_waits"), 0u);
+  EXPECT_EQ(stat(posted, "global_accesses"), 2u);
+  Rig held(with_store_queue(0));  // the what-if: each store holds its warp
+  const auto [held_clock, held_end] = stores_then_clock(held, 1);
+  EXPECT_EQ(held_clock, 500u);
+  EXPECT_EQ(held_end, 500 + t.alu_latency + 500);
+  EXPECT_GE(stat(held, "stall_memory_cycles"), 1000u);
+}
+
+TEST(Sm, AFullStoreQueueHoldsAStoreUntilTheOldestIsAcknowledged) {
+  const SmTiming t;
+  Rig r(with_store_queue(2));
+  const auto [c, end] = stores_then_clock(r, 3);
+  // Stores at cycles 0 and 1 take both entries; the third (cycle 2) waits for the first's
+  // acknowledgement at 500, goes then, and its warp issues again a slot later.
+  EXPECT_EQ(c, 500 + t.lsu_issue_cycles);
+  EXPECT_EQ(stat(r, "store_queue_waits"), 1u);
+  EXPECT_EQ(stat(r, "store_queue_wait_cycles"), 500u - 2 * t.lsu_issue_cycles);
+  // The clock's store finds the second's entry free (acknowledged at 501): posted at
+  // 501 + the clock's latency, the last acknowledgement 500 later.
+  EXPECT_EQ(end, 500 + t.lsu_issue_cycles + t.alu_latency + 500);
+  for (std::uint32_t i = 0; i < 3; ++i) {  // every store wrote its bytes
+    std::uint32_t v = 99;
+    ASSERT_TRUE(r.memory.read(0x3000 + 4 * i, std::as_writable_bytes(std::span(&v, 1))).ok());
+    EXPECT_EQ(v, i);
+  }
 }
 
 TEST(Sm, SyncThreadsReleasesEveryWarpAfterTheLastArrives) {

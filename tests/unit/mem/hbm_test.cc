@@ -56,5 +56,29 @@ TEST(Hbm, SectorsOfALineBookAsOneAccessPerSector) {
   }
 }
 
+// A channel of 1 GB/s (1 B a ns) with a 5 ns turnaround: a read, two writes, a read, booked in
+// time order from tick 0. The first write and the last read each wait 5 ns of dead time
+// first; the second write does not. Both timings book the same (the calendar's bookings in
+// time order are the FIFO's).
+TEST(Hbm, AnAccessThatTurnsTheBusAroundWaitsItsDeadTimeFirst) {
+  constexpr sim::Tick ns = sim::kNanosecond;
+  for (const bool calendar : {false, true}) {
+    SCOPED_TRACE(calendar ? "transactions" : "events");
+    sim::Simulation sim{1};
+    sim::Component root(sim, "hbm");
+    HbmChannel ch(root, "ch0", 1'000'000'000, 100 * ns, 5 * ns);
+    const auto book = [&](std::uint64_t bytes, bool write) {
+      return calendar ? ch.access_many_at(1, bytes, write, 0) : ch.access(bytes, write);
+    };
+    EXPECT_EQ(book(64, false), (64 + 100) * ns);
+    EXPECT_EQ(book(64, true), (64 + 5 + 64 + 100) * ns);
+    EXPECT_EQ(book(32, true), (133 + 32 + 100) * ns);
+    EXPECT_EQ(book(32, false), (165 + 5 + 32 + 100) * ns);
+    const auto turnarounds = sim.stats().find("hbm.ch0.turnarounds");
+    ASSERT_TRUE(turnarounds.ok());
+    EXPECT_EQ((*turnarounds)->to_json()["value"].get<std::uint64_t>(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace xpusim::mem
