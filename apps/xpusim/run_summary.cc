@@ -90,6 +90,8 @@ RunFigures read_figures(system::Chip& chip, sim::Simulation& sim) {
   f.sub_partitions = chip.timing().sub_partitions;
   const StatSums st(sim.stats(), chip.root().path());
   constexpr const char* kStalls[] = {"issue", "dependency", "memory", "barrier"};
+  constexpr const char* kStores[] = {"posted_stores", "store_queue_waits",
+                                     "store_queue_wait_cycles"};
   constexpr const char* kTensor[] = {
       "mm.instructions",   "mm.math_issues",     "mm.macs",
       "mm.active_threads", "tensor.busy_cycles", "mm.token_stall_cycles"};
@@ -103,6 +105,8 @@ RunFigures read_figures(system::Chip& chip, sim::Simulation& sim) {
       f.stall[k] += st.at(fmt::format("sm{}.stall_{}_cycles", i, kStalls[k]));
     for (int k = 0; k < 6; ++k)
       f.tensor[k] += st.at(fmt::format("sm{}.{}", i, kTensor[k]));
+    for (int k = 0; k < 3; ++k)
+      f.stores[k] += st.at(fmt::format("sm{}.{}", i, kStores[k]));
     if (tma) {
       for (std::size_t k = 0; k < std::size(kTmaStats); ++k)
         (*f.tma)[k] += st.at(fmt::format("sm{}.tma.{}", i, kTmaStats[k]));
@@ -190,6 +194,11 @@ void print_summary(const std::string& header, system::Chip& chip, const RunFigur
       percent(f.stall[0], stall_total).c_str(), percent(f.stall[1], stall_total).c_str(),
       percent(f.stall[2], stall_total).c_str(), percent(f.stall[3], stall_total).c_str(),
       stall_total);
+  if (f.stores[0] > 0) {
+    std::printf(
+        "  store queue         %s of %.0f posted stores waited for an entry (%.0f cycles in all)\n",
+        percent(f.stores[1], f.stores[0]).c_str(), f.stores[0], f.stores[2]);
+  }
   if (f.tensor[0] > 0) {
     const double units = static_cast<double>(f.cycles) * f.used_sms * chip.spec().sm.tensor.cores;
     std::printf(

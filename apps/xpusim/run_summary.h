@@ -27,6 +27,8 @@ struct RunFigures {
   // mm.instructions, mm.math_issues, mm.macs, mm.active_threads, tensor.busy_cycles,
   // mm.token_stall_cycles, summed over the SMs.
   double tensor[6] = {0, 0, 0, 0, 0, 0};
+  // posted_stores, store_queue_waits, store_queue_wait_cycles, summed over the SMs.
+  double stores[3] = {0, 0, 0};
   double l1_hits = 0, l1_loads = 0;
   double l2_hits = 0, l2_reads = 0;
   double l2_merged = 0;  // reads that joined a miss already in flight (no HBM read of their own)

@@ -28,6 +28,8 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
       bank_conflicts_(add_counter("bank_conflicts", "wavefronts",
                                   "wavefronts beyond the conflict-free minimum")),
       global_accesses_(add_counter("global_accesses", "instructions", "global loads and stores")),
+      posted_stores_(add_counter("posted_stores", "instructions",
+                                 "global stores posted through the SM's store queue")),
       store_queue_waits_(add_counter("store_queue_waits", "instructions",
                                      "global stores that found the SM's store queue full")),
       store_queue_wait_cycles_(add_counter("store_queue_wait_cycles", "cycles",
@@ -357,6 +359,7 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
         return;
       }
       global_accesses_.inc();
+      posted_stores_.inc();
       stall(w, StallReason::kMemory);
       if (stores_in_flight_ < t.store_queue) {
         post_store(w, cycle);

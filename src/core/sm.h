@@ -210,6 +210,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   sim::Counter& shared_wavefronts_;
   sim::Counter& bank_conflicts_;
   sim::Counter& global_accesses_;
+  sim::Counter& posted_stores_;
   sim::Counter& store_queue_waits_;
   sim::Counter& store_queue_wait_cycles_;
   sim::Counter& dsmem_accesses_;

@@ -53,6 +53,7 @@ TEST_F(RunCli, StreamCopyVerifiesAndPrintsTheSummary) {
         "latency ",
         " cycles, ran ", "\n  warp instructions   ", "; issue utilization ",
         " SMs used x 4 sub-partitions)", "\n  stalls              issue ", ", memory ",
+        "\n  store queue         ", " of 128 posted stores waited for an entry (",
         "\n  L1 hit rate ", "\n  L2 hit rate ", "\n  HBM                 read ", "\n  L2 -> SM ",
         "\n  DSMEM               0 bytes",
         "\n  result              verified: dst == src over 4096 u32 elements\n"}) {
