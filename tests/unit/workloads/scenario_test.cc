@@ -410,8 +410,10 @@ TEST(Scenario, ChipPathsAreRelativeToTheScenarioFile) {
 
 // The tiny chip, functional unless asked.
 struct TinyChip {
-  explicit TinyChip(bool functional = true) {
+  // `store_queue`: sm.store_queue over tiny's (-1: tiny's own).
+  explicit TinyChip(bool functional = true, std::int64_t store_queue = -1) {
     spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+    if (store_queue >= 0) spec.sm.store_queue = static_cast<std::uint32_t>(store_queue);
     chip = system::Chip::create(sim, spec,
                                 system::ChipOptions{.functional = functional,
                                                     .policy = "waterfill",
@@ -455,6 +457,38 @@ TEST(Scenario, SetupFillsTheBuffersAndTheCopyVerifies) {
 // stream_sum and stream_fill (kernels.h): 1000 elements over 2 CTAs of 96 threads (a partial
 // last warp, threads with 5 or 6 elements) checked by the kernels' own references, whose
 // messages name a planted wrong value.
+// One warp filling 100 rows of 32 elements: posted, its stores leave the loop's own
+// instructions as its pace (12 dependent ALU latencies and the store's issue slot an
+// iteration, as an H100 runs it: docs/fidelity.md, "Whole kernels"), and the run ends with
+// the last store's acknowledgement. Stores that hold their warp (sm.store_queue 0) pay a
+// round trip to the L2 each.
+TEST(Scenario, AFillAtOneWarpRunsAtItsLoopRate) {
+  const Scenario fill = load(R"(
+chip: tiny
+kernel: stream_fill
+launch: {grid: [1, 1, 1], block: [32], cluster: 1, dynamic_shared_bytes: 0, registers_per_thread: 32}
+buffers:
+  dst: {bytes: 12800}
+args: [{ptr: dst}, {u64: 3200}]
+)");
+  Registries r;
+  const auto resolved = resolve_scenario(fill, r.kernels, r.workloads);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  const auto cycles = [&](std::int64_t store_queue) {
+    TinyChip t(true, store_queue);
+    XPUSIM_CHECK(setup_scenario(fill, *resolved, *t.chip, r.kernels, 7).ok(), "fill set up");
+    t.sim.run();
+    XPUSIM_CHECK(t.chip->all_done(), "fill done");
+    return t.chip->clock().cycle_at(t.sim.now());
+  };
+  const core::SmTiming tm = system::sm_timing_of(TinyChip().spec);
+  const std::uint64_t loop = 100 * (tm.lsu_issue_cycles + 12 * tm.alu_latency);
+  const std::uint64_t posted = cycles(32);
+  EXPECT_GT(posted, loop);
+  EXPECT_LT(posted, loop + 1000);  // launch, the first CTA's start and the last acknowledgement
+  EXPECT_GT(cycles(0), posted + 100 * 200);  // an L2 write round trip is over 200 cycles
+}
+
 TEST(Scenario, TheSumAndFillKernelsVerify) {
   const Scenario sum = load(R"(
 chip: tiny
