@@ -11,8 +11,9 @@
 // start to the last CTA's end (globaltimer, as the model's "ran N cycles"), and cudaEvents
 // around the launch. Cycles use the SM clock measured over ~20 ms in one thread.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernels kernels.cu
-// Run: ./kernels [--sweep]   (tables on stdout). --sweep adds the 256 MiB runs at 1 to 64 warps
-// per SM and the extras below. A few seconds of GPU work; ~2.3 GiB of device memory.
+// Run: ./kernels [--sweep] [--loaded]   (tables on stdout). --sweep adds the 256 MiB runs at 1
+// to 64 warps per SM and the extras below; --loaded the latency of single HBM reads under
+// background traffic (below). A few seconds of GPU work each; ~2.6 GiB of device memory.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -130,6 +131,55 @@ __global__ void fill_unrolled(u32* dst, u64 n, u64* span) {
   end_span(span, t0);
 }
 
+// --loaded: how one read's HBM latency grows with other traffic, for a model of HBM under load
+// (docs/fidelity.md, "Whole kernels": the model's reads wait only when a channel's bandwidth is
+// short; the H100's grow from well below that, more with writes in the mix). Thread 0 of CTA 0
+// chases `hops` pointers through cold lines of `chain` (a random order of distinct lines, none
+// of them the background's), timing each load alone with clock64; every other warp of the grid
+// runs the background: kind 0 copy, 1 sum, 2 fill over `n` u32 elements, one access in flight
+// per thread, `passes` times. The distribution tells queueing (a smooth tail) from reads held
+// behind write bursts (a second mode).
+__global__ void loaded(int kind, const u32* src, u32* dst, u64 n, u32 passes, const u64* chain,
+                       u32 hops, u64 start_delay_ns, u32* lat, u64* span, u32* sums) {
+  __shared__ u64 sink;
+  const u64 t0 = gtime();
+  if (blockIdx.x == 0 && threadIdx.x < 32) {
+    if (threadIdx.x != 0) return;
+    while (gtime() - t0 < start_delay_ns) {  // let the background reach its steady state
+    }
+    u64 p = 0;
+    span[0] = gtime();
+    for (u32 h = 0; h < hops; ++h) {
+      const u64 c0 = clk();
+      asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(p) : "l"(chain + p) : "memory");
+      // In-order issue: the shared store waits for the load's data, the clock read for it.
+      asm volatile("st.volatile.shared.u64 [%0], %1;" ::"r"((u32)__cvta_generic_to_shared(&sink)),
+                   "l"(p)
+                   : "memory");
+      lat[h] = (u32)(clk() - c0);
+    }
+    span[1] = gtime();
+    return;
+  }
+  // The background, over every other thread of the grid (the probe warp's elements are
+  // skipped: a hole of 32 in each stride).
+  const u64 stride = (u64)gridDim.x * blockDim.x;
+  const u64 tid = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+  u32 acc = 0;
+  for (u32 pass = 0; pass < passes; ++pass) {
+#pragma unroll 1
+    for (u64 i = tid; i < n; i += stride) {
+      if (kind == 0) dst[i] = src[i] + pass;
+      if (kind == 1) acc += src[i];
+      if (kind == 2) dst[i] = (u32)i + pass;
+    }
+  }
+  sums[tid] = acc;
+  // span[2 + cta]: when thread 32 of this CTA ended its background (no bar.sync: CTA 0's probe
+  // thread is still running); the probe's samples count while every CTA's still runs.
+  if (threadIdx.x == 32) span[2 + blockIdx.x] = gtime();
+}
+
 // Reads `n16` 16 B words through the L2 (ld.cg): evicts whatever the last run left there.
 __global__ void flush(const uint4* p, u64 n16, u32* sink) {
   u32 acc = 0;
@@ -195,8 +245,17 @@ static Timing time_kernel(int kind, u32 grid, u32 block, u64 n, int reps, u32* s
 static const char* kNames[] = {"stream_copy", "stream_sum", "stream_fill", "sum_unroll4",
                                "fill_unroll4"};
 
+// Percentile q (0..1) of sorted values.
+static double pct(const std::vector<double>& sorted, double q) {
+  return sorted[std::min(sorted.size() - 1, (size_t)(q * (double)(sorted.size() - 1) + 0.5))];
+}
+
 int main(int argc, char** argv) {
-  const bool sweep = argc > 1 && std::string(argv[1]) == "--sweep";
+  bool sweep = false, loaded_mode = false;
+  for (int a = 1; a < argc; ++a) {
+    sweep |= std::string(argv[a]) == "--sweep";
+    loaded_mode |= std::string(argv[a]) == "--loaded";
+  }
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   u64* probe;
@@ -235,6 +294,7 @@ int main(int argc, char** argv) {
   printf("%-24s %10s %10s %10s %10s %12s\n", "kernel", "MiB", "span_us", "span_cyc", "event_us",
          "GB/s_moved");
   for (const int kind : {0, 1, 2}) {
+    if (loaded_mode && !sweep) break;
     for (const u64 mib : {16ull, 256ull}) {
       const Timing t = run(kind, 528, 256, mib, 10);
       printf("%-24s %10llu %10.2f %10.0f %10.2f %12.0f   (medians of %zu; span %.2f to %.2f us)\n",
@@ -244,10 +304,107 @@ int main(int argc, char** argv) {
              t.hi_us);
     }
   }
+  const u32 sms = prop.multiProcessorCount;
+  if (loaded_mode) {
+    // The chain: `hops` distinct random lines of a 256 MiB region nothing else touches, each
+    // holding the next one's word index (128 B lines, 16 words apart).
+    const u64 region = 256ull << 20, lines = region / 128;
+    const u32 hops = 4096;
+    std::vector<u64> order(lines);
+    for (u64 k = 0; k < lines; ++k)
+      order[k] = k;
+    u64 rng = 0x9e3779b97f4a7c15ull;
+    for (u64 k = lines - 1; k > 0; --k) {  // Fisher-Yates with splitmix64
+      rng += 0x9e3779b97f4a7c15ull;
+      u64 z = rng;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      std::swap(order[k], order[(z ^ (z >> 31)) % (k + 1)]);
+    }
+    std::vector<u64> words(region / 8, 0);
+    u64 at = 0;  // word index of the current line; the chase starts at word 0 (line 0)
+    std::swap(*std::find(order.begin(), order.end(), 0ull), order[0]);
+    for (u32 h = 0; h < hops; ++h) {
+      const u64 next = order[h + 1] * 16;
+      words[at] = next;
+      at = next;
+    }
+    u64* chain;
+    CK(cudaMalloc(&chain, region));
+    CK(cudaMemcpy(chain, words.data(), region, cudaMemcpyHostToDevice));
+    u32* lat;
+    CK(cudaMalloc(&lat, hops * 4));
+    u64* lspan;
+    CK(cudaMalloc(&lspan, (2 + 4 * sms) * 8));
+    const u64 n = (256ull << 20) / 4;
+    printf("\n# --loaded: %u timed HBM reads (random cold lines) by one thread while the rest of "
+           "the grid streams 256 MiB\n",
+           hops);
+    printf("%-10s %8s %10s %8s %8s %8s %8s %8s %8s %9s\n", "background", "warps/SM", "bg_GB/s",
+           "mean_ns", "p10", "p50", "p90", "p99", "max", "in_bg");
+    const struct {
+      u32 grid, block;
+    } shapes[] = {{sms, 64}, {sms, 128}, {sms, 256}, {2 * sms, 256}, {4 * sms, 256},
+                  {4 * sms, 512}};
+    for (const int kind : {1, 2, 0}) {
+      for (const auto& sh : shapes) {
+        // One background pass alone sets how many outlast the probe (hops x ~2 us at most).
+        const u32 passes_probe = 1;
+        flush<<<2 * sms, 1024>>>(fl, flush_bytes / 16, sink);
+        CK(cudaDeviceSynchronize());
+        loaded<<<sh.grid, sh.block>>>(kind, src, dst, n, passes_probe, chain, 0, 0, lat, lspan,
+                                      sums);
+        CK(cudaDeviceSynchronize());
+        std::vector<u64> sp(2 + sh.grid);
+        CK(cudaMemcpy(sp.data(), lspan, sp.size() * 8, cudaMemcpyDeviceToHost));
+        // One pass's time: the probe returned at once, so span[0] is near the start.
+        const double pass_us = (double)(*std::max_element(sp.begin() + 2, sp.end()) - sp[0]) / 1e3;
+        const double probe_us = hops * 2.0 + 50;
+        const u32 passes = (u32)std::min(1000.0, probe_us / std::max(pass_us, 1.0) + 2);
+        flush<<<2 * sms, 1024>>>(fl, flush_bytes / 16, sink);
+        CK(cudaDeviceSynchronize());
+        loaded<<<sh.grid, sh.block>>>(kind, src, dst, n, passes, chain, hops, 20000, lat, lspan,
+                                      sums);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(sp.data(), lspan, sp.size() * 8, cudaMemcpyDeviceToHost));
+        std::vector<u32> l(hops);
+        CK(cudaMemcpy(l.data(), lat, hops * 4, cudaMemcpyDeviceToHost));
+        const u64 bg_end = *std::min_element(sp.begin() + 2, sp.end());
+        std::vector<double> ns;
+        for (u32 h = 0; h < hops; ++h)
+          ns.push_back(l[h] / ghz);
+        std::sort(ns.begin(), ns.end());
+        double mean = 0;
+        for (const double v : ns)
+          mean += v / ns.size();
+        const double moved = (kind == 0 ? 2.0 : 1.0) * 4.0 * n * passes;
+        const double bg_us = (double)(bg_end - sp[0] + 20000) / 1e3;
+        printf("%-10s %8u %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9s\n", kNames[kind],
+               sh.grid * sh.block / 32 / sms, moved / (bg_us * 1e-6) / 1e9, mean, pct(ns, 0.1),
+               pct(ns, 0.5), pct(ns, 0.9), pct(ns, 0.99), ns.back(),
+               sp[1] <= bg_end ? "yes" : "NO");
+      }
+    }
+    // The probe alone (no background): one CTA of one warp.
+    flush<<<2 * sms, 1024>>>(fl, flush_bytes / 16, sink);
+    CK(cudaDeviceSynchronize());
+    loaded<<<1, 32>>>(1, src, dst, 0, 0, chain, hops, 0, lat, lspan, sums);
+    CK(cudaDeviceSynchronize());
+    std::vector<u32> l(hops);
+    CK(cudaMemcpy(l.data(), lat, hops * 4, cudaMemcpyDeviceToHost));
+    std::vector<double> ns;
+    for (u32 h = 0; h < hops; ++h)
+      ns.push_back(l[h] / ghz);
+    std::sort(ns.begin(), ns.end());
+    double mean = 0;
+    for (const double v : ns)
+      mean += v / ns.size();
+    printf("%-10s %8u %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9s\n", "none", 0u, 0.0, mean,
+           pct(ns, 0.1), pct(ns, 0.5), pct(ns, 0.9), pct(ns, 0.99), ns.back(), "-");
+  }
   if (!sweep) return 0;
   // The load sweep: 256 MiB with 1 to 64 warps per SM (one access in flight per thread), the
   // loaded latency against the traffic. ns_per_iter = span / iterations of a thread.
-  const u32 sms = prop.multiProcessorCount;
   const struct {
     u32 grid, block;
   } shapes[] = {{sms, 32},      {sms, 128},     {sms, 256},    {2 * sms, 256},

@@ -38,7 +38,7 @@ if [[ $what == *tma* ]]; then
 fi
 
 [[ $what == *latency* ]] && timeout 150 /tmp/latency 2>&1 | tee "$OUT/latency.txt"
-[[ $what == *kernels* ]] && timeout 120 /tmp/kernels --sweep 2>&1 | tee "$OUT/kernels.txt"
+[[ $what == *kernels* ]] && timeout 150 /tmp/kernels --sweep --loaded 2>&1 | tee "$OUT/kernels.txt"
 
 if [[ $what == *gemm* ]]; then
   # The flagship workload's real counterpart: an 8192^3 bf16 GEMM through cuBLAS (PyTorch),
