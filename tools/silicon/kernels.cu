@@ -250,6 +250,20 @@ static double pct(const std::vector<double>& sorted, double q) {
   return sorted[std::min(sorted.size() - 1, (size_t)(q * (double)(sorted.size() - 1) + 0.5))];
 }
 
+// One --loaded row: the probe's per-load cycles as ns (mean and percentiles).
+static void latency_row(const char* background, u32 warps, double gbps,
+                        const std::vector<u32>& cycles, double ghz, const char* in_bg) {
+  std::vector<double> ns;
+  double mean = 0;
+  for (const u32 c : cycles) {
+    ns.push_back(c / ghz);
+    mean += c / ghz / cycles.size();
+  }
+  std::sort(ns.begin(), ns.end());
+  printf("%-10s %8u %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9s\n", background, warps, gbps,
+         mean, pct(ns, 0.1), pct(ns, 0.5), pct(ns, 0.9), pct(ns, 0.99), ns.back(), in_bg);
+}
+
 int main(int argc, char** argv) {
   bool sweep = false, loaded_mode = false;
   for (int a = 1; a < argc; ++a) {
@@ -370,19 +384,10 @@ int main(int argc, char** argv) {
         std::vector<u32> l(hops);
         CK(cudaMemcpy(l.data(), lat, hops * 4, cudaMemcpyDeviceToHost));
         const u64 bg_end = *std::min_element(sp.begin() + 2, sp.end());
-        std::vector<double> ns;
-        for (u32 h = 0; h < hops; ++h)
-          ns.push_back(l[h] / ghz);
-        std::sort(ns.begin(), ns.end());
-        double mean = 0;
-        for (const double v : ns)
-          mean += v / ns.size();
         const double moved = (kind == 0 ? 2.0 : 1.0) * 4.0 * n * passes;
         const double bg_us = (double)(bg_end - sp[0] + 20000) / 1e3;
-        printf("%-10s %8u %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9s\n", kNames[kind],
-               sh.grid * sh.block / 32 / sms, moved / (bg_us * 1e-6) / 1e9, mean, pct(ns, 0.1),
-               pct(ns, 0.5), pct(ns, 0.9), pct(ns, 0.99), ns.back(),
-               sp[1] <= bg_end ? "yes" : "NO");
+        latency_row(kNames[kind], sh.grid * sh.block / 32 / sms, moved / (bg_us * 1e-6) / 1e9, l,
+                    ghz, sp[1] <= bg_end ? "yes" : "NO");
       }
     }
     // The probe alone (no background): one CTA of one warp.
@@ -392,15 +397,7 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     std::vector<u32> l(hops);
     CK(cudaMemcpy(l.data(), lat, hops * 4, cudaMemcpyDeviceToHost));
-    std::vector<double> ns;
-    for (u32 h = 0; h < hops; ++h)
-      ns.push_back(l[h] / ghz);
-    std::sort(ns.begin(), ns.end());
-    double mean = 0;
-    for (const double v : ns)
-      mean += v / ns.size();
-    printf("%-10s %8u %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9s\n", "none", 0u, 0.0, mean,
-           pct(ns, 0.1), pct(ns, 0.5), pct(ns, 0.9), pct(ns, 0.99), ns.back(), "-");
+    latency_row("none", 0, 0.0, l, ghz, "-");
   }
   if (!sweep) return 0;
   // The load sweep: 256 MiB with 1 to 64 warps per SM (one access in flight per thread), the
