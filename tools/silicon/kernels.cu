@@ -363,11 +363,9 @@ int main(int argc, char** argv) {
     for (const int kind : {1, 2, 0}) {
       for (const auto& sh : shapes) {
         // One background pass alone sets how many outlast the probe (hops x ~2 us at most).
-        const u32 passes_probe = 1;
         flush<<<2 * sms, 1024>>>(fl, flush_bytes / 16, sink);
         CK(cudaDeviceSynchronize());
-        loaded<<<sh.grid, sh.block>>>(kind, src, dst, n, passes_probe, chain, 0, 0, lat, lspan,
-                                      sums);
+        loaded<<<sh.grid, sh.block>>>(kind, src, dst, n, 1, chain, 0, 0, lat, lspan, sums);
         CK(cudaDeviceSynchronize());
         std::vector<u64> sp(2 + sh.grid);
         CK(cudaMemcpy(sp.data(), lspan, sp.size() * 8, cudaMemcpyDeviceToHost));

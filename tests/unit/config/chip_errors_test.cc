@@ -130,6 +130,13 @@ TEST(ChipErrors, OutOfRangeNegativeAndQuantity) {
               ElementsAre("chip.yaml:3:7: clocks.sm: 20 GHz is out of range [1 MHz, 10 GHz]"));
 }
 
+TEST(ChipErrors, OutOfRangeStoreQueueAndTurnaround) {
+  EXPECT_THAT(errors_of(base_with("  max_blocks: 32", "  max_blocks: 32\n  store_queue: -1")),
+              ElementsAre("chip.yaml:13:16: sm.store_queue: -1 is out of range [0, 1048576]"));
+  EXPECT_THAT(errors_of(base_with("  stacks: 1", "  stacks: 1\n  turnaround: 2us")),
+              ElementsAre("chip.yaml:30:15: hbm.turnaround: 2 us is out of range [0 ps, 1 us]"));
+}
+
 TEST(ChipErrors, OutOfRangeTensorKeys) {
   EXPECT_THAT(errors_of(base_with("    registers_per_thread: 512", "    registers_per_thread: 4")),
               ElementsAre("chip.yaml:23:27: sm.tensor.registers_per_thread: 4 is out of range "

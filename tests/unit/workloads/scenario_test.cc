@@ -6,12 +6,14 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <optional>
 
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
@@ -111,6 +113,7 @@ set_sampling: 8
 sm_timing:
   alu_latency: 6
   sub_partitions: 2
+  store_queue: 0
 )");
   EXPECT_EQ(s.chip, "h100-sxm5");
   EXPECT_EQ(s.memory_timing, mem::MemoryTiming::kTransactions);
@@ -128,6 +131,7 @@ sm_timing:
   const core::SmTiming t = scenario_sm_timing(s, core::SmTiming{});
   EXPECT_EQ(t.alu_latency, 6u);
   EXPECT_EQ(t.sub_partitions, 2u);
+  EXPECT_EQ(t.store_queue, 0u);
   EXPECT_EQ(t.sfu_latency, core::SmTiming{}.sfu_latency);
 }
 
@@ -267,6 +271,8 @@ TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
             "s.yaml:3:21: params.footprint: \"-1\" is negative; a size must be >= 0");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {sub_partitions: 0}\n"),
             "s.yaml:3:29: sm_timing.sub_partitions: 0 is outside [1, 16]");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {store_queue: 2000000}\n"),
+            "s.yaml:3:26: sm_timing.store_queue: 2000000 is outside [0, 1048576]");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latency: fast}\n"),
             "s.yaml:3:26: sm_timing.alu_latency: \"fast\" is not a whole number");
   EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: [2, 0], block: 32}\n"),
@@ -410,10 +416,10 @@ TEST(Scenario, ChipPathsAreRelativeToTheScenarioFile) {
 
 // The tiny chip, functional unless asked.
 struct TinyChip {
-  // `store_queue`: sm.store_queue over tiny's (-1: tiny's own).
-  explicit TinyChip(bool functional = true, std::int64_t store_queue = -1) {
+  // `store_queue`: sm.store_queue over tiny's.
+  explicit TinyChip(bool functional = true, std::optional<std::uint32_t> store_queue = {}) {
     spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-    if (store_queue >= 0) spec.sm.store_queue = static_cast<std::uint32_t>(store_queue);
+    if (store_queue) spec.sm.store_queue = *store_queue;
     chip = system::Chip::create(sim, spec,
                                 system::ChipOptions{.functional = functional,
                                                     .policy = "waterfill",
@@ -474,14 +480,15 @@ args: [{ptr: dst}, {u64: 3200}]
   Registries r;
   const auto resolved = resolve_scenario(fill, r.kernels, r.workloads);
   ASSERT_TRUE(resolved.ok()) << resolved.error().message;
-  const auto cycles = [&](std::int64_t store_queue) {
+  const auto cycles = [&](std::uint32_t store_queue) {
     TinyChip t(true, store_queue);
     XPUSIM_CHECK(setup_scenario(fill, *resolved, *t.chip, r.kernels, 7).ok(), "fill set up");
     t.sim.run();
     XPUSIM_CHECK(t.chip->all_done(), "fill done");
     return t.chip->clock().cycle_at(t.sim.now());
   };
-  const core::SmTiming tm = system::sm_timing_of(TinyChip().spec);
+  const core::SmTiming tm = system::sm_timing_of(
+      config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value());
   const std::uint64_t loop = 100 * (tm.lsu_issue_cycles + 12 * tm.alu_latency);
   const std::uint64_t posted = cycles(32);
   EXPECT_GT(posted, loop);
