@@ -1,5 +1,6 @@
 #include "mem/coalescer.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "sim/result.h"
@@ -47,12 +48,16 @@ bool unit_stride(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,
   for (std::size_t l = 1; l < lanes; ++l)
     strided &= lane_addrs[l] == base + l * access_bytes;
   if (!strided) return false;
+  // Line by line: the sectors of [first, last) that fall in each.
   n = 0;
-  const Addr last = g.sector_of(base + bytes - 1);
-  for (Addr sector = g.sector_of(base); sector <= last; ++sector) {
-    const Addr line_addr = g.line_addr(sector);
-    if (n == 0 || out[n - 1].line_addr != line_addr) out[n++] = LineRequest{.line_addr = line_addr};
-    out[n - 1].sector_mask |= 1u << g.bit(sector, line_addr);
+  const unsigned per_line = g.line_shift - g.sector_shift;  // log2(sectors a line)
+  const Addr first = g.sector_of(base), last = g.sector_of(base + bytes - 1) + 1;
+  for (Addr line = first >> per_line; line <= (last - 1) >> per_line; ++line) {
+    const Addr lo = std::max(first, line << per_line), hi = std::min(last, (line + 1) << per_line);
+    const auto count = static_cast<unsigned>(hi - lo);
+    const std::uint32_t run = count >= 32 ? ~0u : (1u << count) - 1;
+    out[n++] = LineRequest{.line_addr = line << g.line_shift,
+                           .sector_mask = run << (lo - (line << per_line))};
   }
   return true;
 }
