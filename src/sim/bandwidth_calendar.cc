@@ -99,7 +99,10 @@ Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
     }
     if (word == kFull) full()[i / 64] |= std::uint64_t{1} << (i % 64);
     open = kFull;
-    w = first_open_word(w + 1);
+    // The next word, unless it is full (a long booking on an idle stretch goes word by word
+    // without searching the summary).
+    const bool next_open = w + 1 < base_ + ring_words() && words_[(w + 1) & mask_] != kFull;
+    w = next_open ? w + 1 : first_open_word(w + 1);
   }
 }
 
