@@ -65,9 +65,14 @@ SectorCache::Line& SectorCache::allocate(std::uint64_t line, Victim& victim) {
     victim = Victim{.evicted = true, .line = tags[pick], .valid = old.valid, .dirty = old.dirty};
     // A constant size for the usual geometries: an inline move, not a call.
     switch (ways_) {
-      case 4: std::memmove(order + 1, order, 3); break;
-      case 16: std::memmove(order + 1, order, 15); break;
-      default: std::memmove(order + 1, order, ways_ - 1);
+      case 4:
+        std::memmove(order + 1, order, 3);
+        break;
+      case 16:
+        std::memmove(order + 1, order, 15);
+        break;
+      default:
+        std::memmove(order + 1, order, ways_ - 1);
     }
     order[0] = static_cast<std::uint8_t>(pick);
   } else {

@@ -2,7 +2,10 @@
 // request per 128 B line (CUDA Programming Guide, global memory, cc >= 6.0).
 #include "mem/coalescer.h"
 
+#include <algorithm>
 #include <array>
+#include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -73,6 +76,54 @@ TEST(Coalescer, SameAddressInEveryLaneIsOneSector) {
   const MemRequest r = reqs[0].to_request(3, false);
   EXPECT_EQ(r.sm, 3u);
   EXPECT_EQ(r.sector_mask, 0x4u);
+}
+
+// Every byte of every active lane, in lane order: the line of its sector joins the list on its
+// first touch. The reference for both of coalesce_into's passes (the unit-stride one and the
+// lane walk) and both geometries (shifts for powers of two, divides otherwise).
+std::vector<LineRequest> naive(const std::array<Addr, 32>& addrs, std::uint32_t bytes,
+                               std::uint32_t mask, std::uint32_t line, std::uint32_t sector) {
+  std::vector<LineRequest> out;
+  for (std::uint32_t l = 0; l < 32; ++l) {
+    if ((mask >> l & 1u) == 0) continue;
+    for (Addr b = addrs[l]; b < addrs[l] + bytes; ++b) {
+      const Addr line_addr = b / line * line;
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const LineRequest& r) { return r.line_addr == line_addr; });
+      if (it == out.end()) it = out.insert(out.end(), LineRequest{.line_addr = line_addr});
+      it->sector_mask |= 1u << ((b - line_addr) / sector);
+    }
+  }
+  return out;
+}
+
+TEST(Coalescer, MatchesANaiveByteWalkOverRandomAccesses) {
+  std::mt19937_64 rng(20261126);
+  struct Geometry {
+    std::uint32_t line, sector;
+  };
+  for (const Geometry g : {Geometry{128, 32}, Geometry{64, 32}, Geometry{128, 16},
+                           Geometry{256, 32}, Geometry{32, 32}, Geometry{96, 32}}) {
+    for (int trial = 0; trial < 400; ++trial) {
+      const std::uint32_t bytes = std::min<std::uint32_t>(1u << (rng() % 5), g.line);
+      const Addr base = 0x10000 + rng() % 4096;
+      std::array<Addr, 32> addrs{};
+      const int pattern = trial % 4;  // unit stride (all lanes, then some), a stride, scattered
+      for (std::uint32_t l = 0; l < 32; ++l) {
+        addrs[l] = pattern <= 1   ? base + Addr{l} * bytes
+                   : pattern == 2 ? base + Addr{l} * (rng() % 3 + 1) * bytes
+                                  : base + rng() % 2048;
+      }
+      const std::uint32_t mask = pattern == 0 ? 0xFFFF'FFFFu : static_cast<std::uint32_t>(rng());
+      const auto got = coalesce(addrs, bytes, mask, g.line, g.sector);
+      const auto want = naive(addrs, bytes, mask, g.line, g.sector);
+      ASSERT_EQ(got.size(), want.size()) << g.line << "/" << g.sector << " trial " << trial;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].line_addr, want[i].line_addr) << "trial " << trial << " line " << i;
+        ASSERT_EQ(got[i].sector_mask, want[i].sector_mask) << "trial " << trial << " line " << i;
+      }
+    }
+  }
 }
 
 }  // namespace

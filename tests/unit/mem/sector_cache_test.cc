@@ -1,6 +1,7 @@
 #include "mem/sector_cache.h"
 
 #include <algorithm>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -38,6 +39,90 @@ TEST(SectorCache, LruEvictsTheLeastRecentlyUsedWayOfTheSet) {
   EXPECT_EQ(v.line, 4u);
   EXPECT_NE(c.find(0), nullptr);
   EXPECT_EQ(c.find(2), nullptr);
+}
+
+// A naive true-LRU cache: per set its lines with a last-use stamp, the oldest evicted.
+class NaiveLru {
+ public:
+  struct Entry {
+    std::uint64_t line, stamp;
+    std::uint32_t valid, dirty;
+  };
+  NaiveLru(std::uint32_t sets, std::uint32_t ways) : sets_(sets), ways_(ways), set_(sets) {}
+  Entry* find(std::uint64_t line) {
+    for (Entry& e : set_[line % sets_])
+      if (e.line == line) return &e;
+    return nullptr;
+  }
+  void touch(Entry& e) { e.stamp = ++now_; }
+  Entry& allocate(std::uint64_t line, SectorCache::Victim& v) {
+    v = {};
+    if (Entry* e = find(line)) {
+      touch(*e);
+      return *e;
+    }
+    auto& set = set_[line % sets_];
+    if (set.size() == ways_) {
+      auto oldest = std::min_element(
+          set.begin(), set.end(), [](const Entry& a, const Entry& b) { return a.stamp < b.stamp; });
+      v = {.evicted = true, .line = oldest->line, .valid = oldest->valid, .dirty = oldest->dirty};
+      set.erase(oldest);
+    }
+    set.push_back({.line = line, .stamp = ++now_, .valid = 0, .dirty = 0});
+    return set.back();
+  }
+  void clear() {
+    for (auto& set : set_)
+      set.clear();
+  }
+
+ private:
+  std::uint32_t sets_, ways_;
+  std::uint64_t now_ = 0;
+  std::vector<std::vector<Entry>> set_;
+};
+
+TEST(SectorCache, MatchesANaiveLruOverRandomTraffic) {
+  std::mt19937_64 rng(20261126);
+  for (const std::uint32_t ways : {1u, 2u, 3u, 4u, 5u, 8u, 12u, 16u, 17u}) {
+    const std::uint32_t sets = 3;
+    SectorCache c(std::uint64_t{sets} * ways * 128, ways, 128);
+    NaiveLru ref(sets, ways);
+    for (int step = 0; step < 20000; ++step) {
+      const std::uint64_t line = rng() % (std::uint64_t{sets} * ways * 2);
+      const auto op = rng() % 100;
+      if (op < 1) {  // a carve-out change: every way free again
+        c.clear();
+        ref.clear();
+      } else if (op < 70) {
+        SectorCache::Victim got, want;
+        SectorCache::Line& l = c.allocate(line, got);
+        NaiveLru::Entry& e = ref.allocate(line, want);
+        ASSERT_EQ(got.evicted, want.evicted) << ways << " ways, step " << step;
+        if (want.evicted) {
+          ASSERT_EQ(got.line, want.line) << ways << " ways, step " << step;
+          ASSERT_EQ(got.valid, want.valid);
+          ASSERT_EQ(got.dirty, want.dirty);
+        }
+        ASSERT_EQ(l.valid, e.valid);
+        ASSERT_EQ(l.dirty, e.dirty);
+        const auto valid = static_cast<std::uint32_t>(rng() % 16);
+        const auto dirty = valid & static_cast<std::uint32_t>(rng() % 16);
+        l.valid |= valid;
+        e.valid |= valid;
+        l.dirty |= dirty;
+        e.dirty |= dirty;
+      } else {
+        SectorCache::Line* l = c.find(line);
+        NaiveLru::Entry* e = ref.find(line);
+        ASSERT_EQ(l != nullptr, e != nullptr) << ways << " ways, step " << step;
+        if (e != nullptr && op < 90) {  // a hit that counts as a use
+          c.touch(*l);
+          ref.touch(*e);
+        }
+      }
+    }
+  }
 }
 
 TEST(SectorCache, FewerBytesThanOneSetMeansNoSets) {
