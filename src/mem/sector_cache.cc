@@ -25,12 +25,29 @@ SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t ways, std::uint32_t 
     lru_[i] = static_cast<std::uint8_t>(i % ways_);
 }
 
+namespace {
+// Moves the first `n` entries of an LRU list back one place; a constant size for the usual
+// geometries' longest moves (4 and 16 ways), so they are inline moves, not calls.
+void move_back_one(std::uint8_t* order, std::size_t n) {
+  switch (n) {
+    case 3:
+      std::memmove(order + 1, order, 3);
+      break;
+    case 15:
+      std::memmove(order + 1, order, 15);
+      break;
+    default:
+      std::memmove(order + 1, order, n);
+  }
+}
+}  // namespace
+
 void SectorCache::touch(std::size_t set, std::uint32_t way) {
   std::uint8_t* order = &lru_[set * ways_];
   if (order[0] == way) return;
   const auto* at =
       static_cast<const std::uint8_t*>(std::memchr(order, static_cast<int>(way), ways_));
-  std::memmove(order + 1, order, static_cast<std::size_t>(at - order));
+  move_back_one(order, static_cast<std::size_t>(at - order));
   order[0] = static_cast<std::uint8_t>(way);
 }
 
@@ -57,23 +74,13 @@ SectorCache::Line& SectorCache::allocate(std::uint64_t line, Victim& victim) {
       return lines_[first + pick];
     }
   }
-  std::uint8_t* order = &lru_[first];
   if (pick == ways_) {
-    // The least recently used way is the list's last: every other moves back one place.
+    // The least recently used way is the list's last: no search to move it to the front.
+    std::uint8_t* order = &lru_[first];
     pick = order[ways_ - 1];
     const Line& old = lines_[first + pick];
     victim = Victim{.evicted = true, .line = tags[pick], .valid = old.valid, .dirty = old.dirty};
-    // A constant size for the usual geometries: an inline move, not a call.
-    switch (ways_) {
-      case 4:
-        std::memmove(order + 1, order, 3);
-        break;
-      case 16:
-        std::memmove(order + 1, order, 15);
-        break;
-      default:
-        std::memmove(order + 1, order, ways_ - 1);
-    }
+    move_back_one(order, ways_ - 1);
     order[0] = static_cast<std::uint8_t>(pick);
   } else {
     touch(set, pick);
