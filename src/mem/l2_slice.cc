@@ -60,6 +60,7 @@ L2Slice::L2Slice(Component& parent, std::string name, sim::Clock& l2_clock,
       hbm_(hbm),
       tags_(params.bytes, params.ways, map.params().line_bytes, params.set_index),
       mshr_index_(params.mshrs),
+      busy_mshrs_(params.mshrs),
       arriving_(params.mshrs),
       mshr_peak_(add_scalar("mshr_peak", "count", "most MSHRs busy at once")) {
   XPUSIM_CHECK(params.mshrs > 0, "an L2 slice needs an MSHR");

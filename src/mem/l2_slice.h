@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "mem/address_map.h"
+#include "mem/busy_mshrs.h"
 #include "mem/hbm.h"
 #include "mem/line_table.h"
 #include "mem/sector_cache.h"
@@ -189,22 +190,18 @@ class L2Slice : public sim::Component {
   std::deque<Queued> waiting_;
   std::vector<std::unique_ptr<FillEvent>> fill_pool_;
   std::vector<FillEvent*> fill_free_;
-  // Transaction-level timing. Each busy MSHR (a min-heap by the tick it frees, at most
+  // Transaction-level timing. Each busy MSHR (ordered by the tick it frees, at most
   // `mshrs`); when its miss found the line absent, the fill allocates it (the line is in
   // `arriving_` until then, with that tick as its first fill). Per line of tags_ (by
   // SectorCache::index_of): the sectors fetched by its last miss and the tick they are back. An
   // allocated line's missing sectors are marked valid at the miss, so reads of them until `ready`
   // are merged misses.
-  struct Busy {
-    sim::Tick free_at = 0;
-    std::uint64_t line = 0;
-  };
   struct InFlight {
     sim::Tick ready = 0;
     std::uint32_t pending = 0;
     std::uint32_t weight = 1;  // set sampling: the lines this one stands for (its eviction's)
   };
-  std::vector<Busy> busy_mshrs_;
+  BusyMshrs busy_mshrs_;
   std::vector<InFlight> in_flight_;  // made by the first read_at
   // A missing line with its miss in flight: its first fill (which allocates it) and when all
   // its pending sectors are back.

@@ -9,18 +9,8 @@
 
 namespace xpusim::mem {
 
-namespace {
-// The min-heap order of busy MSHRs: the earliest to free on top, ties by line.
-bool frees_later(const auto& a, const auto& b) {
-  return a.free_at != b.free_at ? a.free_at > b.free_at : a.line > b.line;
-}
-}  // namespace
-
 void L2Slice::retire_first() {
-  std::pop_heap(busy_mshrs_.begin(), busy_mshrs_.end(),
-                [](const Busy& a, const Busy& b) { return frees_later(a, b); });
-  const Busy b = busy_mshrs_.back();
-  busy_mshrs_.pop_back();
+  const BusyMshrs::Entry b = busy_mshrs_.pop_front();
   // Only a miss that found the line absent left it in arriving_ with this tick as its first
   // fill. A write may have allocated it meanwhile (taking its in-flight state), or it may be
   // missing again, with a later fill of its own.
@@ -111,9 +101,7 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
     return {.ready = answer, .pipeline = 0, .read_hbm = true, .hbm_from = start};
   }
   occupancy_area_ += static_cast<double>(fill_at - start) * weight;
-  busy_mshrs_.push_back(Busy{.free_at = fill_at, .line = line});
-  std::push_heap(busy_mshrs_.begin(), busy_mshrs_.end(),
-                 [](const Busy& a, const Busy& b) { return frees_later(a, b); });
+  busy_mshrs_.insert({.free_at = fill_at, .line = line});
   mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(busy_mshrs_.size())));
   if (l != nullptr) {
     in_flight_[tags_.index_of(*l)] = InFlight{.ready = fill_at, .pending = need, .weight = weight};
