@@ -1,14 +1,12 @@
 #include "core/hierarchy_port.h"
 
-#include <array>
-
 #include "mem/coalescer.h"
 
 namespace xpusim::core {
 
 void HierarchyPort::access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
                            std::function<void()> done) {
-  std::array<mem::LineRequest, mem::kMaxLinesPerAccess> lines;
+  std::array<mem::LineRequest, mem::kMaxLinesPerAccess>& lines = lines_scratch_;
   const mem::AddressMapParams& map = mem_.params().map;
   const std::uint32_t n =
       mem::coalesce_into(*op.addr, op.bytes, active, lines, map.line_bytes, map.sector_bytes);

@@ -4,6 +4,7 @@
 // exchanges go to the GPC's SM-to-SM network.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -37,6 +38,9 @@ class HierarchyPort final : public GlobalPort, private mem::RequestClient {
 
   mem::MemorySystem& mem_;
   std::vector<Access> slots_;
+  // The coalescer's output, kept rather than a local: a local array of 64 LineRequests is
+  // cleared (1 KiB) on every access, and coalesce_into writes each entry it returns.
+  std::array<mem::LineRequest, mem::kMaxLinesPerAccess> lines_scratch_;
   std::vector<std::uint32_t> free_;
   std::uint64_t lines_ = 0;
 };

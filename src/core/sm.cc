@@ -212,7 +212,8 @@ void Sm::raise(WarpSlot& w, const std::string& what) {
 }
 
 void Sm::stall(WarpSlot& w, StallReason r) {
-  const std::uint64_t cycles = clock_.cycle_at(now()) - clock_.cycle_at(w.since);
+  const std::uint64_t at = clock_.cycle_at(now());
+  const std::uint64_t cycles = at - w.since_cycle;
   switch (w.state) {
     case StallReason::kIssue:
       stall_issue_.inc(cycles);
@@ -230,7 +231,7 @@ void Sm::stall(WarpSlot& w, StallReason r) {
       break;
   }
   w.state = r;
-  w.since = now();
+  w.since_cycle = at;
 }
 
 void Sm::execute(kernel::Warp& warp, const Op& op) {
@@ -446,7 +447,7 @@ void Sm::store_acknowledged(WarpSlot& w, sim::Tick issued) {
   if (!store_waiters_.empty()) {  // the freed entry goes to the oldest store waiting for one
     WarpSlot& next = *store_waiters_.front();
     store_waiters_.pop_front();
-    store_queue_wait_cycles_.inc(clock_.cycle_at(now()) - clock_.cycle_at(next.since));
+    store_queue_wait_cycles_.inc(clock_.cycle_at(now()) - next.since_cycle);
     post_store(next, cycle_now());
   }
   exit_if_drained(w);

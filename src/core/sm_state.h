@@ -101,10 +101,10 @@ struct Sm::WarpSlot : sim::Event {
   std::uint64_t age;  // launch order: lower is older (GTO)
   Op op;
   StallReason state = StallReason::kNone;
-  sim::Tick since = 0;
-  bool faulted = false;       // parked for good by a fault
-  std::uint32_t pending = 0;  // parts of a multi-part access still in flight
-  std::uint32_t slot = 0;     // hardware warp slot (its trace track)
+  std::uint64_t since_cycle = 0;  // the SM cycle `state` began (one conversion a stall)
+  bool faulted = false;           // parked for good by a fault
+  std::uint32_t pending = 0;      // parts of a multi-part access still in flight
+  std::uint32_t slot = 0;         // hardware warp slot (its trace track)
   sim::Tick started = 0;
   // The mm register file (made on first use) and its tokens: per register, the register loads
   // in flight that write it.

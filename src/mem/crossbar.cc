@@ -60,14 +60,10 @@ sim::Tick Crossbar::send_response(std::uint32_t slice, std::uint64_t bytes,
   return later(response_ports_[slice]->reserve(bytes), extra_cycles);
 }
 
-sim::BandwidthCalendar& Crossbar::calendar(std::vector<sim::BandwidthCalendar>& calendars,
-                                           std::uint32_t slice) {
-  if (calendars.empty()) {
-    calendars.reserve(response_ports_.size());
-    for (std::size_t s = 0; s < response_ports_.size(); ++s)
-      calendars.emplace_back(params_.slice_bytes_per_cycle);
-  }
-  return calendars[slice];
+void Crossbar::make_calendars(std::vector<sim::BandwidthCalendar>& calendars) const {
+  calendars.reserve(response_ports_.size());
+  for (std::size_t s = 0; s < response_ports_.size(); ++s)
+    calendars.emplace_back(params_.slice_bytes_per_cycle);
 }
 
 sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::uint64_t bytes,

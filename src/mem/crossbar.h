@@ -76,8 +76,14 @@ class Crossbar : public sim::Component {
   std::vector<std::unique_ptr<Port>> response_ports_;
   // Made by the first send_request_at / send_response_at.
   std::vector<sim::BandwidthCalendar> request_calendars_, response_calendars_;
+  // Inline: every line of a transaction-timed access books two of them.
   sim::BandwidthCalendar& calendar(std::vector<sim::BandwidthCalendar>& calendars,
-                                   std::uint32_t slice);
+                                   std::uint32_t slice) {
+    if (calendars.empty()) [[unlikely]]
+      make_calendars(calendars);
+    return calendars[slice];
+  }
+  void make_calendars(std::vector<sim::BandwidthCalendar>& calendars) const;
   sim::Counter& requests_;
   sim::Counter& far_requests_;
   sim::Counter& request_bytes_;
