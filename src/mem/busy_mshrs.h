@@ -19,6 +19,7 @@ class BusyMshrs {
   struct Entry {
     sim::Tick free_at = 0;
     std::uint64_t line = 0;
+    std::uint64_t set = 0;  // the line's set in the slice's tags (its fill allocates there)
   };
 
   // Room for `expected` entries without growing (it grows past them).

@@ -114,13 +114,13 @@ void L2Slice::prefetch(std::uint64_t line) const {
   mshr_index_.prefetch(line);
 }
 
-void L2Slice::prefetch_transaction(std::uint64_t line) const {
-  tags_.prefetch(line);
-  if (!in_flight_.empty()) sim::prefetch(&in_flight_[tags_.first_index(line)]);
+void L2Slice::prefetch_transaction(std::size_t set, std::uint64_t line) const {
+  tags_.prefetch_set(set);
+  if (!in_flight_.empty()) sim::prefetch(&in_flight_[set * tags_.ways()]);
   arriving_.prefetch(line);
   // The fill that frees the next MSHR is likely due by this read: its line's set is where
   // settle() allocates.
-  if (!busy_mshrs_.empty()) tags_.prefetch(busy_mshrs_.front().line);
+  if (!busy_mshrs_.empty()) tags_.prefetch_set(busy_mshrs_.front().set);
 }
 
 // --- reads and writes --------------------------------------------------------------------
@@ -207,10 +207,11 @@ sim::Tick L2Slice::take_writeback_buffer(sim::Tick at) {
   return t;
 }
 
-SectorCache::Line& L2Slice::allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at,
-                                     sim::Tick* buffer_free) {
+SectorCache::Line& L2Slice::allocate_in(std::size_t set, std::uint64_t line,
+                                        std::optional<sim::Tick> writeback_at,
+                                        sim::Tick* buffer_free) {
   SectorCache::Victim v;
-  SectorCache::Line& l = tags_.allocate(line, v);
+  SectorCache::Line& l = tags_.allocate(line, set, v);
   const sim::Tick from = writeback_at ? *writeback_at : now();
   if (buffer_free != nullptr) *buffer_free = from;
   if (v.evicted) {

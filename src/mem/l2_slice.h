@@ -88,7 +88,13 @@ class L2Slice : public sim::Component {
   // With `weight` > 1 the read stands for that many like it in sets that are not sampled (set
   // sampling, docs/memory-hierarchy.md): its counts are weighted (HBM books only its own
   // sectors; the lines it stands for book theirs, MemorySystem::follow_at).
-  Answer read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at, std::uint32_t weight = 1);
+  Answer read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
+                 std::uint32_t weight = 1) {
+    return read_in(tags_.set_index(line), line, sectors, at, weight);
+  }
+  // The same for a line whose set, `tags().set_index(line)`, the caller knows.
+  Answer read_in(std::size_t set, std::uint64_t line, std::uint32_t sectors, sim::Tick at,
+                 std::uint32_t weight);
   Answer write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
                   std::uint32_t weight = 1);
 
@@ -101,7 +107,10 @@ class L2Slice : public sim::Component {
   // look up. No effect on the slice's state.
   void prefetch(std::uint64_t line) const;
   // The same for read_at (transaction-level timing).
-  void prefetch_transaction(std::uint64_t line) const;
+  void prefetch_transaction(std::uint64_t line) const {
+    prefetch_transaction(tags_.set_index(line), line);
+  }
+  void prefetch_transaction(std::size_t set, std::uint64_t line) const;
 
   const SectorCache& tags() const { return tags_; }
   // With the transaction-level timing: those busy when the last miss arrived.
@@ -168,7 +177,12 @@ class L2Slice : public sim::Component {
   // done. `buffer_free` (if given): when the buffer it took was free, which a write that
   // evicted waits for; else the allocation's tick.
   SectorCache::Line& allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at = {},
-                              sim::Tick* buffer_free = nullptr);
+                              sim::Tick* buffer_free = nullptr) {
+    return allocate_in(tags_.set_index(line), line, writeback_at, buffer_free);
+  }
+  // The same in the line's set, `tags_.set_index(line)`.
+  SectorCache::Line& allocate_in(std::size_t set, std::uint64_t line,
+                                 std::optional<sim::Tick> writeback_at, sim::Tick* buffer_free);
   // Takes a write-back buffer at `at`: `at` if one is free, else the tick the first frees.
   sim::Tick take_writeback_buffer(sim::Tick at);
   // Transaction-level timing: the MSHR a miss at `at` gets; returns when it starts.

@@ -18,7 +18,7 @@ void L2Slice::retire_first() {
   if (m == nullptr || m->first_fill != b.free_at) return;
   // The fill allocates the line as events' fill() does: its victim leaves now, not at the
   // miss, and a dirty one is written back from the fill's tick.
-  SectorCache::Line& l = allocate(b.line, b.free_at);
+  SectorCache::Line& l = allocate_in(b.set, b.line, b.free_at, nullptr);
   l.valid |= m->pending;
   in_flight_[tags_.index_of(l)] =
       InFlight{.ready = m->ready, .pending = m->pending, .weight = m->weight};
@@ -41,12 +41,12 @@ sim::Tick L2Slice::take_mshr(sim::Tick at) {
   return t;
 }
 
-L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
-                                 std::uint32_t weight) {
+L2Slice::Answer L2Slice::read_in(std::size_t set, std::uint64_t line, std::uint32_t sectors,
+                                 sim::Tick at, std::uint32_t weight) {
   transactions_ = true;
   if (in_flight_.empty()) in_flight_.resize(tags_.size());
   settle(at);
-  SectorCache::Line* l = tags_.find(line);
+  SectorCache::Line* l = tags_.find(line, set);
   Arriving* absent = l == nullptr ? arriving_.find(line) : nullptr;  // missing, its fill on the way
   std::uint32_t need = sectors;
   bool arriving = false;  // the line's last miss is still on its way
@@ -80,7 +80,7 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
     start = take_mshr(at);
     // take_mshr() may apply a fill whose victim is this line (only with one way: the line was
     // just made the most recently used); then all its sectors are missing.
-    if (l != nullptr && (l = tags_.find(line)) == nullptr) need = sectors;
+    if (l != nullptr && (l = tags_.find(line, set)) == nullptr) need = sectors;
   }
   hbm_read_sectors += static_cast<std::uint64_t>(std::popcount(need)) * weight;
   const sim::Tick done = hbm_.sectors_at(line, need, /*write=*/false, start);
@@ -101,7 +101,7 @@ L2Slice::Answer L2Slice::read_at(std::uint64_t line, std::uint32_t sectors, sim:
     return {.ready = answer, .pipeline = 0, .read_hbm = true, .hbm_from = start};
   }
   occupancy_area_ += static_cast<double>(fill_at - start) * weight;
-  busy_mshrs_.insert({.free_at = fill_at, .line = line});
+  busy_mshrs_.insert({.free_at = fill_at, .line = line, .set = set});
   mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(busy_mshrs_.size())));
   if (l != nullptr) {
     in_flight_[tags_.index_of(*l)] = InFlight{.ready = fill_at, .pending = need, .weight = weight};

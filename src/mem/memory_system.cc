@@ -147,7 +147,7 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   std::uint64_t flow = 0;   // tracing: the SM -> slice arrow; flow + 1 the one back
   std::uint64_t order = 0;  // with a worker thread: the completion's reserved event order
   // kLinesDone: the lines and sectors the L1 takes (a vector kept for its capacity).
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> fills;
+  std::vector<LineFill> fills;
 
   // Tracing: sent from the SM at `start`, arrived at the slice at `at`, replied at `reply`.
   void trace_arrival(sim::Tick at) {
@@ -192,7 +192,7 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
       // The L1 sets the fills go to (the first lines; an access is usually one set's worth).
       const SectorCache& l1 = ms_.l1_[sm]->tags();
       for (std::size_t i = 0; i < fills.size() && i < 4; ++i)
-        l1.prefetch(fills[i].first);
+        l1.prefetch(fills[i].line);
     }
   }
   void process() override {
@@ -219,8 +219,8 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
         complete();
         return;
       case Step::kLinesDone:
-        for (const auto& [line, sectors] : fills)
-          ms_.l1_[sm]->fill(line, sectors);
+        for (const LineFill& f : fills)
+          ms_.l1_[sm]->fill(f.line, f.sectors);
         fills.clear();
         complete();
         return;
@@ -400,9 +400,15 @@ MemorySystem::Request& MemorySystem::lines_request(std::uint32_t sm,
 sim::Tick MemorySystem::read_through_l2(const sim::Clock& sm_clock, std::uint32_t sm,
                                         std::uint64_t line, std::uint32_t sectors, sim::Tick at,
                                         std::uint32_t weight, SampledLoad* sampled) {
-  const std::uint32_t slice = map_.slice_of_line(line);
+  return read_through_slice(sm_clock, sm, line_fill(line, sectors), at, weight, sampled);
+}
+
+sim::Tick MemorySystem::read_through_slice(const sim::Clock& sm_clock, std::uint32_t sm,
+                                           const LineFill& f, sim::Tick at, std::uint32_t weight,
+                                           SampledLoad* sampled) {
+  const auto [line, sectors, slice, set] = f;
   const sim::Tick arrival = xbar_->send_request_at(sm, slice, kControlMessageBytes, at);
-  const L2Slice::Answer a = l2_->slice(slice).read_at(line, sectors, arrival, weight);
+  const L2Slice::Answer a = l2_->slice(slice).read_in(set, line, sectors, arrival, weight);
   if (sampled != nullptr) *sampled = SampledLoad{.arrival = arrival, .answer = a};
   return back_at_sm(sm_clock,
                     xbar_->response_cycle_at(slice, sector_bytes(sectors), a.ready, a.pipeline));
@@ -420,7 +426,7 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     ++loads_;
     const std::uint32_t missing = l1_[sm]->load(line, sectors);
     if (missing != 0) {
-      q.fills.emplace_back(line, missing);
+      q.fills.push_back(line_fill(line, missing));
     } else {
       ++hits;
     }
@@ -445,17 +451,16 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
   events().schedule(q, time_load_lines(sm_clock_, sm, q.fills, hits, now()));
 }
 
-sim::Tick MemorySystem::time_load_lines(
-    const sim::Clock& sm_clock, std::uint32_t sm,
-    std::span<const std::pair<std::uint64_t, std::uint32_t>> misses, std::uint32_t l1_hits,
-    sim::Tick at) {
+sim::Tick MemorySystem::time_load_lines(const sim::Clock& sm_clock, std::uint32_t sm,
+                                        std::span<const LineFill> misses, std::uint32_t l1_hits,
+                                        sim::Tick at) {
   const sim::Tick l1_hit = cycles_after(sm_clock, at, params_.l1.hit_latency_cycles);
   const sim::Cycles start_cycle = sm_clock.cycle_at(at);
   if (l1_hits > 0)
     load_latency_.sample(static_cast<double>(sm_clock.cycle_at(l1_hit) - start_cycle), l1_hits);
   sim::Tick last = l1_hit;
-  for (const auto& [line, missing] : misses) {
-    const sim::Tick done = read_through_l2(sm_clock, sm, line, missing, at, 1, nullptr);
+  for (const LineFill& f : misses) {
+    const sim::Tick done = read_through_slice(sm_clock, sm, f, at, 1, nullptr);
     load_latency_.sample(static_cast<double>(sm_clock.cycle_at(done) - start_cycle));
     last = std::max(last, done);
   }
@@ -470,7 +475,8 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
     const std::uint64_t line = map_.line_of(lr.line_addr);
     ++stores_;
     l1_[sm]->store(line, sectors);
-    q.fills.emplace_back(line, sectors);  // the lines to time; cleared before the completion
+    // The lines to time; cleared before the completion.
+    q.fills.push_back(line_fill(line, sectors));
   }
   if (worker_ != nullptr) {
     worker_->submit(MemoryWorker::Job{.subject = &q,
@@ -487,12 +493,10 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
   events().schedule(q, last);
 }
 
-sim::Tick MemorySystem::time_store_lines(
-    std::uint32_t sm, std::span<const std::pair<std::uint64_t, std::uint32_t>> lines,
-    sim::Tick at) {
+sim::Tick MemorySystem::time_store_lines(std::uint32_t sm, std::span<const LineFill> lines,
+                                         sim::Tick at) {
   sim::Tick last = at;
-  for (const auto& [line, sectors] : lines) {
-    const std::uint32_t slice = map_.slice_of_line(line);
+  for (const auto& [line, sectors, slice, set] : lines) {
     const sim::Tick arrival =
         xbar_->send_request_at(sm, slice, kControlMessageBytes + sector_bytes(sectors), at);
     const L2Slice::Answer a = l2_->slice(slice).write_at(line, sectors, arrival);
@@ -520,8 +524,8 @@ void MemorySystem::deliver(const MemoryWorker::Job& j) {
 void MemorySystem::prefetch(const MemoryWorker::Job& j) const {
   const auto& q = *static_cast<const Request*>(j.subject);
   if (j.kind != kLoadJob) return;
-  for (const auto& [line, missing] : q.fills)
-    l2_->slice_of_line(line).prefetch_transaction(line);
+  for (const LineFill& f : q.fills)
+    l2_->slice(f.slice).prefetch_transaction(f.set, f.line);
 }
 
 void MemorySystem::drain_worker() {

@@ -205,14 +205,29 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   sim::Tick read_through_l2(const sim::Clock& sm_clock, std::uint32_t sm, std::uint64_t line,
                             std::uint32_t sectors, sim::Tick at, std::uint32_t weight,
                             SampledLoad* sampled);
+  // A line of a warp access beyond the L1: its sectors (a load: those the L1 misses and
+  // takes back; a store: those written), its L2 slice and its set there, which the
+  // simulation's thread works out so that the memory worker, the busier one, does not.
+  struct LineFill {
+    std::uint64_t line = 0;
+    std::uint32_t sectors = 0;
+    std::uint32_t slice = 0;
+    std::uint64_t set = 0;
+  };
+  LineFill line_fill(std::uint64_t line, std::uint32_t sectors) const {
+    return {.line = line,
+            .sectors = sectors,
+            .slice = map_.slice_of_line(line),
+            .set = set_index_->set_index(line)};
+  }
+  // The same as read_through_l2 for a line whose slice and set are known.
+  sim::Tick read_through_slice(const sim::Clock& sm_clock, std::uint32_t sm, const LineFill& f,
+                               sim::Tick at, std::uint32_t weight, SampledLoad* sampled);
   // load_lines / store_lines' bookings beyond the L1, from `at`: the tick the last line is
   // done (no event).
   sim::Tick time_load_lines(const sim::Clock& sm_clock, std::uint32_t sm,
-                            std::span<const std::pair<std::uint64_t, std::uint32_t>> misses,
-                            std::uint32_t l1_hits, sim::Tick at);
-  sim::Tick time_store_lines(std::uint32_t sm,
-                             std::span<const std::pair<std::uint64_t, std::uint32_t>> lines,
-                             sim::Tick at);
+                            std::span<const LineFill> misses, std::uint32_t l1_hits, sim::Tick at);
+  sim::Tick time_store_lines(std::uint32_t sm, std::span<const LineFill> lines, sim::Tick at);
   // MemoryWorker::Handler (on the worker thread: work, prefetch).
   sim::Tick work(const MemoryWorker::Job& j) override;
   void deliver(const MemoryWorker::Job& j) override;

@@ -58,11 +58,10 @@ void SectorCache::touch(std::size_t set, std::uint32_t way) {
   order[0] = static_cast<std::uint8_t>(way);
 }
 
-SectorCache::Line& SectorCache::allocate(std::uint64_t line, Victim& victim) {
+SectorCache::Line& SectorCache::allocate(std::uint64_t line, std::size_t set, Victim& victim) {
   XPUSIM_CHECK(sets_ > 0, "allocate in a cache with no sets");
   XPUSIM_CHECK(line != kFree, "line number out of range");
   victim = Victim{};
-  const std::size_t set = set_of(line);
   const std::size_t first = set * ways_;
   std::uint64_t* tags = &tags_[first];
   // The way holding the line, else the first free way, else the least recently used one.

@@ -50,10 +50,17 @@ class SectorCache {
   std::uint32_t ways() const { return ways_; }
   std::uint64_t capacity_bytes() const { return std::uint64_t{sets_} * ways_ * line_bytes_; }
 
+  // The set `line` maps to (sets() > 0): for callers that look it up more than once.
+  std::size_t set_index(std::uint64_t line) const { return set_of(line); }
   // The line if it is present; does not change the LRU order.
   Line* find(std::uint64_t line) {
-    if (sets_ == 0 || line == kFree) return nullptr;
-    const std::size_t first = set_of(line) * ways_;
+    if (sets_ == 0) return nullptr;
+    return find(line, set_of(line));
+  }
+  // The same in its set, `set_index(line)`.
+  Line* find(std::uint64_t line, std::size_t set) {
+    if (line == kFree) return nullptr;
+    const std::size_t first = set * ways_;
     const std::uint64_t* tags = &tags_[first];
     for (std::uint32_t w = 0; w < ways_; ++w) {
       if (tags[w] == line) return &lines_[first + w];
@@ -63,8 +70,10 @@ class SectorCache {
   // Starts loading the host memory a lookup of `line` reads (its set's tags and sector bits);
   // no effect on the cache's state.
   void prefetch(std::uint64_t line) const {
-    if (sets_ == 0) return;
-    const std::size_t first = set_of(line) * ways_;
+    if (sets_ > 0) prefetch_set(set_of(line));
+  }
+  void prefetch_set(std::size_t set) const {
+    const std::size_t first = set * ways_;
     for (std::size_t b = 0; b < ways_ * sizeof(std::uint64_t); b += 64) {
       sim::prefetch(reinterpret_cast<const char*>(&tags_[first]) + b);
       sim::prefetch(reinterpret_cast<const char*>(&lines_[first]) + b);
@@ -86,7 +95,11 @@ class SectorCache {
   // Returns the line, allocating it (as most recently used, no sectors valid) in its set's
   // free or least recently used way when absent; `victim` says what was evicted.
   // Requires sets() > 0.
-  Line& allocate(std::uint64_t line, Victim& victim);
+  Line& allocate(std::uint64_t line, Victim& victim) {
+    return allocate(line, set_of(line), victim);
+  }
+  // The same in its set, `set_index(line)`.
+  Line& allocate(std::uint64_t line, std::size_t set, Victim& victim);
   // Drops every line (a carve-out change flushes the L1).
   void clear();
   // Set sampling (docs/memory-hierarchy.md): whether `line`'s set is one of every `factor`.
