@@ -53,16 +53,18 @@ class BusyMshrs {
   static bool later(const Entry& a, const Entry& b) {
     return a.free_at != b.free_at ? a.free_at > b.free_at : a.line > b.line;
   }
-  std::size_t mask() const { return ring_.size() - 1; }
+  std::size_t mask() const { return mask_; }
   void grow() {
     std::vector<Entry> bigger(2 * ring_.size());
     for (std::size_t i = 0; i < size_; ++i)
       bigger[i] = ring_[(head_ + i) & mask()];
     ring_.swap(bigger);
+    mask_ = ring_.size() - 1;
     head_ = 0;
   }
 
   std::vector<Entry> ring_;  // a power of two
+  std::size_t mask_ = ring_.size() - 1;
   std::size_t head_ = 0;
   std::size_t size_ = 0;
 };

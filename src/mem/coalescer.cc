@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "sim/result.h"
 
@@ -31,6 +32,30 @@ struct PowerOfTwoGeometry {
   }
 };
 
+// Non-zero unless lane l's address is base + l x stride for every lane: the differences OR-ed
+// without a branch, a full warp two lanes a step in vector registers (GCC's vector extension,
+// also Clang's).
+Addr off_stride(std::span<const Addr> lane_addrs, Addr base, Addr stride) {
+  std::size_t l = 0;
+  Addr diff = 0;
+  if (lane_addrs.size() == 32) {
+    using Pair = Addr __attribute__((vector_size(16)));
+    Pair expect = {base, base + stride};
+    const Pair step = {2 * stride, 2 * stride};
+    Pair acc = {0, 0};
+    for (; l < 32; l += 2) {
+      Pair a;
+      std::memcpy(&a, &lane_addrs[l], sizeof a);
+      acc |= a ^ expect;
+      expect += step;
+    }
+    diff = acc[0] | acc[1];
+  }
+  for (; l < lane_addrs.size(); ++l)
+    diff |= lane_addrs[l] ^ (base + l * stride);
+  return diff;
+}
+
 // The common case in one step: every lane active, lane i at base + i x access_bytes (a unit-
 // stride warp access). The lanes then cover one contiguous byte range, so the result is its
 // sectors line by line, in address order, which is also lane order: what walk() returns.
@@ -44,10 +69,7 @@ bool unit_stride(std::span<const Addr> lane_addrs, std::uint32_t access_bytes,
   const Addr base = lane_addrs[0];
   const Addr bytes = Addr{access_bytes} * lanes;
   if (base + bytes - 1 < base) return false;  // wraps: leave the check to walk()
-  bool strided = true;
-  for (std::size_t l = 1; l < lanes; ++l)
-    strided &= lane_addrs[l] == base + l * access_bytes;
-  if (!strided) return false;
+  if (off_stride(lane_addrs, base, access_bytes) != 0) return false;
   // Line by line: the sectors of [first, last) that fall in each.
   n = 0;
   const unsigned per_line = g.line_shift - g.sector_shift;  // log2(sectors a line)

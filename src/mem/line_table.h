@@ -20,7 +20,9 @@ template <class V>
 class LineTable {
  public:
   explicit LineTable(std::size_t expected = 8)
-      : slots_(std::bit_ceil(std::max<std::size_t>(2 * expected, 2))) {}
+      : slots_(std::bit_ceil(std::max<std::size_t>(2 * expected, 2))) {
+    sized();
+  }
 
   // The line's value, or null.
   V* find(std::uint64_t line) {
@@ -70,11 +72,15 @@ class LineTable {
     V value{};
   };
 
-  std::size_t mask() const { return slots_.size() - 1; }
+  std::size_t mask() const { return mask_; }
   std::size_t home(std::uint64_t line) const {
     // Fibonacci hashing: the top bits of line x 2^64/phi spread consecutive lines.
-    const auto bits = static_cast<unsigned>(std::countr_zero(slots_.size()));
-    return static_cast<std::size_t>((line * 0x9E37'79B9'7F4A'7C15ull) >> (64 - bits));
+    return static_cast<std::size_t>((line * 0x9E37'79B9'7F4A'7C15ull) >> shift_);
+  }
+  // Kept beside the slots: every probe step uses them.
+  void sized() {
+    mask_ = slots_.size() - 1;
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(slots_.size()));
   }
   std::size_t free_slot(std::uint64_t line) const {
     std::size_t i = home(line);
@@ -85,12 +91,15 @@ class LineTable {
   void grow() {
     std::vector<Slot> old(2 * slots_.size());
     old.swap(slots_);
+    sized();
     for (const Slot& s : old) {
       if (s.line != kFree) slots_[free_slot(s.line)] = s;
     }
   }
 
   std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  unsigned shift_ = 64;
   std::size_t size_ = 0;
 };
 

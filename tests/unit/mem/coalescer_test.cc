@@ -108,13 +108,17 @@ TEST(Coalescer, MatchesANaiveByteWalkOverRandomAccesses) {
       const std::uint32_t bytes = std::min<std::uint32_t>(1u << (rng() % 5), g.line);
       const Addr base = 0x10000 + rng() % 4096;
       std::array<Addr, 32> addrs{};
-      const int pattern = trial % 4;  // unit stride (all lanes, then some), a stride, scattered
+      // Unit stride (all lanes, then some), a stride, scattered, and unit stride on all lanes
+      // but one (an odd or an even lane off its place: the unit-stride check's two-lane steps).
+      const int pattern = trial % 5;
       for (std::uint32_t l = 0; l < 32; ++l) {
-        addrs[l] = pattern <= 1   ? base + Addr{l} * bytes
-                   : pattern == 2 ? base + Addr{l} * (rng() % 3 + 1) * bytes
-                                  : base + rng() % 2048;
+        addrs[l] = pattern <= 1 || pattern == 4 ? base + Addr{l} * bytes
+                   : pattern == 2               ? base + Addr{l} * (rng() % 3 + 1) * bytes
+                                                : base + rng() % 2048;
       }
-      const std::uint32_t mask = pattern == 0 ? 0xFFFF'FFFFu : static_cast<std::uint32_t>(rng());
+      if (pattern == 4) addrs[rng() % 32] += bytes * (rng() % 2 == 0 ? 1 : -1);
+      const std::uint32_t mask =
+          pattern == 0 || pattern == 4 ? 0xFFFF'FFFFu : static_cast<std::uint32_t>(rng());
       const auto got = coalesce(addrs, bytes, mask, g.line, g.sector);
       const auto want = naive(addrs, bytes, mask, g.line, g.sector);
       ASSERT_EQ(got.size(), want.size()) << g.line << "/" << g.sector << " trial " << trial;
