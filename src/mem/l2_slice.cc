@@ -216,7 +216,9 @@ SectorCache::Line& L2Slice::allocate_in(std::size_t set, std::uint64_t line,
   if (buffer_free != nullptr) *buffer_free = from;
   if (v.evicted) {
     // Set sampling: a victim that stood for other lines leaves for all of them.
-    const std::uint32_t weight = in_flight_.empty() ? 1 : in_flight_[tags_.index_of(l)].weight;
+    // (Read only when some line stood for others: a load of a cold entry per fill otherwise.)
+    const std::uint32_t weight =
+        !weighted_ || in_flight_.empty() ? 1 : in_flight_[tags_.index_of(l)].weight;
     evictions += weight;
     if (v.dirty != 0) {
       writebacks += weight;

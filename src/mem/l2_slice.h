@@ -227,6 +227,7 @@ class L2Slice : public sim::Component {
   };
   LineTable<Arriving> arriving_;
   bool transactions_ = false;  // read_at or write_at was used: occupancy_area_ is complete
+  bool weighted_ = false;      // a read or write stood for others (set sampling): weights vary
   // Time-weighted MSHR occupancy: integral of mshrs_in_use over ticks.
   double occupancy_area_ = 0.0;
   sim::Tick occupancy_since_ = 0;

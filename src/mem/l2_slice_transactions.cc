@@ -44,6 +44,7 @@ sim::Tick L2Slice::take_mshr(sim::Tick at) {
 L2Slice::Answer L2Slice::read_in(std::size_t set, std::uint64_t line, std::uint32_t sectors,
                                  sim::Tick at, std::uint32_t weight) {
   transactions_ = true;
+  weighted_ |= weight > 1;
   if (in_flight_.empty()) in_flight_.resize(tags_.size());
   settle(at);
   SectorCache::Line* l = tags_.find(line, set);
@@ -116,6 +117,7 @@ L2Slice::Answer L2Slice::read_in(std::size_t set, std::uint64_t line, std::uint3
 L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
                                   std::uint32_t weight) {
   transactions_ = true;
+  weighted_ |= weight > 1;
   if (in_flight_.empty()) in_flight_.resize(tags_.size());
   settle(at);
   writes += weight;
