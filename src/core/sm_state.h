@@ -91,7 +91,11 @@ struct Sm::Cta {
 // A warp's SM-side state. It is its own wake-up event (no allocation per operation).
 struct Sm::WarpSlot : sim::Event {
   WarpSlot(Sm& s, Cta& c, const kernel::WarpCoords& coords, std::uint32_t sub, std::uint64_t a)
-      : sm(s), cta(c), warp(s, c.work.params, *c.work.args, coords), sp(sub), age(a) {
+      : sm(s),
+        cta(c),
+        warp(s, c.work.params, *c.work.args, coords, s.cfg_.functional),
+        sp(sub),
+        age(a) {
     warp.executor_slot = this;
   }
   Sm& sm;

@@ -41,9 +41,14 @@ class WarpExecutor {
 
 class Warp {
  public:
+  // `moves_data` false: the executor moves no data (a timing-only run), and loads return 0.
   Warp(WarpExecutor& executor, const LaunchParams& params, const KernelArgs& args,
-       const WarpCoords& coords)
-      : executor_(&executor), params_(&params), args_(&args), coords_(coords) {}
+       const WarpCoords& coords, bool moves_data = true)
+      : executor_(&executor),
+        params_(&params),
+        args_(&args),
+        coords_(coords),
+        moves_data_(moves_data) {}
   Warp(const Warp&) = delete;
   Warp& operator=(const Warp&) = delete;
 
@@ -96,19 +101,26 @@ class Warp {
     Op op_;
   };
 
+  // Without data (timing-only) the values are never written or read: the result is zeros
+  // made in place, not 512 B (16 B a lane) cleared into the frame and copied out again.
   template <class T>
   class LoadAwaiter : public OpAwaiter {
    public:
     LoadAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr) : OpAwaiter(w, op), addr_(addr) {
       op_.addr = &addr_;
+      if (!w.moves_data_) return;
+      values_ = {};  // lanes the load does not write read 0
       op_.data = reinterpret_cast<std::byte*>(values_.data());
     }
     LoadAwaiter(const LoadAwaiter&) = delete;
-    Lanes<T> await_resume() const noexcept { return values_; }
+    Lanes<T> await_resume() const noexcept {
+      if (!warp_.moves_data_) return {};
+      return values_;
+    }
 
    private:
     Lanes<Addr> addr_;
-    Lanes<T> values_{};
+    Lanes<T> values_;  // set only when data moves
   };
 
   template <class T>
@@ -439,6 +451,7 @@ class Warp {
   const LaunchParams* params_;
   const KernelArgs* args_;
   WarpCoords coords_;
+  bool moves_data_;
   std::coroutine_handle<> handle_;
 };
 

@@ -3,9 +3,10 @@
 // the hang report, functional data, timing-only mode, determinism.
 #include "core/sm.h"
 
-#include <gtest/gtest.h>
-
 #include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 #include "kernel/registry.h"
 
@@ -48,6 +49,20 @@ sim::Task<> scale(Warp& w) {
     y[l] = 2 * x[l] + 1;
   co_await w.store_global<std::uint32_t>(Warp::lane_addresses(w.args().get_ptr(1), 4, i), y,
                                          w.thread_mask());
+}
+
+// Loads 16 B a lane (even lanes only) and copies what it got into the host array at args[1]
+// (a test's window on the values a kernel sees).
+sim::Task<> load_probe(Warp& w) {
+  struct Vec16 {
+    std::uint32_t v[4];
+  };
+  const auto i = w.global_thread_ids();
+  const auto x =
+      co_await w.load_global<Vec16>(Warp::lane_addresses(w.args().get_ptr(0), 16, i), 0x5555'5555u);
+  auto* seen = reinterpret_cast<std::uint32_t*>(w.args().get_u64(1));
+  for (std::uint32_t l = 0; l < 32; ++l)
+    std::memcpy(seen + 4 * (w.warp_id() * 32 + l), &x[l], sizeof(Vec16));
 }
 
 // Warp 0 works 1000 cycles before __syncthreads; the others arrive at once.
@@ -148,6 +163,7 @@ kernel::KernelRegistry registry() {
   add("chain_10", chain_10);
   add("shared_stride", shared_stride, {{"stride_words", ArgKind::kU32}});
   add("scale", scale, {{"in", ArgKind::kPtr}, {"out", ArgKind::kPtr}});
+  add("load_probe", load_probe, {{"in", ArgKind::kPtr}, {"seen", ArgKind::kU64}});
   add("late_sync", late_sync);
   add("mbar_pipe", mbar_pipe, {{"out", ArgKind::kPtr}});
   add("mbar_hang", mbar_hang);
@@ -289,6 +305,29 @@ TEST(Sm, LoadsAndStoresMoveRealBytesAndTimingOnlyKeepsTheTime) {
   }
   EXPECT_EQ(ends[0], ends[1]);
   EXPECT_GE(ends[1], 2 * 500u);  // a load and a store, 500 cycles each
+}
+
+// A load's values: the memory's bytes on its lanes and 0 on the others; 0 on every lane in a
+// timing-only run, which moves no data (and no longer clears a buffer to copy them from).
+TEST(Sm, LoadsReadTheirLanesBytesZerosElsewhereAndZerosWhenTimingOnly) {
+  const Addr in = 0x10000;
+  for (const bool functional : {true, false}) {
+    Rig r(functional);
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      const std::uint32_t v = 1000 + i;
+      ASSERT_TRUE(r.memory.write(in + 4 * i, std::as_bytes(std::span(&v, 1))).ok());
+    }
+    std::vector<std::uint32_t> seen(64 * 4, 0xDEAD'BEEFu);
+    r.run("load_probe", 64,
+          kernel::KernelArgs().ptr(in).u64(reinterpret_cast<std::uint64_t>(seen.data())));
+    for (std::uint32_t t = 0; t < 64; ++t) {
+      for (std::uint32_t k = 0; k < 4; ++k) {
+        const std::uint32_t want = functional && t % 2 == 0 ? 1000 + 4 * t + k : 0;
+        EXPECT_EQ(seen[4 * t + k], want)
+            << (functional ? "functional" : "timing-only") << " thread " << t << " word " << k;
+      }
+    }
+  }
 }
 
 SmConfig with_store_queue(std::uint32_t entries) {
