@@ -92,11 +92,16 @@ class L2Slice : public sim::Component {
                  std::uint32_t weight = 1) {
     return read_in(tags_.set_index(line), line, sectors, at, weight);
   }
-  // The same for a line whose set, `tags().set_index(line)`, the caller knows.
+  // The same for a line whose set, `tags().set_index(line)`, the caller knows (and write_in
+  // for write_at).
   Answer read_in(std::size_t set, std::uint64_t line, std::uint32_t sectors, sim::Tick at,
                  std::uint32_t weight);
   Answer write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
-                  std::uint32_t weight = 1);
+                  std::uint32_t weight = 1) {
+    return write_in(tags_.set_index(line), line, sectors, at, weight);
+  }
+  Answer write_in(std::size_t set, std::uint64_t line, std::uint32_t sectors, sim::Tick at,
+                  std::uint32_t weight);
 
   // Transaction-level timing: applies the fills due by `upto` (allocating their lines, writing
   // back dirty victims at the fill's tick). read_at and write_at do it themselves; a run calls

@@ -114,16 +114,16 @@ L2Slice::Answer L2Slice::read_in(std::size_t set, std::uint64_t line, std::uint3
   return {.ready = answer, .pipeline = 0, .read_hbm = true, .hbm_from = start};
 }
 
-L2Slice::Answer L2Slice::write_at(std::uint64_t line, std::uint32_t sectors, sim::Tick at,
-                                  std::uint32_t weight) {
+L2Slice::Answer L2Slice::write_in(std::size_t set, std::uint64_t line, std::uint32_t sectors,
+                                  sim::Tick at, std::uint32_t weight) {
   transactions_ = true;
   weighted_ |= weight > 1;
   if (in_flight_.empty()) in_flight_.resize(tags_.size());
   settle(at);
   writes += weight;
-  SectorCache::Line* found = tags_.find(line);
+  SectorCache::Line* found = tags_.find(line, set);
   sim::Tick free = at;
-  SectorCache::Line& l = allocate(line, at, &free);
+  SectorCache::Line& l = allocate_in(set, line, at, &free);
   if (found == nullptr) {
     // Write-allocate: a miss still in flight for the line moves into its way (as events keep
     // its MSHR); otherwise nothing of the new line is arriving.

@@ -499,7 +499,7 @@ sim::Tick MemorySystem::time_store_lines(std::uint32_t sm, std::span<const LineF
   for (const auto& [line, sectors, slice, set] : lines) {
     const sim::Tick arrival =
         xbar_->send_request_at(sm, slice, kControlMessageBytes + sector_bytes(sectors), at);
-    const L2Slice::Answer a = l2_->slice(slice).write_at(line, sectors, arrival);
+    const L2Slice::Answer a = l2_->slice(slice).write_in(set, line, sectors, arrival, 1);
     last =
         std::max(last, xbar_->send_response_at(slice, kControlMessageBytes, a.ready, a.pipeline));
   }

@@ -257,8 +257,9 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   std::vector<std::unique_ptr<L1Cache>> l1_;
   std::unique_ptr<Hbm> hbm_;
   std::unique_ptr<L2Cache> l2_;
-  // Slice 0's tags: every slice has the same sets and index, so sampled() asks one object,
-  // which stays in the host's cache, rather than the line's own slice.
+  // Slice 0's tags: every slice has the same sets and index, so sampled() and line_fill() ask
+  // one object, which stays in the host's cache, rather than the line's own slice (and the
+  // simulation's thread reads only its set count, never what the worker changes).
   const SectorCache* set_index_ = nullptr;
   std::unique_ptr<Crossbar> xbar_;
   std::unique_ptr<DsmemNetwork> dsmem_;

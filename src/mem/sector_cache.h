@@ -80,8 +80,6 @@ class SectorCache {
     }
     sim::prefetch(&lru_[first]);
   }
-  // The index of the first way of `line`'s set (sets() > 0).
-  std::size_t first_index(std::uint64_t line) const { return set_of(line) * ways_; }
   // Lines (ways) in all: a Line's index below is in [0, size()).
   std::size_t size() const { return lines_.size(); }
   // The index of one of this cache's lines, for state kept beside the cache.

@@ -158,7 +158,7 @@ TEST(SectorCache, AHashedSetIndexIsIndependentOfTheSlice) {
   int lines = 0;
   for (std::uint64_t line = 0; lines < 2000; ++line) {
     if (map.slice_of_line(line) != 7) continue;
-    used[c.first_index(line) / c.ways()] = true;
+    used[c.set_index(line)] = true;
     ++lines;
   }
   EXPECT_GE(std::count(used.begin(), used.end(), true), 310);
