@@ -11,9 +11,9 @@
 // start to the last CTA's end (globaltimer, as the model's "ran N cycles"), and cudaEvents
 // around the launch. Cycles use the SM clock measured over ~20 ms in one thread.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o kernels kernels.cu
-// Run: ./kernels [--sweep] [--loaded]   (tables on stdout). --sweep adds the 256 MiB runs at 1
-// to 64 warps per SM and the extras below; --loaded the latency of single HBM reads under
-// background traffic (below). A few seconds of GPU work each; ~2.6 GiB of device memory.
+// Run: ./kernels [--sweep] [--loaded [--samples FILE]]   (tables on stdout). --sweep adds the
+// 256 MiB runs at 1 to 64 warps per SM and the extras below; --loaded the latency of single HBM
+// reads under background traffic (below), --samples writes every one of them (SM cycles). A few seconds of GPU work each; ~2.6 GiB of device memory.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -135,12 +135,15 @@ __global__ void fill_unrolled(u32* dst, u64 n, u64* span) {
 // (docs/fidelity.md, "Whole kernels": the model's reads wait only when a channel's bandwidth is
 // short; the H100's grow from well below that, more with writes in the mix). Thread 0 of CTA 0
 // chases `hops` pointers through cold lines of `chain` (a random order of distinct lines, none
-// of them the background's), timing each load alone with clock64; every other warp of the grid
-// runs the background: kind 0 copy, 1 sum, 2 fill over `n` u32 elements, one access in flight
-// per thread, `passes` times. The distribution tells queueing (a smooth tail) from reads held
-// behind write bursts (a second mode).
-__global__ void loaded(int kind, const u32* src, u32* dst, u64 n, u32 passes, const u64* chain,
-                       u32 hops, u64 start_delay_ns, u32* lat, u64* span, u32* sums) {
+// of them the background's), timing each load alone with clock64, then raises `done`; every
+// other warp of the grid runs the background until it sees `done`: kind 0 copy, 1 sum, 2 fill,
+// grid-stride over `n` u32 elements and round again, one access in flight per thread. So the
+// background runs for every sample. bg[0] / bg[1]: the earliest CTA start and the latest
+// background end, bg[2]: the accesses it made. The distribution tells queueing (a smooth tail)
+// from reads held behind write bursts (a second mode).
+__global__ void loaded(int kind, const u32* src, u32* dst, u64 n, const u64* chain, u32 hops,
+                       u64 start_delay_ns, u32* lat, u64* span, volatile u32* done, u64* bg,
+                       u32* sums) {
   __shared__ u64 sink;
   const u64 t0 = gtime();
   if (blockIdx.x == 0 && threadIdx.x < 32) {
@@ -159,25 +162,32 @@ __global__ void loaded(int kind, const u32* src, u32* dst, u64 n, u32 passes, co
       lat[h] = (u32)(clk() - c0);
     }
     span[1] = gtime();
+    __threadfence();
+    *done = 1;
     return;
   }
   // The background, over every other thread of the grid (the probe warp's elements are
   // skipped: a hole of 32 in each stride).
+  if (threadIdx.x == (blockIdx.x == 0 ? 32 : 0)) atomicMin(&bg[0], t0);
   const u64 stride = (u64)gridDim.x * blockDim.x;
   const u64 tid = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-  u32 acc = 0;
-  for (u32 pass = 0; pass < passes; ++pass) {
+  u32 acc = 0, pass = 0;
+  u64 i = tid, count = 0;
 #pragma unroll 1
-    for (u64 i = tid; i < n; i += stride) {
-      if (kind == 0) dst[i] = src[i] + pass;
-      if (kind == 1) acc += src[i];
-      if (kind == 2) dst[i] = (u32)i + pass;
+  for (;; ++count) {
+    if ((count & 63) == 0 && *done) break;  // an L2 read every 64 accesses
+    if (kind == 0) dst[i] = src[i] + pass;
+    if (kind == 1) acc += src[i];
+    if (kind == 2) dst[i] = (u32)i + pass;
+    i += stride;
+    if (i >= n) {
+      i = tid;
+      ++pass;
     }
   }
   sums[tid] = acc;
-  // span[2 + cta]: when thread 32 of this CTA ended its background (no bar.sync: CTA 0's probe
-  // thread is still running); the probe's samples count while every CTA's still runs.
-  if (threadIdx.x == 32) span[2 + blockIdx.x] = gtime();
+  atomicAdd(&bg[2], count);
+  atomicMax(&bg[1], gtime());
 }
 
 // Reads `n16` 16 B words through the L2 (ld.cg): evicts whatever the last run left there.
@@ -252,7 +262,7 @@ static double pct(const std::vector<double>& sorted, double q) {
 
 // One --loaded row: the probe's per-load cycles as ns (mean and percentiles).
 static void latency_row(const char* background, u32 warps, double gbps,
-                        const std::vector<u32>& cycles, double ghz, const char* in_bg) {
+                        const std::vector<u32>& cycles, double ghz, const char* probe_us) {
   std::vector<double> ns;
   double mean = 0;
   for (const u32 c : cycles) {
@@ -261,14 +271,16 @@ static void latency_row(const char* background, u32 warps, double gbps,
   }
   std::sort(ns.begin(), ns.end());
   printf("%-10s %8u %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9s\n", background, warps, gbps,
-         mean, pct(ns, 0.1), pct(ns, 0.5), pct(ns, 0.9), pct(ns, 0.99), ns.back(), in_bg);
+         mean, pct(ns, 0.1), pct(ns, 0.5), pct(ns, 0.9), pct(ns, 0.99), ns.back(), probe_us);
 }
 
 int main(int argc, char** argv) {
   bool sweep = false, loaded_mode = false;
+  FILE* samples = nullptr;  // --samples FILE: every --loaded sample, one row a line
   for (int a = 1; a < argc; ++a) {
     sweep |= std::string(argv[a]) == "--sweep";
     loaded_mode |= std::string(argv[a]) == "--loaded";
+    if (std::string(argv[a]) == "--samples" && a + 1 < argc) samples = fopen(argv[++a], "w");
   }
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -322,80 +334,92 @@ int main(int argc, char** argv) {
   if (loaded_mode) {
     // The chain: `hops` distinct random lines of a 256 MiB region nothing else touches, each
     // holding the next one's word index (128 B lines, 16 words apart).
-    const u64 region = 256ull << 20, lines = region / 128;
+    const u64 region = 256ull << 20;
     const u32 hops = 4096;
-    std::vector<u64> order(lines);
-    for (u64 k = 0; k < lines; ++k)
-      order[k] = k;
-    u64 rng = 0x9e3779b97f4a7c15ull;
-    for (u64 k = lines - 1; k > 0; --k) {  // Fisher-Yates with splitmix64
-      rng += 0x9e3779b97f4a7c15ull;
-      u64 z = rng;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      std::swap(order[k], order[(z ^ (z >> 31)) % (k + 1)]);
-    }
-    std::vector<u64> words(region / 8, 0);
-    u64 at = 0;  // word index of the current line; the chase starts at word 0 (line 0)
-    std::swap(*std::find(order.begin(), order.end(), 0ull), order[0]);
-    for (u32 h = 0; h < hops; ++h) {
-      const u64 next = order[h + 1] * 16;
-      words[at] = next;
-      at = next;
-    }
+    // The chain over the first `lines` lines of the region (line 0 first, then a random order).
+    const auto make_chain = [&](u64 lines) {
+      std::vector<u64> order(lines);
+      for (u64 k = 0; k < lines; ++k)
+        order[k] = k;
+      u64 rng = 0x9e3779b97f4a7c15ull;
+      for (u64 k = lines - 1; k > 0; --k) {  // Fisher-Yates with splitmix64
+        rng += 0x9e3779b97f4a7c15ull;
+        u64 z = rng;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        std::swap(order[k], order[(z ^ (z >> 31)) % (k + 1)]);
+      }
+      std::vector<u64> words(region / 8, 0);
+      u64 at = 0;  // word index of the current line; the chase starts at word 0 (line 0)
+      std::swap(*std::find(order.begin(), order.end(), 0ull), order[0]);
+      for (u32 h = 0; h < hops; ++h) {
+        const u64 next = order[h + 1] * 16;
+        words[at] = next;
+        at = next;
+      }
+      return words;
+    };
+    std::vector<u64> words = make_chain(region / 128);
     u64* chain;
     CK(cudaMalloc(&chain, region));
     CK(cudaMemcpy(chain, words.data(), region, cudaMemcpyHostToDevice));
     u32* lat;
     CK(cudaMalloc(&lat, hops * 4));
     u64* lspan;
-    CK(cudaMalloc(&lspan, (2 + 4 * sms) * 8));
+    CK(cudaMalloc(&lspan, 2 * 8));
+    u32* done;
+    CK(cudaMalloc(&done, 4));
+    u64* bg;
+    CK(cudaMalloc(&bg, 3 * 8));
     const u64 n = (256ull << 20) / 4;
     printf("\n# --loaded: %u timed HBM reads (random cold lines) by one thread while the rest of "
-           "the grid streams 256 MiB\n",
+           "the grid streams over 256 MiB until the last one\n",
            hops);
     printf("%-10s %8s %10s %8s %8s %8s %8s %8s %8s %9s\n", "background", "warps/SM", "bg_GB/s",
-           "mean_ns", "p10", "p50", "p90", "p99", "max", "in_bg");
+           "mean_ns", "p10", "p50", "p90", "p99", "max", "probe_us");
     const struct {
       u32 grid, block;
-    } shapes[] = {{sms, 64}, {sms, 128}, {sms, 256}, {2 * sms, 256}, {4 * sms, 256},
-                  {4 * sms, 512}};
+    } shapes[] = {{sms, 32},      {sms, 64},      {sms, 128},    {sms, 256},
+                  {2 * sms, 256}, {4 * sms, 256}, {4 * sms, 512}};
+    // A run: the L2 flushed, the background's state reset, then the launch.
+    const auto loaded_run = [&](int kind, u32 grid, u32 block, u32 probe_hops, const char* name) {
+      flush<<<2 * sms, 1024>>>(fl, flush_bytes / 16, sink);
+      const u64 init[3] = {~0ull, 0, 0};
+      CK(cudaMemcpy(bg, init, sizeof init, cudaMemcpyHostToDevice));
+      CK(cudaMemset(done, 0, 4));
+      CK(cudaDeviceSynchronize());
+      loaded<<<grid, block>>>(kind, src, dst, n, chain, probe_hops, 20000, lat, lspan, done, bg,
+                              sums);
+      CK(cudaDeviceSynchronize());
+      std::vector<u32> l(probe_hops);
+      CK(cudaMemcpy(l.data(), lat, probe_hops * 4, cudaMemcpyDeviceToHost));
+      if (samples) {  // in issue order, SM cycles
+        fprintf(samples, "%s %u", name, grid * block / 32 / sms);
+        for (const u32 c : l)
+          fprintf(samples, " %u", c);
+        fprintf(samples, "\n");
+      }
+      return l;
+    };
     for (const int kind : {1, 2, 0}) {
       for (const auto& sh : shapes) {
-        // One background pass alone sets how many outlast the probe (hops x ~2 us at most).
-        flush<<<2 * sms, 1024>>>(fl, flush_bytes / 16, sink);
-        CK(cudaDeviceSynchronize());
-        loaded<<<sh.grid, sh.block>>>(kind, src, dst, n, 1, chain, 0, 0, lat, lspan, sums);
-        CK(cudaDeviceSynchronize());
-        std::vector<u64> sp(2 + sh.grid);
-        CK(cudaMemcpy(sp.data(), lspan, sp.size() * 8, cudaMemcpyDeviceToHost));
-        // One pass's time: the probe returned at once, so span[0] is near the start.
-        const double pass_us = (double)(*std::max_element(sp.begin() + 2, sp.end()) - sp[0]) / 1e3;
-        const double probe_us = hops * 2.0 + 50;
-        const u32 passes = (u32)std::min(1000.0, probe_us / std::max(pass_us, 1.0) + 2);
-        flush<<<2 * sms, 1024>>>(fl, flush_bytes / 16, sink);
-        CK(cudaDeviceSynchronize());
-        loaded<<<sh.grid, sh.block>>>(kind, src, dst, n, passes, chain, hops, 20000, lat, lspan,
-                                      sums);
-        CK(cudaDeviceSynchronize());
-        CK(cudaMemcpy(sp.data(), lspan, sp.size() * 8, cudaMemcpyDeviceToHost));
-        std::vector<u32> l(hops);
-        CK(cudaMemcpy(l.data(), lat, hops * 4, cudaMemcpyDeviceToHost));
-        const u64 bg_end = *std::min_element(sp.begin() + 2, sp.end());
-        const double moved = (kind == 0 ? 2.0 : 1.0) * 4.0 * n * passes;
-        const double bg_us = (double)(bg_end - sp[0] + 20000) / 1e3;
-        latency_row(kNames[kind], sh.grid * sh.block / 32 / sms, moved / (bg_us * 1e-6) / 1e9, l,
-                    ghz, sp[1] <= bg_end ? "yes" : "NO");
+        const std::vector<u32> l = loaded_run(kind, sh.grid, sh.block, hops, kNames[kind]);
+        u64 b[3], sp[2];
+        CK(cudaMemcpy(b, bg, sizeof b, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(sp, lspan, sizeof sp, cudaMemcpyDeviceToHost));
+        const double moved = (kind == 0 ? 2.0 : 1.0) * 4.0 * (double)b[2];
+        char probe_us[32];
+        snprintf(probe_us, sizeof probe_us, "%.0f", (double)(sp[1] - sp[0]) / 1e3);
+        latency_row(kNames[kind], sh.grid * sh.block / 32 / sms,
+                    moved / ((double)(b[1] - b[0]) * 1e-9) / 1e9, l, ghz, probe_us);
       }
     }
-    // The probe alone (no background): one CTA of one warp.
-    flush<<<2 * sms, 1024>>>(fl, flush_bytes / 16, sink);
-    CK(cudaDeviceSynchronize());
-    loaded<<<1, 32>>>(1, src, dst, 0, 0, chain, hops, 0, lat, lspan, sums);
-    CK(cudaDeviceSynchronize());
-    std::vector<u32> l(hops);
-    CK(cudaMemcpy(l.data(), lat, hops * 4, cudaMemcpyDeviceToHost));
-    latency_row("none", 0, 0.0, l, ghz, "-");
+    // The probe alone (no background): one CTA of one warp; then with its chain inside one
+    // 2 MiB page (a quarter of its lines), which leaves out what address translation adds.
+    latency_row("none", 0, 0.0, loaded_run(1, 1, 32, hops, "none"), ghz, "-");
+    words = make_chain((2ull << 20) / 128);
+    CK(cudaMemcpy(chain, words.data(), region, cudaMemcpyHostToDevice));
+    latency_row("none_2MiB", 0, 0.0, loaded_run(1, 1, 32, hops, "none_2MiB"), ghz, "-");
   }
   if (!sweep) return 0;
   // The load sweep: 256 MiB with 1 to 64 warps per SM (one access in flight per thread), the
