@@ -21,4 +21,7 @@ Status register_mbarrier_round_trip(kernel::KernelRegistry& kernels, WorkloadReg
 // ubench.tma_latency, ubench.tma_cold_latency (tma_latency.cc).
 Status register_tma_latency(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
 
+// ubench.hbm_loaded (hbm_loaded.cc).
+Status register_hbm_loaded(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
+
 }  // namespace xpusim::workloads::ubench

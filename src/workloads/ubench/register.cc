@@ -4,9 +4,9 @@
 namespace xpusim::workloads::ubench {
 
 Status register_ubench(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
-  for (auto* family :
-       {register_pointer_chase, register_shared_latency, register_stream, register_bank_conflicts,
-        register_dsmem_latency, register_mbarrier_round_trip, register_tma_latency}) {
+  for (auto* family : {register_pointer_chase, register_shared_latency, register_stream,
+                       register_bank_conflicts, register_dsmem_latency,
+                       register_mbarrier_round_trip, register_tma_latency, register_hbm_loaded}) {
     if (auto st = family(kernels, workloads); !st) return st;
   }
   return Ok{};

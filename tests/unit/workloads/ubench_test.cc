@@ -75,7 +75,7 @@ TEST(Ubench, EveryWorkloadIsRegisteredWithItsKernel) {
        {"ubench.l1_latency", "ubench.l2_latency", "ubench.hbm_latency", "ubench.shared_latency",
         "ubench.l2_bandwidth", "ubench.hbm_bandwidth", "ubench.bank_conflicts",
         "ubench.dsmem_latency", "ubench.mbarrier_round_trip", "ubench.tma_latency",
-        "ubench.tma_cold_latency"}) {
+        "ubench.tma_cold_latency", "ubench.hbm_loaded"}) {
     auto w = workloads.find(name);
     ASSERT_TRUE(w.ok()) << name;
     EXPECT_FALSE((*w)->description().empty()) << name;
@@ -83,7 +83,7 @@ TEST(Ubench, EveryWorkloadIsRegisteredWithItsKernel) {
   }
   for (const char* kernel :
        {"ubench.pointer_chase", "ubench.shared_chase", "ubench.stream_read", "ubench.bank_stride",
-        "ubench.dsmem_chase", "ubench.mbarrier_ping_pong"}) {
+        "ubench.dsmem_chase", "ubench.mbarrier_ping_pong", "ubench.hbm_loaded"}) {
     EXPECT_TRUE(kernels.find(kernel).ok()) << kernel;
   }
 }
@@ -181,6 +181,58 @@ TEST(Ubench, BadParametersAreNamedErrors) {
   EXPECT_NE(setup_error("ubench.l2_bandwidth", {{"footprint", 40 << 20}}).find("L2"),
             std::string::npos);
   auto timing_only = run("ubench.l1_latency", {}, false);
+  ASSERT_FALSE(timing_only.ok());
+  EXPECT_NE(timing_only.error().message.find("functional"), std::string::npos);
+}
+
+// The measurement of a report by name (the test fails if it is missing).
+double measured(const std::vector<Measurement>& r, std::string_view name) {
+  const auto m =
+      std::find_if(r.begin(), r.end(), [&](const Measurement& x) { return x.name == name; });
+  EXPECT_NE(m, r.end()) << name;
+  return m == r.end() ? 0.0 : m->measured;
+}
+
+// HBM latency under load (docs/fidelity.md, "HBM under load"). The probe alone times what the
+// plain cold chase does: its near-partition lines (p10) take the chase's latency, its far ones
+// the partition penalty more. With a sum over 64 warps per SM the other warps stream until the
+// probe's last load, at most at HBM's peak (every line is a cold miss), and the probe's reads
+// queue behind theirs.
+TEST(Ubench, HbmLoadedProbeMatchesTheColdChaseAndTheBackgroundRunsToItsEnd) {
+  const auto loaded = [](std::uint64_t background, std::uint64_t ctas, std::uint64_t threads) {
+    auto r = run("ubench.hbm_loaded", {{"background", background},
+                                       {"ctas_per_sm", ctas},
+                                       {"threads", threads},
+                                       {"hops", 16},
+                                       {"delay_ns", 500}});
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? *r : std::vector<Measurement>{};
+  };
+  const std::vector<Measurement> alone = loaded(0, 1, 32);
+  // The chase's first 16 lines are all in the near partition (its note says so).
+  auto chase = run("ubench.hbm_latency", {{"hops", 16}});
+  ASSERT_TRUE(chase.ok()) << chase.error().message;
+  ASSERT_NE(chase->front().note.find(" 0% of lines in the far"), std::string::npos)
+      << chase->front().note;
+  const double chase_ns = chase->back().measured;
+  const double far_ns = 100 / (chase->front().measured / chase_ns);  // 100 cycles (h100-sxm5)
+  EXPECT_NEAR(measured(alone, "probe latency p10"), chase_ns, 0.01 * chase_ns);
+  EXPECT_NEAR(measured(alone, "probe latency max"), chase_ns + far_ns, 0.05 * chase_ns);
+  EXPECT_EQ(measured(alone, "background bandwidth"), 0.0);
+
+  const std::vector<Measurement> sum = loaded(1, 4, 512);
+  const double bw = measured(sum, "background bandwidth");
+  EXPECT_GT(bw, 1500.0);
+  EXPECT_LT(bw, 3350.0 * 1.01);  // h100-sxm5's HBM peak
+  EXPECT_GE(measured(sum, "probe latency mean"), measured(alone, "probe latency mean"));
+  EXPECT_GE(measured(sum, "probe latency p90"), measured(alone, "probe latency p90"));
+
+  auto tiny = run("ubench.hbm_loaded", {{"footprint", 4096}});
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_EQ(tiny.error().message,
+            "ubench.hbm_loaded: footprint 4096 must hold an element for each of the grid's "
+            "135168 threads (4 B each)");
+  auto timing_only = run("ubench.hbm_loaded", {}, false);
   ASSERT_FALSE(timing_only.ok());
   EXPECT_NE(timing_only.error().message.find("functional"), std::string::npos);
 }
