@@ -35,6 +35,7 @@ constexpr std::uint64_t kTiB = 1024 * kGiB;
 constexpr std::uint64_t kU32Max = 0xFFFF'FFFF;
 constexpr std::uint64_t kNs = 1000;  // picoseconds
 constexpr std::uint64_t kUs = 1000 * kNs;
+constexpr std::uint64_t kMs = 1000 * kUs;
 
 constexpr std::array kChipFields{
     ChipField{{.path = "name",
@@ -543,6 +544,40 @@ constexpr std::array kChipFields{
                               "(read after write, write after read) from the one booked before "
                               "it: an effective figure, since controllers batch writes"},
               XPUSIM_CHIP_MEMBER(hbm.turnaround_ps)},
+    ChipField{{.path = "hbm.loaded_latency.reads",
+               .kind = kIntegerList,
+               .min = 0,
+               .max = 100'000,
+               .required = false,
+               .default_yaml = "[]",
+               .description = "Extra read latency in ns at 10 %, 20 %, ... 90 % of a channel's "
+                              "bandwidth when it carries reads alone (9 entries; empty: none)"},
+              XPUSIM_CHIP_MEMBER(hbm.loaded_reads_ns)},
+    ChipField{{.path = "hbm.loaded_latency.mixed",
+               .kind = kIntegerList,
+               .min = 0,
+               .max = 100'000,
+               .required = false,
+               .default_yaml = "[]",
+               .description = "The same when it carries as many bytes of writes as of reads"},
+              XPUSIM_CHIP_MEMBER(hbm.loaded_mixed_ns)},
+    ChipField{{.path = "hbm.loaded_latency.writes",
+               .kind = kIntegerList,
+               .min = 0,
+               .max = 100'000,
+               .required = false,
+               .default_yaml = "[]",
+               .description = "The same when it carries writes alone (a read between them)"},
+              XPUSIM_CHIP_MEMBER(hbm.loaded_writes_ns)},
+    ChipField{{.path = "hbm.loaded_latency.window",
+               .kind = kTime,
+               .min = kNs,
+               .max = kMs,
+               .required = false,
+               .default_yaml = "1us",
+               .description = "Span over which a channel's load and write share are measured "
+                              "for hbm.loaded_latency"},
+              XPUSIM_CHIP_MEMBER(hbm.loaded_window_ps)},
     ChipField{{.path = "hbm.interleave_bytes",
                .kind = kInteger,
                .min = 8,

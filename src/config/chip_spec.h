@@ -114,9 +114,13 @@ struct HbmSpec {
   std::uint32_t stacks = 0;
   std::uint64_t capacity_bytes = 0;
   std::uint64_t bandwidth_bytes_per_s = 0;
-  std::uint32_t channels = 0;          // independent channels sharing the bandwidth equally
-  std::uint64_t latency_ps = 0;        // fixed access latency of a channel
-  std::uint64_t turnaround_ps = 0;     // bus dead time when a channel changes direction
+  std::uint32_t channels = 0;       // independent channels sharing the bandwidth equally
+  std::uint64_t latency_ps = 0;     // fixed access latency of a channel
+  std::uint64_t turnaround_ps = 0;  // bus dead time when a channel changes direction
+  // Extra read latency (ns) at 10 %, 20 %, ... 90 % of a channel's bandwidth, for reads alone,
+  // an even mix and writes alone (empty: none), over the load of the last window.
+  std::vector<std::uint32_t> loaded_reads_ns, loaded_mixed_ns, loaded_writes_ns;
+  std::uint64_t loaded_window_ps = 0;
   std::uint64_t interleave_bytes = 0;  // consecutive blocks of this size go to different channels
 };
 

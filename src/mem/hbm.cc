@@ -10,7 +10,7 @@
 namespace xpusim::mem {
 
 HbmChannel::HbmChannel(Component& parent, std::string name, std::uint64_t bytes_per_s,
-                       sim::Tick latency, sim::Tick turnaround)
+                       sim::Tick latency, sim::Tick turnaround, const HbmLoadCurves& load)
     : Component(parent, name),
       edge_bytes_(bytes_per_edge(bytes_per_s)),
       clock_(events(), bytes_per_s / edge_bytes_),
@@ -28,6 +28,12 @@ HbmChannel::HbmChannel(Component& parent, std::string name, std::uint64_t bytes_
       turnarounds_(add_counter("turnarounds", "count",
                                "accesses that turned the bus around (a read after a write or a "
                                "write after a read)")) {
+  if (load.enabled()) {
+    load_.emplace(load, bytes_per_s);
+    load_wait_ = &add_counter("load_wait", "ps",
+                              "extra read latency from the channel's recent load, summed over "
+                              "reads (hbm.loaded_latency)");
+  }
   add_formula("busy_ticks", "ps", "time the channel spent moving data and turning around", [this] {
     const sim::Cycles lt = calendar_ ? calendar_->busy_cycles() : 0;
     return static_cast<double>(clock_.edge(port_.busy_cycles() + lt));
@@ -54,8 +60,9 @@ bool HbmChannel::turns(bool write) {
 sim::Tick HbmChannel::access_many(std::uint64_t count, std::uint64_t bytes, bool write) {
   (write ? writes_ : reads_) += count;
   (write ? write_bytes_ : read_bytes_) += count * bytes;
+  const sim::Tick wait = loaded(now(), count * bytes, write);
   if (turns(write)) port_.reserve(turnaround_bytes_);  // the bus idles first
-  return port_.reserve_many(count, bytes) + latency_;
+  return port_.reserve_many(count, bytes) + latency_ + wait;
 }
 
 sim::Tick HbmChannel::access_many_at(std::uint64_t count, std::uint64_t bytes, bool write,
@@ -68,8 +75,9 @@ sim::Tick HbmChannel::access_many_at(std::uint64_t count, std::uint64_t bytes, b
   const sim::Cycles from = clock_.first_cycle_from(at);
   // The dead time takes the first free cycles from the access's start, as its data does
   // (a booking made late may find them between earlier ones: an approximation).
+  const sim::Tick wait = loaded(at, count * bytes * weight, write);
   if (turns(write)) calendar_->book(from, turnaround_bytes_ * weight);
-  return clock_.edge(calendar_->book_first(from, count * bytes, weight)) + latency_;
+  return clock_.edge(calendar_->book_first(from, count * bytes, weight)) + latency_ + wait;
 }
 
 Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& map)
@@ -83,7 +91,8 @@ Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& m
   const std::uint64_t per_channel = params.bandwidth_bytes_per_s / params.channels;
   for (std::uint32_t c = 0; c < params.channels; ++c) {
     channels_.push_back(std::make_unique<HbmChannel>(*this, fmt::format("ch{}", c), per_channel,
-                                                     params.latency, params.turnaround));
+                                                     params.latency, params.turnaround,
+                                                     params.load));
   }
 }
 

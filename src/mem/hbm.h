@@ -2,7 +2,8 @@
 // channels) and adds a fixed access latency; requests to one channel serialize on its
 // bandwidth in arrival order. An access that goes the other way from the one booked before it
 // on its channel (a read after a write, or a write after a read) first costs the bus's
-// turnaround (no banks, rows or refresh: docs/memory-hierarchy.md).
+// turnaround (no banks, rows or refresh: docs/memory-hierarchy.md). With load curves a read
+// also waits what a real channel's reads waited at its recent load (HbmLoad, hbm_load.h).
 // Addresses interleave across channels at `interleave_bytes` through PhysicalAddressMap.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "mem/address_map.h"
+#include "mem/hbm_load.h"
 #include "sim/bandwidth_calendar.h"
 #include "sim/channel.h"
 #include "sim/clock.h"
@@ -26,12 +28,14 @@ struct HbmParams {
   sim::Tick latency = 100 * sim::kNanosecond;           // fixed part of every access
   // Bus dead time when a channel changes direction (booking order); 0: none.
   sim::Tick turnaround = 0;
+  // Extra read latency by the channel's load; none unless enabled.
+  HbmLoadCurves load{};
 };
 
 class HbmChannel : public sim::Component {
  public:
   HbmChannel(Component& parent, std::string name, std::uint64_t bytes_per_s, sim::Tick latency,
-             sim::Tick turnaround = 0);
+             sim::Tick turnaround = 0, const HbmLoadCurves& load = {});
   // The clock of the channel's byte pump: `bytes_per_edge` bytes move per edge.
   static std::uint64_t bytes_per_edge(std::uint64_t bytes_per_s);
   // Books the channel for `bytes`; returns the tick the access completes (data back at the
@@ -52,6 +56,16 @@ class HbmChannel : public sim::Component {
   struct NoPayload {};
   // Whether an access of direction `write` turns the bus around (counted; remembered).
   bool turns(bool write);
+  // A read's wait for the channel's load at `at` (0 without load curves); counts the
+  // booking's bytes towards the load first.
+  sim::Tick loaded(sim::Tick at, std::uint64_t bytes, bool write) {
+    if (!load_) return 0;
+    load_->add(at, bytes, write);
+    if (write) return 0;
+    const sim::Tick w = load_->extra(at);
+    *load_wait_ += w;
+    return w;
+  }
   // One edge per byte (or per few bytes above 1 TB/s, the engine's fastest clock): a channel
   // whose bandwidth is not a whole number of bytes per L2 cycle still gets exact timing.
   std::uint64_t edge_bytes_;
@@ -62,6 +76,8 @@ class HbmChannel : public sim::Component {
   std::uint64_t turnaround_bytes_;  // the dead time as the bytes the bus would move in it
   bool last_write_ = false;
   bool booked_ = false;
+  std::optional<HbmLoad> load_;
+  sim::Counter* load_wait_ = nullptr;  // with load_
   sim::Counter& reads_;
   sim::Counter& writes_;
   sim::Counter& read_bytes_;

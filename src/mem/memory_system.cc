@@ -50,7 +50,11 @@ MemoryParams MemoryParams::from_chip(const config::ChipSpec& chip) {
   p.hbm = HbmParams{.channels = chip.hbm.channels,
                     .bandwidth_bytes_per_s = chip.hbm.bandwidth_bytes_per_s,
                     .latency = chip.hbm.latency_ps,
-                    .turnaround = chip.hbm.turnaround_ps};
+                    .turnaround = chip.hbm.turnaround_ps,
+                    .load = {.reads = chip.hbm.loaded_reads_ns,
+                             .mixed = chip.hbm.loaded_mixed_ns,
+                             .writes = chip.hbm.loaded_writes_ns,
+                             .window = chip.hbm.loaded_window_ps}};
   p.dsmem = DsmemParams{.latency_cycles = chip.dsmem.latency_cycles,
                         .bytes_per_cycle = chip.dsmem.bytes_per_cycle};
   return p;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The model's side of `kernels --loaded` (docs/fidelity.md, "HBM under load"): the same rows
 # through the ubench.hbm_loaded workload, one table line each, as kernels.cu prints them.
-#   tools/silicon/model_loaded.sh [CHIP] [HOPS] [XPUSIM]
+#   [ROWS="B:C:T ..."] tools/silicon/model_loaded.sh [CHIP] [HOPS] [XPUSIM]
 # CHIP: a chip name or file (default h100-sxm5-silicon); HOPS: timed loads per row (default
 # 256; the GPU takes 4096); XPUSIM: the binary (default build/release/apps/xpusim/xpusim).
+# ROWS: only these rows (background 1 sum, 2 fill, 3 copy : CTAs per SM : threads).
 # Transaction-level timing on a second host thread; a row takes 2 to 60 s.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -35,6 +36,14 @@ row() {  # name background ctas_per_sm threads
   printf '%-10s %8s %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %10s\n' "$1" "$2" "$9" "$3" "$4" \
     "$5" "$6" "$7" "$8" "${10}"
 }
+if [ -n "${ROWS:-}" ]; then
+  names=(none stream_sum stream_fill stream_copy)
+  for r in $ROWS; do
+    IFS=: read -r b c t <<<"$r"
+    row "${names[$b]}" "$b" "$c" "$t"
+  done
+  exit 0
+fi
 for kind in 1:stream_sum 2:stream_fill 3:stream_copy; do
   for shape in "1 32" "1 64" "1 128" "1 256" "2 256" "4 256" "4 512"; do
     row "${kind#*:}" "${kind%%:*}" $shape

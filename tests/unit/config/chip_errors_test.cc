@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -89,9 +90,10 @@ TEST(ChipErrors, MissingRequiredSectionIsOneError) {
   text = text.substr(0, text.find("hbm:"));
   const auto errors = errors_of(text);
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0],
-            "chip.yaml:1:1: hbm: missing required section 'hbm' (keys: generation, stacks, "
-            "capacity, bandwidth, channels, latency, turnaround, interleave_bytes)");
+  EXPECT_EQ(
+      errors[0],
+      "chip.yaml:1:1: hbm: missing required section 'hbm' (keys: generation, stacks, "
+      "capacity, bandwidth, channels, latency, turnaround, loaded_latency, interleave_bytes)");
 }
 
 TEST(ChipErrors, WrongTypeExpectedInteger) {
@@ -198,6 +200,27 @@ TEST(ChipErrors, CrossFieldTpcListLengthMustMatchGpcs) {
   EXPECT_THAT(errors_of(base_with("  tpcs_per_gpc: [4, 4]", "  tpcs_per_gpc: [4, 4, 4]")),
               ElementsAre("chip.yaml:7:3: topology.tpcs_per_gpc: has 3 entries but "
                           "topology.gpcs = 2 (one TPC count per GPC)"));
+}
+
+// A loaded-latency curve holds 9 points (10 % to 90 %); one short curve is reported at its key,
+// and a curve given alone leaves the other two empty, which are reported too.
+TEST(ChipErrors, CrossFieldLoadedLatencyCurvesHaveNinePointsEach) {
+  const std::string nine = "[0, 0, 3, 9, 22, 45, 82, 139, 219]";
+  const auto curves = [&](std::string_view reads, std::string_view mixed, std::string_view writes) {
+    return fmt::format(
+        "  stacks: 1\n  loaded_latency:\n    reads: {}\n    mixed: {}\n"
+        "    writes: {}",
+        reads, mixed, writes);
+  };
+  EXPECT_THAT(errors_of(base_with("  stacks: 1", curves(nine, nine, nine))), ElementsAre());
+  EXPECT_THAT(errors_of(base_with("  stacks: 1", curves(nine, "[1, 2, 3]", nine))),
+              ElementsAre("chip.yaml:32:5: hbm.loaded_latency.mixed: has 3 entries, not 9 (one "
+                          "extra latency per tenth of a channel's bandwidth (10 % to 90 %) for "
+                          "each traffic mix; all three empty: none)"));
+  EXPECT_EQ(
+      errors_of(base_with("  stacks: 1", "  stacks: 1\n  loaded_latency:\n    reads: " + nine))
+          .size(),
+      2u);
 }
 
 TEST(ChipErrors, CrossFieldRulesEachFire) {

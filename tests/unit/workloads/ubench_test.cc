@@ -224,8 +224,10 @@ TEST(Ubench, HbmLoadedProbeMatchesTheColdChaseAndTheBackgroundRunsToItsEnd) {
   const double bw = measured(sum, "background bandwidth");
   EXPECT_GT(bw, 1500.0);
   EXPECT_LT(bw, 3350.0 * 1.01);  // h100-sxm5's HBM peak
-  EXPECT_GE(measured(sum, "probe latency mean"), measured(alone, "probe latency mean"));
-  EXPECT_GE(measured(sum, "probe latency p90"), measured(alone, "probe latency p90"));
+  // h100-sxm5 has no loaded-latency curves: below its bandwidth a read barely waits.
+  const double alone_ns = measured(alone, "probe latency mean");
+  EXPECT_GE(measured(sum, "probe latency mean"), alone_ns);
+  EXPECT_LT(measured(sum, "probe latency mean"), alone_ns + 10);
 
   auto tiny = run("ubench.hbm_loaded", {{"footprint", 4096}});
   ASSERT_FALSE(tiny.ok());
@@ -235,6 +237,27 @@ TEST(Ubench, HbmLoadedProbeMatchesTheColdChaseAndTheBackgroundRunsToItsEnd) {
   auto timing_only = run("ubench.hbm_loaded", {}, false);
   ASSERT_FALSE(timing_only.ok());
   EXPECT_NE(timing_only.error().message.find("functional"), std::string::npos);
+}
+
+// The silicon config carries an H100's loaded-latency curves (docs/fidelity.md, "HBM under
+// load"): under a sum of about 2 TB/s its reads wait tens of ns more than alone (the H100: 63
+// ns more in the steady state; this short run is still ramping up), where h100-sxm5's wait
+// under 10 (the test above).
+TEST(Ubench, HbmLoadedReadsWaitLongerUnderLoadOnTheSiliconConfig) {
+  const auto mean = [](std::uint64_t background) {
+    auto r = run("ubench.hbm_loaded",
+                 {{"background", background},
+                  {"ctas_per_sm", 4},
+                  {"threads", 512},
+                  {"hops", 16},
+                  {"delay_ns", 2000}},
+                 true, "h100-sxm5-silicon");
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? measured(*r, "probe latency mean") : 0.0;
+  };
+  const double alone = mean(0), loaded = mean(1);
+  EXPECT_GT(loaded, alone + 25);
+  EXPECT_LT(loaded, alone + 120);
 }
 
 // h100-sxm5-silicon takes its latencies from a real H100 SXM5 (tools/silicon/latency.cu,
