@@ -137,7 +137,9 @@ __global__ void fill_unrolled(u32* dst, u64 n, u64* span) {
 // chases `hops` pointers through cold lines of `chain` (a random order of distinct lines, none
 // of them the background's), timing each load alone with clock64, then raises `done`; every
 // other warp of the grid runs the background until it sees `done`: kind 0 copy, 1 sum, 2 fill,
-// grid-stride over `n` u32 elements and round again, one access in flight per thread. So the
+// 3 add (dst[i] = src[i] + src[n + i], the second load made to wait for the first: a third of
+// the bytes written, a mix the model's curves do not hold), grid-stride over `n` u32 elements
+// and round again, one access in flight per thread. So the
 // background runs for every sample. bg[0] / bg[1]: the earliest CTA start and the latest
 // background end, bg[2]: the accesses it made. The distribution tells queueing (a smooth tail)
 // from reads held behind write bursts (a second mode).
@@ -177,6 +179,10 @@ __global__ void loaded(int kind, const u32* src, u32* dst, u64 n, const u64* cha
   for (;; ++count) {
     if ((count & 63) == 0 && *done) break;  // an L2 read every 64 accesses
     if (kind == 0) dst[i] = src[i] + pass;
+    if (kind == 3) {
+      const u32 a = src[i];  // src holds 0x07070707: a >> 28 is 0, which nvcc cannot know
+      dst[i] = a + src[n + i + (a >> 28)] + pass;
+    }
     if (kind == 1) acc += src[i];
     if (kind == 2) dst[i] = (u32)i + pass;
     i += stride;
@@ -401,16 +407,18 @@ int main(int argc, char** argv) {
       }
       return l;
     };
-    for (const int kind : {1, 2, 0}) {
+    const char* const loaded_names[] = {"stream_copy", "stream_sum", "stream_fill", "stream_add"};
+    for (const int kind : {1, 2, 0, 3}) {
       for (const auto& sh : shapes) {
-        const std::vector<u32> l = loaded_run(kind, sh.grid, sh.block, hops, kNames[kind]);
+        const char* name = loaded_names[kind];
+        const std::vector<u32> l = loaded_run(kind, sh.grid, sh.block, hops, name);
         u64 b[3], sp[2];
         CK(cudaMemcpy(b, bg, sizeof b, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(sp, lspan, sizeof sp, cudaMemcpyDeviceToHost));
-        const double moved = (kind == 0 ? 2.0 : 1.0) * 4.0 * (double)b[2];
+        const double moved = (kind == 0 ? 2.0 : kind == 3 ? 3.0 : 1.0) * 4.0 * (double)b[2];
         char probe_us[32];
         snprintf(probe_us, sizeof probe_us, "%.0f", (double)(sp[1] - sp[0]) / 1e3);
-        latency_row(kNames[kind], sh.grid * sh.block / 32 / sms,
+        latency_row(name, sh.grid * sh.block / 32 / sms,
                     moved / ((double)(b[1] - b[0]) * 1e-9) / 1e9, l, ghz, probe_us);
       }
     }

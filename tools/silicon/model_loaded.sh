@@ -4,7 +4,7 @@
 #   [ROWS="B:C:T ..."] tools/silicon/model_loaded.sh [CHIP] [HOPS] [XPUSIM]
 # CHIP: a chip name or file (default h100-sxm5-silicon); HOPS: timed loads per row (default
 # 256; the GPU takes 4096); XPUSIM: the binary (default build/release/apps/xpusim/xpusim).
-# ROWS: only these rows (background 1 sum, 2 fill, 3 copy : CTAs per SM : threads).
+# ROWS: only these rows (background 1 sum, 2 fill, 3 copy, 4 add : CTAs per SM : threads).
 # Transaction-level timing on a second host thread; a row takes 2 to 60 s.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -26,6 +26,7 @@ row() {  # name background ctas_per_sm threads
   case $2 in
     2) delay=$(awk -v w="$warps" 'BEGIN {r = w * 300; if (r > 2900) r = 2900; d = 100e6 / r; print int(d < 400000 ? d : 400000)}') ;;
     3) delay=$(awk -v w="$warps" 'BEGIN {r = w * 40; if (r > 1150) r = 1150; d = 100e6 / r; print int(d < 400000 ? d : 400000)}') ;;
+    4) delay=$(awk -v w="$warps" 'BEGIN {r = w * 21; if (r > 745) r = 745; d = 100e6 / r; print int(d < 400000 ? d : 400000)}') ;;
   esac
   out=$("$bin" run "$scenario" --memory-thread \
     --param "background=$2,ctas_per_sm=$3,threads=$4,hops=$hops,delay_ns=$delay")
@@ -37,14 +38,14 @@ row() {  # name background ctas_per_sm threads
     "$5" "$6" "$7" "$8" "${10}"
 }
 if [ -n "${ROWS:-}" ]; then
-  names=(none stream_sum stream_fill stream_copy)
+  names=(none stream_sum stream_fill stream_copy stream_add)
   for r in $ROWS; do
     IFS=: read -r b c t <<<"$r"
     row "${names[$b]}" "$b" "$c" "$t"
   done
   exit 0
 fi
-for kind in 1:stream_sum 2:stream_fill 3:stream_copy; do
+for kind in 1:stream_sum 2:stream_fill 3:stream_copy 4:stream_add; do
   for shape in "1 32" "1 64" "1 128" "1 256" "2 256" "4 256" "4 512"; do
     row "${kind#*:}" "${kind%%:*}" $shape
   done

@@ -1,9 +1,9 @@
 // HBM read latency under load, as tools/silicon/kernels.cu --loaded measures it on an H100
 // (docs/fidelity.md, "HBM under load"): one thread chases pointers through random cold lines,
-// timing each load alone with clock64, while every other warp of the grid streams a sum, a fill
-// or a copy (u32 per lane, one access in flight per thread, grid-stride and round again) until
-// it sees the chase's end flag. The probe's latency distribution next to the background's rate
-// is the calibration set for a model of HBM under load.
+// timing each load alone with clock64, while every other warp of the grid streams a sum, a fill,
+// a copy or an add of two arrays (u32 per lane, one access in flight per thread, grid-stride
+// and round again) until it sees the chase's end flag. The probe's latency distribution next to the
+// background's rate is the calibration set for a model of HBM under load.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,7 +25,7 @@ using U32 = std::uint32_t;
 using U64 = std::uint64_t;
 
 constexpr std::string_view kKernel = "ubench.hbm_loaded";
-enum Background : U64 { kNone = 0, kSum = 1, kFill = 2, kCopy = 3 };
+enum Background : U64 { kNone = 0, kSum = 1, kFill = 2, kCopy = 3, kAdd = 4 };
 // The background's loop as kernels.cu's: the access, its pass counter, the wrap and the flag
 // test. On the H100 its fill at one warp per SM took 107 cycles an iteration (310 GB/s from 131
 // warps; stream_fill's plainer loop 55): about 25 dependent instructions besides the store.
@@ -33,9 +33,10 @@ constexpr U32 kLoopChain = 25;
 constexpr U64 kFlagEvery = 64;  // iterations between the background's reads of the end flag
 
 // Args: background, src, dst, n (u32 elements, a multiple of 32), chain, hops, delay (SM
-// cycles before the first timed load), out, flag. The probe (the grid's first warp, lane 0)
-// writes its hops' latencies to out[0..hops) and its last pointer to out[hops], then raises the
-// flag; background warp g writes the elements it accessed to out[hops + 1 + g].
+// cycles before the first timed load), out, flag. The add's second array follows src. The probe
+// (the grid's first warp, lane 0) writes its hops' latencies to out[0..hops) and its last pointer
+// to out[hops], then raises the flag; background warp g writes the elements it accessed to out[hops
+// + 1 + g].
 sim::Task<> hbm_loaded(kernel::Warp& w) {
   const kernel::KernelArgs& a = w.args();
   const U64 kind = a.get_u64(0), n = a.get_u64(3), hops = a.get_u64(5), delay = a.get_u64(6);
@@ -80,6 +81,11 @@ sim::Task<> hbm_loaded(kernel::Warp& w) {
           mask);
     } else {
       auto v = co_await w.load_global<U32>(addr(src), mask);
+      if (kind == kAdd) {  // dst[i] = src[i] + src[n + i]: a third of the bytes written
+        const auto b = co_await w.load_global<U32>(addr(src + 4 * n), mask);
+        for (U32 l = 0; l < kernel::kWarpSize; ++l)
+          v[l] += b[l];
+      }
       for (U32& x : v)
         x += pass;
       co_await w.store_global<U32>(addr(dst), v, mask);
@@ -112,10 +118,11 @@ class HbmLoaded final : public Workload {
   std::vector<ParamDecl> params() const override {
     return {{.name = "background",
              .description = "what the other warps stream: 0 nothing (the probe alone), 1 a sum "
-                            "(reads), 2 a fill (writes), 3 a copy (both)",
+                            "(reads), 2 a fill (writes), 3 a copy (both), 4 an add of two arrays "
+                            "(a third writes)",
              .default_value = kSum,
              .min = 0,
-             .max = 3},
+             .max = 4},
             {.name = "ctas_per_sm",
              .description = "CTAs per SM in the grid",
              .default_value = 4,
@@ -170,10 +177,10 @@ class HbmLoaded final : public Workload {
                       "threads (4 B each)",
                       name(), footprint, U64{p.grid.count()} * threads)};
     }
-    // Layout from kData: the background's source and destination, then the chain's region
-    // (256 MiB, nothing else touches it), the results and the flag.
+    // Layout from kData: the background's source (two arrays for the add) and destination,
+    // then the chain's region (256 MiB, nothing else touches it), the results and the flag.
     src_ = kData;
-    dst_ = src_ + footprint;
+    dst_ = src_ + 2 * footprint;
     chain_ = dst_ + footprint;
     out_ = chain_ + kChainBytes;
     flag_ = out_ + 8 * (hops_ + warps_ + 1);
@@ -219,7 +226,10 @@ class HbmLoaded final : public Workload {
     const system::KernelRun& run = chip.run(launch_);
     const double seconds =
         static_cast<double>(run.completed - run.first_start) / static_cast<double>(sim::kSecond);
-    const double bytes = static_cast<double>(elements) * 4 * (background_ == kCopy ? 2 : 1);
+    const double bytes = static_cast<double>(elements) * 4 *
+                         (background_ == kCopy  ? 2
+                          : background_ == kAdd ? 3
+                                                : 1);
     const std::string shape =
         fmt::format("{} timed cold-line loads; background {} from {:.3g} warps per SM", hops_,
                     kNames[background_], static_cast<double>(warps_) / chip.num_sms());
@@ -248,7 +258,7 @@ class HbmLoaded final : public Workload {
 
  private:
   static constexpr U64 kChainBytes = U64{256} << 20;
-  static constexpr const char* kNames[] = {"none", "sum", "fill", "copy"};
+  static constexpr const char* kNames[] = {"none", "sum", "fill", "copy", "add"};
 
   Addr line_addr(U64 line) const { return chain_ + 128 * line; }
 

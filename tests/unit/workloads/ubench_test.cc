@@ -229,6 +229,13 @@ TEST(Ubench, HbmLoadedProbeMatchesTheColdChaseAndTheBackgroundRunsToItsEnd) {
   EXPECT_GE(measured(sum, "probe latency mean"), alone_ns);
   EXPECT_LT(measured(sum, "probe latency mean"), alone_ns + 10);
 
+  // At one warp per SM a background iteration is its reads' latency: the add (two dependent
+  // loads and a store, 384 B a warp) moves 1.3 to 2 times what the sum (one load, 128 B) does.
+  const double add_per_sum = measured(loaded(4, 1, 32), "background bandwidth") /
+                             measured(loaded(1, 1, 32), "background bandwidth");
+  EXPECT_GT(add_per_sum, 1.3);
+  EXPECT_LT(add_per_sum, 2.0);
+
   auto tiny = run("ubench.hbm_loaded", {{"footprint", 4096}});
   ASSERT_FALSE(tiny.ok());
   EXPECT_EQ(tiny.error().message,
