@@ -13,6 +13,7 @@
 #include <set>
 #include <span>
 
+#include "sim/rng.h"
 #include "workloads/ubench/common.h"
 #include "workloads/ubench/families.h"
 
@@ -268,13 +269,10 @@ class HbmLoaded final : public Workload {
     const U64 lines = kChainBytes / 128;
     std::set<U64> seen{0};
     lines_ = {0};
-    U64 rng = 0x9e3779b97f4a7c15ull;
+    U64 rng = sim::kSplitMix64Gamma;
     while (lines_.size() < hops_ + 1) {
-      rng += 0x9e3779b97f4a7c15ull;
-      U64 z = rng;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      const U64 line = (z ^ (z >> 31)) % lines;
+      const U64 line = sim::splitmix64(rng) % lines;
+      rng += sim::kSplitMix64Gamma;
       if (seen.insert(line).second) lines_.push_back(line);
     }
     for (U64 h = 0; h < hops_; ++h) {
