@@ -119,6 +119,8 @@ RunFigures read_figures(system::Chip& chip, sim::Simulation& sim) {
   f.l2_reads = f.l2_hits + st.at("mem.l2.misses") + f.l2_merged;
   f.hbm_read = st.sum("mem.hbm", "read_bytes");
   f.hbm_write = st.sum("mem.hbm", "write_bytes");
+  f.hbm_load_wait = st.sum("mem.hbm", "load_wait");
+  f.hbm_load_reads = st.sum("mem.hbm", "load_reads");
   f.xbar = st.at("mem.xbar.response_bytes");
   f.dsmem = st.at("mem.dsmem.bytes");
   return f;
@@ -223,6 +225,12 @@ void print_summary(const std::string& header, system::Chip& chip, const RunFigur
               percent(f.l2_merged, f.l2_reads).c_str());
   std::printf("  HBM                 read %.1f GB/s, write %.1f GB/s (%.0f and %.0f bytes)\n",
               f.gbps(f.hbm_read), f.gbps(f.hbm_write), f.hbm_read, f.hbm_write);
+  if (f.hbm_load_reads > 0) {
+    std::printf(
+        "  HBM under load      reads waited %.1f ns more on average (%.0f reads; "
+        "hbm.loaded_latency)\n",
+        f.hbm_load_wait / f.hbm_load_reads / 1000, f.hbm_load_reads);
+  }
   std::printf("  L2 -> SM            %.1f GB/s (%.0f bytes of crossbar responses)\n",
               f.gbps(f.xbar), f.xbar);
   std::printf("  DSMEM               %.0f bytes\n", f.dsmem);

@@ -32,9 +32,10 @@ struct RunFigures {
   double l1_hits = 0, l1_loads = 0;
   double l2_hits = 0, l2_reads = 0;
   double l2_merged = 0;  // reads that joined a miss already in flight (no HBM read of their own)
-  double hbm_read = 0, hbm_write = 0;  // bytes
-  double xbar = 0;                     // crossbar response bytes
-  double dsmem = 0;                    // bytes
+  double hbm_read = 0, hbm_write = 0;            // bytes
+  double hbm_load_wait = 0, hbm_load_reads = 0;  // ps and reads (hbm.loaded_latency)
+  double xbar = 0;                               // crossbar response bytes
+  double dsmem = 0;                              // bytes
   // Sums of sm*.tma.{busy_cycles, requests, bytes_read, bytes_written, descriptor_hits,
   // descriptor_misses}, when the SMs have a TMA unit's stats.
   std::optional<std::vector<double>> tma = std::nullopt;

@@ -33,6 +33,8 @@ HbmChannel::HbmChannel(Component& parent, std::string name, std::uint64_t bytes_
     load_wait_ = &add_counter("load_wait", "ps",
                               "extra read latency from the channel's recent load, summed over "
                               "reads (hbm.loaded_latency)");
+    load_reads_ = &add_counter("load_reads", "count",
+                               "reads (a run of a line's sectors each) given a load wait");
   }
   add_formula("busy_ticks", "ps", "time the channel spent moving data and turning around", [this] {
     const sim::Cycles lt = calendar_ ? calendar_->busy_cycles() : 0;

@@ -64,6 +64,7 @@ class HbmChannel : public sim::Component {
     if (write) return 0;
     const sim::Tick w = load_->extra(at);
     *load_wait_ += w;
+    ++*load_reads_;
     return w;
   }
   // One edge per byte (or per few bytes above 1 TB/s, the engine's fastest clock): a channel
@@ -78,6 +79,7 @@ class HbmChannel : public sim::Component {
   bool booked_ = false;
   std::optional<HbmLoad> load_;
   sim::Counter* load_wait_ = nullptr;  // with load_
+  sim::Counter* load_reads_ = nullptr;
   sim::Counter& reads_;
   sim::Counter& writes_;
   sim::Counter& read_bytes_;

@@ -72,6 +72,9 @@ TEST(HbmLoad, AChannelsReadsWaitForItsLoadInBothTimings) {
     const auto wait = sim.stats().find("hbm.ch0.load_wait");
     ASSERT_TRUE(wait.ok());
     EXPECT_EQ((*wait)->to_json()["value"].get<std::uint64_t>(), 200 * ns);
+    const auto reads = sim.stats().find("hbm.ch0.load_reads");
+    ASSERT_TRUE(reads.ok());
+    EXPECT_EQ((*reads)->to_json()["value"].get<std::uint64_t>(), 1u);
     EXPECT_FALSE(sim.stats().find("hbm.ch1.load_wait").ok());  // no curves, no stat
   }
 }
