@@ -32,7 +32,7 @@ row() {  # name background ctas_per_sm threads
     --param "background=$2,ctas_per_sm=$3,threads=$4,hops=$hops,delay_ns=$delay")
   local v
   v=$(awk '/probe latency (mean|p10|p50|p90|p99|max)/ {printf "%s ", $4} /background bandwidth/ {bg=$3}
-           /^  HBM / {r=$3; w=$6} END {printf "%s %.0f", bg, r + w}' <<<"$out")
+           /^  HBM +read/ {r=$3; w=$6} END {printf "%s %.0f", bg, r + w}' <<<"$out")
   set -- "$1" "$(($3 * $4 / 32))" $v
   printf '%-10s %8s %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %10s\n' "$1" "$2" "$9" "$3" "$4" \
     "$5" "$6" "$7" "$8" "${10}"
