@@ -29,7 +29,7 @@ HbmChannel::HbmChannel(Component& parent, std::string name, std::uint64_t bytes_
                                "accesses that turned the bus around (a read after a write or a "
                                "write after a read)")) {
   if (load.enabled()) {
-    load_.emplace(load, bytes_per_s);
+    load_ = std::make_unique<HbmLoad>(load, bytes_per_s);
     load_wait_ = &add_counter("load_wait", "ps",
                               "extra read latency from the channel's recent load, summed over "
                               "reads (hbm.loaded_latency)");

@@ -77,7 +77,8 @@ class HbmChannel : public sim::Component {
   std::uint64_t turnaround_bytes_;  // the dead time as the bytes the bus would move in it
   bool last_write_ = false;
   bool booked_ = false;
-  std::optional<HbmLoad> load_;
+  // With load curves (a pointer: the hot fields stay together without them).
+  std::unique_ptr<HbmLoad> load_;
   sim::Counter* load_wait_ = nullptr;  // with load_
   sim::Counter* load_reads_ = nullptr;
   sim::Counter& reads_;
