@@ -34,6 +34,9 @@ std::uint32_t largest_gpc_sms(const ChipSpec& c) {
 using Message = std::optional<std::string>;
 
 // hbm.loaded_latency: each curve has 9 points, unless all three are empty.
+constexpr std::string_view kCurveWhy =
+    "one extra latency per tenth of a channel's bandwidth (10 % to 90 %) for each traffic mix; "
+    "all three empty: none";
 Message curve_rule(const ChipSpec& c, const std::vector<std::uint32_t>& curve) {
   const HbmSpec& h = c.hbm;
   if (h.loaded_reads_ns.empty() && h.loaded_mixed_ns.empty() && h.loaded_writes_ns.empty()) {
@@ -227,28 +230,22 @@ constexpr std::array kChipRules{
                      return fmt::format("{} is not a multiple of l2.sector_bytes = {}",
                                         c.hbm.interleave_bytes, c.l2.sector_bytes);
                    }},
-    CrossFieldRule{
-        "hbm.loaded_latency.reads",
-        {"hbm.loaded_latency.mixed", "hbm.loaded_latency.writes", ""},
-        "each of `hbm.loaded_latency.{reads, mixed, writes}` has 9 entries, or all "
-        "three are empty",
-        "one extra latency per tenth of a channel's bandwidth (10 % to 90 %) for each traffic "
-        "mix; all three empty: none",
-        [](const ChipSpec& c) { return curve_rule(c, c.hbm.loaded_reads_ns); }},
-    CrossFieldRule{
-        "hbm.loaded_latency.mixed",
-        {"hbm.loaded_latency.reads", "hbm.loaded_latency.writes", ""},
-        "as `hbm.loaded_latency.reads`",
-        "one extra latency per tenth of a channel's bandwidth (10 % to 90 %) for each traffic "
-        "mix; all three empty: none",
-        [](const ChipSpec& c) { return curve_rule(c, c.hbm.loaded_mixed_ns); }},
-    CrossFieldRule{
-        "hbm.loaded_latency.writes",
-        {"hbm.loaded_latency.reads", "hbm.loaded_latency.mixed", ""},
-        "as `hbm.loaded_latency.reads`",
-        "one extra latency per tenth of a channel's bandwidth (10 % to 90 %) for each traffic "
-        "mix; all three empty: none",
-        [](const ChipSpec& c) { return curve_rule(c, c.hbm.loaded_writes_ns); }},
+    CrossFieldRule{"hbm.loaded_latency.reads",
+                   {"hbm.loaded_latency.mixed", "hbm.loaded_latency.writes", ""},
+                   "each of `hbm.loaded_latency.{reads, mixed, writes}` has 9 entries, or all "
+                   "three are empty",
+                   kCurveWhy,
+                   [](const ChipSpec& c) { return curve_rule(c, c.hbm.loaded_reads_ns); }},
+    CrossFieldRule{"hbm.loaded_latency.mixed",
+                   {"hbm.loaded_latency.reads", "hbm.loaded_latency.writes", ""},
+                   "as `hbm.loaded_latency.reads`",
+                   kCurveWhy,
+                   [](const ChipSpec& c) { return curve_rule(c, c.hbm.loaded_mixed_ns); }},
+    CrossFieldRule{"hbm.loaded_latency.writes",
+                   {"hbm.loaded_latency.reads", "hbm.loaded_latency.mixed", ""},
+                   "as `hbm.loaded_latency.reads`",
+                   kCurveWhy,
+                   [](const ChipSpec& c) { return curve_rule(c, c.hbm.loaded_writes_ns); }},
 };
 
 }  // namespace

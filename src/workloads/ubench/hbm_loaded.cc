@@ -36,8 +36,8 @@ constexpr U64 kFlagEvery = 64;  // iterations between the background's reads of 
 // Args: background, src, dst, n (u32 elements, a multiple of 32), chain, hops, delay (SM
 // cycles before the first timed load), out, flag. The add's second array follows src. The probe
 // (the grid's first warp, lane 0) writes its hops' latencies to out[0..hops) and its last pointer
-// to out[hops], then raises the flag; background warp g writes the elements it accessed to out[hops
-// + 1 + g].
+// to out[hops], then raises the flag; background warp g (g >= 1) writes the elements it
+// accessed to out[hops + g].
 sim::Task<> hbm_loaded(kernel::Warp& w) {
   const kernel::KernelArgs& a = w.args();
   const U64 kind = a.get_u64(0), n = a.get_u64(3), hops = a.get_u64(5), delay = a.get_u64(6);
@@ -114,7 +114,7 @@ class HbmLoaded final : public Workload {
   std::string_view name() const override { return "ubench.hbm_loaded"; }
   std::string_view description() const override {
     return "HBM read latency under load: one thread chases random cold lines while the rest of "
-           "the grid streams a sum, a fill or a copy (tools/silicon/kernels.cu --loaded)";
+           "the grid streams a sum, a fill, a copy or an add (tools/silicon/kernels.cu --loaded)";
   }
   std::vector<ParamDecl> params() const override {
     return {{.name = "background",

@@ -196,8 +196,9 @@ double measured(const std::vector<Measurement>& r, std::string_view name) {
 // HBM latency under load (docs/fidelity.md, "HBM under load"). The probe alone times what the
 // plain cold chase does: its near-partition lines (p10) take the chase's latency, its far ones
 // the partition penalty more. With a sum over 64 warps per SM the other warps stream until the
-// probe's last load, at most at HBM's peak (every line is a cold miss), and the probe's reads
-// queue behind theirs.
+// probe's last load, at most at HBM's peak (every line is a cold miss); without loaded-latency
+// curves the probe's reads then wait at most a few ns more. An add moves what its two loads
+// and a store should. Bad parameters are named errors.
 TEST(Ubench, HbmLoadedProbeMatchesTheColdChaseAndTheBackgroundRunsToItsEnd) {
   const auto loaded = [](std::uint64_t background, std::uint64_t ctas, std::uint64_t threads) {
     auto r = run("ubench.hbm_loaded", {{"background", background},
