@@ -11,6 +11,7 @@ Crossbar::Crossbar(Component& parent, sim::Clock& l2_clock, const CrossbarParams
                    std::vector<std::uint32_t> partition_of_slice)
     : Component(parent, "xbar"),
       clock_(l2_clock),
+      request_clock_(l2_clock),
       params_(params),
       near_partition_of_sm_(std::move(near_partition_of_sm)),
       partition_of_slice_(std::move(partition_of_slice)),
@@ -72,13 +73,13 @@ sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::
                "crossbar request names an SM or slice that does not exist");
   requests_ += weight;
   request_bytes_ += bytes * weight;
-  const sim::Cycles passed =
-      calendar(request_calendars_, slice).book_first(clock_.first_cycle_from(at), bytes, weight);
+  const sim::Cycles passed = calendar(request_calendars_, slice)
+                                 .book_first(request_clock_.first_cycle_from(at), bytes, weight);
   // later(edge(c), n) is edge(c + n): one conversion, not three.
   const sim::Cycles arrival = passed + params_.latency_cycles;
-  if (!is_far(sm, slice)) return clock_.edge(arrival);
+  if (!is_far(sm, slice)) return request_clock_.edge(arrival);
   far_requests_ += weight;
-  return clock_.edge(arrival + params_.cross_partition_cycles);
+  return request_clock_.edge(arrival + params_.cross_partition_cycles);
 }
 
 sim::Cycles Crossbar::response_cycle_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,

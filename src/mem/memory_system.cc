@@ -404,14 +404,21 @@ MemorySystem::Request& MemorySystem::lines_request(std::uint32_t sm,
 sim::Tick MemorySystem::read_through_l2(const sim::Clock& sm_clock, std::uint32_t sm,
                                         std::uint64_t line, std::uint32_t sectors, sim::Tick at,
                                         std::uint32_t weight, SampledLoad* sampled) {
-  return read_through_slice(sm_clock, sm, line_fill(line, sectors), at, weight, sampled);
+  return read_through_slice(sm_clock, send_line(sm, line, sectors, kControlMessageBytes, at),
+                            weight, sampled);
 }
 
-sim::Tick MemorySystem::read_through_slice(const sim::Clock& sm_clock, std::uint32_t sm,
-                                           const LineFill& f, sim::Tick at, std::uint32_t weight,
-                                           SampledLoad* sampled) {
-  const auto [line, sectors, slice, set] = f;
-  const sim::Tick arrival = xbar_->send_request_at(sm, slice, kControlMessageBytes, at);
+MemorySystem::LineFill MemorySystem::send_line(std::uint32_t sm, std::uint64_t line,
+                                               std::uint32_t sectors, std::uint64_t bytes,
+                                               sim::Tick at) {
+  LineFill f = line_fill(line, sectors);
+  f.arrival = xbar_->send_request_at(sm, f.slice, bytes, at);
+  return f;
+}
+
+sim::Tick MemorySystem::read_through_slice(const sim::Clock& sm_clock, const LineFill& f,
+                                           std::uint32_t weight, SampledLoad* sampled) {
+  const auto [line, sectors, slice, set, arrival] = f;
   const L2Slice::Answer a = l2_->slice(slice).read_in(set, line, sectors, arrival, weight);
   if (sampled != nullptr) *sampled = SampledLoad{.arrival = arrival, .answer = a};
   return back_at_sm(sm_clock,
@@ -430,7 +437,7 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     ++loads_;
     const std::uint32_t missing = l1_[sm]->load(line, sectors);
     if (missing != 0) {
-      q.fills.push_back(line_fill(line, missing));
+      q.fills.push_back(send_line(sm, line, missing, kControlMessageBytes, now()));
     } else {
       ++hits;
     }
@@ -452,10 +459,10 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     events().schedule(q, l1_hit);
     return;
   }
-  events().schedule(q, time_load_lines(sm_clock_, sm, q.fills, hits, now()));
+  events().schedule(q, time_load_lines(sm_clock_, q.fills, hits, now()));
 }
 
-sim::Tick MemorySystem::time_load_lines(const sim::Clock& sm_clock, std::uint32_t sm,
+sim::Tick MemorySystem::time_load_lines(const sim::Clock& sm_clock,
                                         std::span<const LineFill> misses, std::uint32_t l1_hits,
                                         sim::Tick at) {
   const sim::Tick l1_hit = cycles_after(sm_clock, at, params_.l1.hit_latency_cycles);
@@ -464,7 +471,7 @@ sim::Tick MemorySystem::time_load_lines(const sim::Clock& sm_clock, std::uint32_
     load_latency_.sample(static_cast<double>(sm_clock.cycle_at(l1_hit) - start_cycle), l1_hits);
   sim::Tick last = l1_hit;
   for (const LineFill& f : misses) {
-    const sim::Tick done = read_through_slice(sm_clock, sm, f, at, 1, nullptr);
+    const sim::Tick done = read_through_slice(sm_clock, f, 1, nullptr);
     load_latency_.sample(static_cast<double>(sm_clock.cycle_at(done) - start_cycle));
     last = std::max(last, done);
   }
@@ -480,7 +487,8 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
     ++stores_;
     l1_[sm]->store(line, sectors);
     // The lines to time; cleared before the completion.
-    q.fills.push_back(line_fill(line, sectors));
+    q.fills.push_back(
+        send_line(sm, line, sectors, kControlMessageBytes + sector_bytes(sectors), now()));
   }
   if (worker_ != nullptr) {
     worker_->submit(MemoryWorker::Job{.subject = &q,
@@ -492,17 +500,14 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
     q.order = events().reserve_order();
     return;
   }
-  const sim::Tick last = time_store_lines(sm, q.fills, now());
+  const sim::Tick last = time_store_lines(q.fills, now());
   q.fills.clear();
   events().schedule(q, last);
 }
 
-sim::Tick MemorySystem::time_store_lines(std::uint32_t sm, std::span<const LineFill> lines,
-                                         sim::Tick at) {
+sim::Tick MemorySystem::time_store_lines(std::span<const LineFill> lines, sim::Tick at) {
   sim::Tick last = at;
-  for (const auto& [line, sectors, slice, set] : lines) {
-    const sim::Tick arrival =
-        xbar_->send_request_at(sm, slice, kControlMessageBytes + sector_bytes(sectors), at);
+  for (const auto& [line, sectors, slice, set, arrival] : lines) {
     const L2Slice::Answer a = l2_->slice(slice).write_in(set, line, sectors, arrival, 1);
     last =
         std::max(last, xbar_->send_response_at(slice, kControlMessageBytes, a.ready, a.pipeline));
@@ -513,11 +518,11 @@ sim::Tick MemorySystem::time_store_lines(std::uint32_t sm, std::span<const LineF
 sim::Tick MemorySystem::work(const MemoryWorker::Job& j) {
   Request& q = *static_cast<Request*>(j.subject);
   if (j.kind == kStoreJob) {
-    const sim::Tick last = time_store_lines(q.sm, q.fills, j.at);
+    const sim::Tick last = time_store_lines(q.fills, j.at);
     q.fills.clear();
     return last;
   }
-  return time_load_lines(worker_sm_clock_, q.sm, q.fills, j.arg, j.at);
+  return time_load_lines(worker_sm_clock_, q.fills, j.arg, j.at);
 }
 
 void MemorySystem::deliver(const MemoryWorker::Job& j) {

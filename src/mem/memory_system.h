@@ -206,13 +206,15 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
                             std::uint32_t sectors, sim::Tick at, std::uint32_t weight,
                             SampledLoad* sampled);
   // A line of a warp access beyond the L1: its sectors (a load: those the L1 misses and
-  // takes back; a store: those written), its L2 slice and its set there, which the
-  // simulation's thread works out so that the memory worker, the busier one, does not.
+  // takes back; a store: those written), its L2 slice and its set there, and the tick its
+  // request reaches the slice, which the simulation's thread works out so that the memory
+  // worker, the busier one, does not.
   struct LineFill {
     std::uint64_t line = 0;
     std::uint32_t sectors = 0;
     std::uint32_t slice = 0;
     std::uint64_t set = 0;
+    sim::Tick arrival = 0;
   };
   LineFill line_fill(std::uint64_t line, std::uint32_t sectors) const {
     return {.line = line,
@@ -220,14 +222,19 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
             .slice = map_.slice_of_line(line),
             .set = set_index_->set_index(line)};
   }
-  // The same as read_through_l2 for a line whose slice and set are known.
-  sim::Tick read_through_slice(const sim::Clock& sm_clock, std::uint32_t sm, const LineFill& f,
-                               sim::Tick at, std::uint32_t weight, SampledLoad* sampled);
+  // The same with its request of `bytes` sent by `sm` at `at`: the slice's request port is
+  // booked now. Only this thread books request ports, in issue order, so their bookings come
+  // in the order one thread's line-by-line walk makes them; no other state depends on them.
+  LineFill send_line(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
+                     std::uint64_t bytes, sim::Tick at);
+  // The same as read_through_l2 for a line sent with send_line.
+  sim::Tick read_through_slice(const sim::Clock& sm_clock, const LineFill& f, std::uint32_t weight,
+                               SampledLoad* sampled);
   // load_lines / store_lines' bookings beyond the L1, from `at`: the tick the last line is
   // done (no event).
-  sim::Tick time_load_lines(const sim::Clock& sm_clock, std::uint32_t sm,
-                            std::span<const LineFill> misses, std::uint32_t l1_hits, sim::Tick at);
-  sim::Tick time_store_lines(std::uint32_t sm, std::span<const LineFill> lines, sim::Tick at);
+  sim::Tick time_load_lines(const sim::Clock& sm_clock, std::span<const LineFill> misses,
+                            std::uint32_t l1_hits, sim::Tick at);
+  sim::Tick time_store_lines(std::span<const LineFill> lines, sim::Tick at);
   // MemoryWorker::Handler (on the worker thread: work, prefetch).
   sim::Tick work(const MemoryWorker::Job& j) override;
   void deliver(const MemoryWorker::Job& j) override;

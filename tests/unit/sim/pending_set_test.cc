@@ -66,6 +66,12 @@ TEST(PendingSet, SameTickBursts) {
   run_against_reference(2, 200000, [](auto& g, int) { return g() % 4 == 0 ? Tick{505} : Tick{0}; });
 }
 
+// Most entries land in the bucket being drained, at every place in it: before the consumed
+// prefix's edge (moved into it), near its end (moved from the tail) and last.
+TEST(PendingSet, InsertsAnywhereInTheBucketBeingDrained) {
+  run_against_reference(6, 200000, [](auto& g, int) { return Tick{g() % 64}; });
+}
+
 TEST(PendingSet, FarJumpsBeyondTheWindow) {
   run_against_reference(3, 200000, [](auto& g, int) {
     return g() % 10 == 0 ? Tick{1'000'000 + g() % 100'000'000} : Tick{g() % 2000};
