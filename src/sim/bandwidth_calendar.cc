@@ -8,11 +8,9 @@
 namespace xpusim::sim {
 
 namespace {
-constexpr std::uint64_t kFull = ~std::uint64_t{0};
-
 // `n` one bits from bit `at` (n + at <= 64).
 std::uint64_t ones(unsigned n, unsigned at) {
-  return (n == 64 ? kFull : (std::uint64_t{1} << n) - 1) << at;
+  return (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1) << at;
 }
 }  // namespace
 
@@ -68,7 +66,7 @@ std::uint64_t BandwidthCalendar::first_open_word(std::uint64_t w) const {
   return end;
 }
 
-Cycles BandwidthCalendar::book(Cycles from, std::uint64_t bytes) {
+Cycles BandwidthCalendar::book_slow(Cycles from, std::uint64_t bytes) {
   bytes_booked_ += bytes;
   const Cycles cycles = per_cycle_.div(bytes + per_cycle_.divisor() - 1);
   busy_cycles_ += cycles;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,8 +36,25 @@ class alignas(64) BandwidthCalendar {
   BandwidthCalendar& operator=(BandwidthCalendar&&) noexcept = default;
 
   // Books `bytes` that may start passing at cycle `from`; returns the cycle their last byte
-  // has passed (the cycle after it, as Channel's busy_until).
-  Cycles book(Cycles from, std::uint64_t bytes);
+  // has passed (the cycle after it, as Channel's busy_until). Inline for the usual case, a
+  // booking that fits the first free run of its start's word (a crossbar port's one or two
+  // cycles): what book_slow() takes then, without its call and loop.
+  Cycles book(Cycles from, std::uint64_t bytes) {
+    const Cycles cycles = per_cycle_.div(bytes + per_cycle_.divisor() - 1);
+    const std::uint64_t w = from / 64;
+    if (cycles == 0 || cycles > 64 || from < base_ * 64 || w >= base_ + ring_words())
+      return book_slow(from, bytes);
+    std::uint64_t& word = words_[w & mask_];
+    const std::uint64_t free = ~word & (kFull << (from % 64));
+    if (free == 0) return book_slow(from, bytes);
+    const auto at = static_cast<unsigned>(std::countr_zero(free));
+    if (static_cast<Cycles>(std::countr_one(free >> at)) < cycles) return book_slow(from, bytes);
+    word |= (cycles == 64 ? kFull : (std::uint64_t{1} << cycles) - 1) << at;
+    if (word == kFull) full()[(w & mask_) / 64] |= std::uint64_t{1} << ((w & mask_) % 64);
+    bytes_booked_ += bytes;
+    busy_cycles_ += cycles;
+    return w * 64 + at + cycles;
+  }
   // Books `bytes` x `weight` from `from`, for a request that stands for `weight` like it on
   // links beside this one (set sampling, docs/memory-hierarchy.md); returns when its own
   // `bytes` would have passed, as if they went first: the whole booking's end less the
@@ -64,6 +82,9 @@ class alignas(64) BandwidthCalendar {
   std::uint64_t late_bookings() const { return late_; }
 
  private:
+  static constexpr std::uint64_t kFull = ~std::uint64_t{0};
+
+  Cycles book_slow(Cycles from, std::uint64_t bytes);  // any booking
   void slide_to(std::uint64_t word);
   // The first word from `w` on that is not full (past the ring's end if none is).
   std::uint64_t first_open_word(std::uint64_t w) const;
