@@ -134,12 +134,10 @@ bool PendingSet::remove(Tick tick, std::uint64_t order) {
     if (it != current_.end() && it->order == order && it->tick == tick) {
       current_.erase(it);
     } else {
-      const auto end = now_.begin() + static_cast<std::ptrdiff_t>(now_size_);
-      const auto n =
-          std::lower_bound(now_.begin() + static_cast<std::ptrdiff_t>(now_head_), end, probe);
-      if (n == end || n->order != order || n->tick != tick) return false;
-      std::move(n + 1, end, n);
-      --now_size_;
+      const auto n = std::lower_bound(now_.begin() + static_cast<std::ptrdiff_t>(now_head_),
+                                      now_.end(), probe);
+      if (n == now_.end() || n->order != order || n->tick != tick) return false;
+      now_.erase(n);
     }
   } else if (idx - cur_ < kBuckets) {
     const std::uint64_t p = idx & kMask;
@@ -189,9 +187,8 @@ void PendingSet::adapt(Tick now) {
 void PendingSet::rebuild(unsigned shift, Tick now) {
   std::vector<PendingEntry> all(current_.begin() + static_cast<std::ptrdiff_t>(head_),
                                 current_.end());
-  all.insert(all.end(), now_.begin() + static_cast<std::ptrdiff_t>(now_head_),
-             now_.begin() + static_cast<std::ptrdiff_t>(now_size_));
-  now_size_ = 0;
+  all.insert(all.end(), now_.begin() + static_cast<std::ptrdiff_t>(now_head_), now_.end());
+  now_.clear();
   now_head_ = 0;
   for (auto& b : buckets_) {
     all.insert(all.end(), b.begin(), b.end());

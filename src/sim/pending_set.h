@@ -60,9 +60,8 @@ class PendingSet {
     delay_sum_ += clamped;
     delay_max_ = clamped > delay_max_ ? clamped : delay_max_;
     if (e.tick == now && (e.tick >> shift_) <= cur_ &&
-        (now_head_ == now_size_ || now_[now_size_ - 1] < e)) {
-      if (now_size_ == now_.size()) grow_now();
-      now_[now_size_++] = e;
+        (now_head_ == now_.size() || now_.back() < e)) {
+      now_.push_back(e);
     } else {
       place(e);
     }
@@ -95,7 +94,7 @@ class PendingSet {
   // entries in the FIFO of the current tick, a guess: the bucket's entries at that tick are
   // usually fewer than k.)
   Event* upcoming(std::size_t k) const {
-    const std::size_t at_now = now_size_ - now_head_;
+    const std::size_t at_now = now_.size() - now_head_;
     if (k < at_now) return now_[now_head_ + k].event;
     k -= at_now;
     return head_ + k < current_.size() ? current_[head_ + k].event : nullptr;
@@ -108,7 +107,7 @@ class PendingSet {
   void for_each(F&& f) const {
     for (std::size_t i = head_; i < current_.size(); ++i)
       f(current_[i]);
-    for (std::size_t i = now_head_; i < now_size_; ++i)
+    for (std::size_t i = now_head_; i < now_.size(); ++i)
       f(now_[i]);
     for (const auto& b : buckets_) {
       for (const PendingEntry& e : b)
@@ -130,9 +129,11 @@ class PendingSet {
 
   // Where the smallest entry is: the index (head_ or now_head_) of its sequence.
   std::size_t* next_index() {
-    if (now_head_ == now_size_) {
-      now_size_ = 0;
-      now_head_ = 0;
+    if (now_head_ == now_.size()) {
+      if (!now_.empty()) {
+        now_.clear();
+        now_head_ = 0;
+      }
       if (head_ == current_.size()) advance();
       return &head_;
     }
@@ -150,7 +151,6 @@ class PendingSet {
     }
   }
   void place_slow(const PendingEntry& e);  // the bucket being drained, or the far heap
-  void grow_now() { now_.resize(2 * now_.size()); }
   void insert_current(const PendingEntry& e);
   // Moves the window to the next non-empty bucket and sorts it into current_.
   void advance();
@@ -170,9 +170,7 @@ class PendingSet {
   std::size_t head_ = 0;
   // Entries at one tick (the current one), each pushed after the last: sorted from now_head_
   // on, all in bucket cur_ (empty whenever the current tick moves on).
-  // (Its own size: a vector's push_back was not inlined into push().)
-  std::vector<PendingEntry> now_ = std::vector<PendingEntry>(256);
-  std::size_t now_size_ = 0;
+  std::vector<PendingEntry> now_;
   std::size_t now_head_ = 0;
   std::size_t* top_at_ = &head_;  // the last top()'s sequence: &head_ or &now_head_
   std::array<std::vector<PendingEntry>, kBuckets> buckets_;
