@@ -106,7 +106,7 @@ StopReason EventQueue::run(Tick limit) {
       open_gates();  // nothing left in flight on another thread between runs
       return StopReason::kTickLimit;
     }
-    fire(pending_.take_top());  // the entry top() gave `next` from
+    fire(pending_.pop_top());
     // After firing, where the queue is reloaded anyway: the loop stays lean for small models.
     if (pending_.size() >= kPrefetchMinPending) prefetch_ahead();
     if (stop_requested_) {

@@ -131,14 +131,8 @@ bool PendingSet::remove(Tick tick, std::uint64_t order) {
   if (idx <= cur_) {
     const auto first = current_.begin() + static_cast<std::ptrdiff_t>(head_);
     const auto it = std::lower_bound(first, current_.end(), probe);
-    if (it != current_.end() && it->order == order && it->tick == tick) {
-      current_.erase(it);
-    } else {
-      const auto n = std::lower_bound(now_.begin() + static_cast<std::ptrdiff_t>(now_head_),
-                                      now_.end(), probe);
-      if (n == now_.end() || n->order != order || n->tick != tick) return false;
-      now_.erase(n);
-    }
+    if (it == current_.end() || it->order != order || it->tick != tick) return false;
+    current_.erase(it);
   } else if (idx - cur_ < kBuckets) {
     const std::uint64_t p = idx & kMask;
     auto& b = buckets_[p];
@@ -187,9 +181,6 @@ void PendingSet::adapt(Tick now) {
 void PendingSet::rebuild(unsigned shift, Tick now) {
   std::vector<PendingEntry> all(current_.begin() + static_cast<std::ptrdiff_t>(head_),
                                 current_.end());
-  all.insert(all.end(), now_.begin() + static_cast<std::ptrdiff_t>(now_head_), now_.end());
-  now_.clear();
-  now_head_ = 0;
   for (auto& b : buckets_) {
     all.insert(all.end(), b.begin(), b.end());
     b.clear();

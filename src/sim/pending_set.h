@@ -11,12 +11,6 @@
 // follows the observed scheduling delays (rebuilt when it is off by 4x or more), so a bucket
 // holds a few entries whatever the time scale. Pop and push are O(1) amortized for the usual
 // "hold" workloads, against O(log n) for a heap (docs/performance.md has the figures).
-//
-// An entry at the current tick that sorts after every other one pushed at it (a wake-up now:
-// its sequence number is the newest) is appended to a FIFO of its own, `now_`, instead of
-// being inserted into the sorted bucket; the next entry is the smaller of the two fronts. On
-// the full-chip streaming run 60 % of all pushes are such entries, and a sorted insert cost
-// ~110 host instructions each.
 #pragma once
 
 #include <array>
@@ -59,44 +53,29 @@ class PendingSet {
     const Tick clamped = delay < kDelayClamp ? delay : kDelayClamp;
     delay_sum_ += clamped;
     delay_max_ = clamped > delay_max_ ? clamped : delay_max_;
-    if (e.tick == now && (e.tick >> shift_) <= cur_ &&
-        (now_head_ == now_.size() || now_.back() < e)) {
-      now_.push_back(e);
-    } else {
-      place(e);
-    }
+    place(e);
     if (++delay_count_ == kAdaptEvery) adapt(now);
   }
   void push(const PendingEntry& e, Tick now) { push(e, now, now); }
   // The smallest entry. Must not be called when empty.
   const PendingEntry& top() {
-    top_at_ = next_index();
-    return top_at_ == &now_head_ ? now_[now_head_] : current_[head_];
-  }
-  // Removes and returns the entry the last top() returned: nothing may be pushed or removed
-  // since (the event loop's pop, without a second choice between the two sequences).
-  PendingEntry take_top() {
-    --size_;
-    return (top_at_ == &now_head_ ? now_ : current_)[(*top_at_)++];
+    if (head_ == current_.size()) advance();
+    return current_[head_];
   }
   void pop() {
-    ++*next_index();
+    top();
+    ++head_;
     --size_;
   }
   // top() and pop() in one step.
   PendingEntry pop_top() {
-    std::size_t* i = next_index();
+    if (head_ == current_.size()) advance();
     --size_;
-    return (i == &now_head_ ? now_ : current_)[(*i)++];
+    return current_[head_++];
   }
   // The event k places behind the next one to fire (0: that one) when it is already known
-  // (in the bucket being drained), else null: a hint for prefetching, never for ordering. (With
-  // entries in the FIFO of the current tick, a guess: the bucket's entries at that tick are
-  // usually fewer than k.)
+  // (in the bucket being drained), else null: a hint for prefetching, never for ordering.
   Event* upcoming(std::size_t k) const {
-    const std::size_t at_now = now_.size() - now_head_;
-    if (k < at_now) return now_[now_head_ + k].event;
-    k -= at_now;
     return head_ + k < current_.size() ? current_[head_ + k].event : nullptr;
   }
 
@@ -107,8 +86,6 @@ class PendingSet {
   void for_each(F&& f) const {
     for (std::size_t i = head_; i < current_.size(); ++i)
       f(current_[i]);
-    for (std::size_t i = now_head_; i < now_.size(); ++i)
-      f(now_[i]);
     for (const auto& b : buckets_) {
       for (const PendingEntry& e : b)
         f(e);
@@ -127,19 +104,6 @@ class PendingSet {
   // Delays beyond this are clamped in the width estimate (they go to the far heap anyway).
   static constexpr Tick kDelayClamp = Tick{1} << 40;
 
-  // Where the smallest entry is: the index (head_ or now_head_) of its sequence.
-  std::size_t* next_index() {
-    if (now_head_ == now_.size()) {
-      if (!now_.empty()) {
-        now_.clear();
-        now_head_ = 0;
-      }
-      if (head_ == current_.size()) advance();
-      return &head_;
-    }
-    if (head_ == current_.size() || now_[now_head_] < current_[head_]) return &now_head_;
-    return &head_;
-  }
   void place(const PendingEntry& e) {
     const std::uint64_t idx = e.tick >> shift_;
     if (idx > cur_ && idx - cur_ < kBuckets) {  // the common case: an append to a bucket
@@ -168,11 +132,6 @@ class PendingSet {
   std::uint64_t cur_ = 0;              // absolute index of the bucket being drained
   std::vector<PendingEntry> current_;  // sorted from head_ on
   std::size_t head_ = 0;
-  // Entries at one tick (the current one), each pushed after the last: sorted from now_head_
-  // on, all in bucket cur_ (empty whenever the current tick moves on).
-  std::vector<PendingEntry> now_;
-  std::size_t now_head_ = 0;
-  std::size_t* top_at_ = &head_;  // the last top()'s sequence: &head_ or &now_head_
   std::array<std::vector<PendingEntry>, kBuckets> buckets_;
   std::array<std::uint64_t, kWords> occupied_{};
   std::vector<PendingEntry> far_;  // 4-ary min-heap
