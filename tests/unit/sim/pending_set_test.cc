@@ -12,8 +12,11 @@ namespace {
 // every pop must agree. Delay mixes cover same-tick bursts, short and long delays, far-future
 // jumps beyond the bucket window, and scale changes that force the bucket width to be
 // rebuilt; removals hit the current bucket, window buckets and the far heap alike.
-void run_against_reference(std::uint64_t seed, int ops, auto delay_of) {
+// With `reserve`, some pushes take an order reserved earlier (EventQueue::schedule_reserved),
+// so an entry may sort before others pushed at its tick before it.
+void run_against_reference(std::uint64_t seed, int ops, auto delay_of, bool reserve = false) {
   std::mt19937_64 gen(seed);
+  std::vector<std::uint64_t> reserved;
   PendingSet set;
   std::set<PendingEntry> ref;
   std::vector<PendingEntry> pushed;  // candidates for removal (may be gone already)
@@ -23,7 +26,14 @@ void run_against_reference(std::uint64_t seed, int ops, auto delay_of) {
   for (int i = 0; i < ops; ++i) {
     const std::uint64_t dice = gen() % 100;
     if (ref.empty() || dice < 50) {
-      const PendingEntry e{now + delay_of(gen, i), seq++, nullptr};
+      if (reserve && gen() % 8 == 0) reserved.push_back(seq++);
+      std::uint64_t order = seq++;
+      if (reserve && !reserved.empty() && gen() % 8 == 0) {
+        const std::size_t r = gen() % reserved.size();
+        order = reserved[r];
+        reserved.erase(reserved.begin() + static_cast<std::ptrdiff_t>(r));
+      }
+      const PendingEntry e{now + delay_of(gen, i), order, nullptr};
       set.push(e, now);
       ref.insert(e);
       pushed.push_back(e);
@@ -66,10 +76,13 @@ TEST(PendingSet, SameTickBursts) {
   run_against_reference(2, 200000, [](auto& g, int) { return g() % 4 == 0 ? Tick{505} : Tick{0}; });
 }
 
-// Most entries land in the bucket being drained, at every place in it: before the consumed
-// prefix's edge (moved into it), near its end (moved from the tail) and last.
-TEST(PendingSet, InsertsAnywhereInTheBucketBeingDrained) {
-  run_against_reference(6, 200000, [](auto& g, int) { return Tick{g() % 64}; });
+// Most entries land in the bucket being drained, a quarter at the current tick, some with
+// orders reserved earlier that sort before entries already there.
+TEST(PendingSet, EntriesAtTheCurrentTickAndReservedOrders) {
+  run_against_reference(
+      6, 200000, [](auto& g, int) { return g() % 4 == 0 ? Tick{0} : Tick{g() % 64}; }, true);
+  run_against_reference(
+      7, 200000, [](auto& g, int) { return g() % 2 == 0 ? Tick{0} : Tick{g() % 5000}; }, true);
 }
 
 TEST(PendingSet, FarJumpsBeyondTheWindow) {
