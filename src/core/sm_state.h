@@ -149,12 +149,19 @@ struct Sm::WarpSlot : sim::Event {
   }
   // For speed only: the resumed kernel reads its locals and the awaiter's results from its
   // coroutine frame, cold in the host's caches with thousands of warps (a 16 B-per-lane load
-  // keeps 1.5 KiB there). Its start is known, its size is not: the first kFrameBytes.
+  // keeps 1.5 KiB there): the frame, up to kFrameBytes (the first kFrameBytes when its size
+  // is not known), four host lines a step.
   void prefetch() const override {
     const auto* f = static_cast<const char*>(warp.frame());
     if (f == nullptr) return;
-    for (std::size_t b = 0; b < kFrameBytes; b += 64)
-      sim::prefetch(f + b);
+    const std::size_t known = warp.frame_bytes();
+    const char* end = f + (known == 0 || known > kFrameBytes ? kFrameBytes : known);
+    for (; f < end; f += 256) {
+      sim::prefetch(f);
+      sim::prefetch(f + 64);
+      sim::prefetch(f + 128);
+      sim::prefetch(f + 192);
+    }
   }
   static constexpr std::size_t kFrameBytes = 2048;
 };

@@ -24,6 +24,7 @@
 #include "kernel/launch.h"
 #include "kernel/mm_instruction.h"
 #include "kernel/op.h"
+#include "sim/task.h"
 
 namespace xpusim::kernel {
 
@@ -93,7 +94,11 @@ class Warp {
    public:
     OpAwaiter(Warp& w, const Op& op) : warp_(w), op_(op) {}
     bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> h) { warp_.suspend(h, op_); }
+    template <class P>
+    void await_suspend(std::coroutine_handle<P> h) {
+      warp_.frame_bytes_ = sim::frame_bytes(h);
+      warp_.suspend(h, op_);
+    }
     void await_resume() const noexcept {}
 
    protected:
@@ -423,8 +428,10 @@ class Warp {
     h.resume();
   }
   bool suspended() const { return static_cast<bool>(handle_); }
-  // The suspended coroutine's frame (null when none), for prefetch hints.
+  // The suspended coroutine's frame (null when none) and its size (0: not known), for
+  // prefetch hints.
   const void* frame() const { return handle_ ? handle_.address() : nullptr; }
+  std::size_t frame_bytes() const { return frame_bytes_; }
   // An executor may keep its per-warp state here (no lookup per operation).
   void* executor_slot = nullptr;
 
@@ -453,6 +460,7 @@ class Warp {
   WarpCoords coords_;
   bool moves_data_;
   std::coroutine_handle<> handle_;
+  std::size_t frame_bytes_ = 0;
 };
 
 }  // namespace xpusim::kernel

@@ -7,8 +7,11 @@
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
+#include <new>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "sim/result.h"
@@ -21,7 +24,19 @@ void process_finished(ProcessState& state, std::exception_ptr error) noexcept;
 
 namespace detail {
 
+// A task's frame is allocated with its size in front, for prefetch hints (frame_bytes).
+inline constexpr std::size_t kFrameHeader = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
 struct PromiseBase {
+  static void* operator new(std::size_t n) {
+    auto* p = static_cast<std::byte*>(::operator new(n + kFrameHeader));
+    *reinterpret_cast<std::size_t*>(p) = n;
+    return p + kFrameHeader;
+  }
+  static void operator delete(void* p, std::size_t n) noexcept {
+    ::operator delete(static_cast<std::byte*>(p) - kFrameHeader, n + kFrameHeader);
+  }
+
   std::coroutine_handle<> continuation;
   std::exception_ptr exception;
   ProcessState* process = nullptr;
@@ -50,6 +65,19 @@ struct PromiseBase {
 };
 
 }  // namespace detail
+
+// The size of a suspended Task's coroutine frame (0 for another coroutine type), for
+// prefetch hints. The coroutine ABI of GCC and Clang puts the frame (address()) where the
+// promise's operator new returned it, so the size sits just before it.
+template <class P>
+std::size_t frame_bytes(std::coroutine_handle<P> h) {
+  if constexpr (std::is_base_of_v<detail::PromiseBase, P>) {
+    return *reinterpret_cast<const std::size_t*>(static_cast<const std::byte*>(h.address()) -
+                                                 detail::kFrameHeader);
+  } else {
+    return 0;
+  }
+}
 
 template <class T = void>
 class Task;

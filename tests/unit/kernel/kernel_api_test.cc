@@ -2,6 +2,7 @@
 // coordinates a warp computes (partial last warp, global thread ids).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <utility>
 
 #include "kernel/registry.h"
@@ -78,6 +79,36 @@ TEST(Warp, CoordinatesOfAPartialLastWarp) {
   EXPECT_EQ(w0.thread_mask(), kAllLanes);
   EXPECT_EQ(Warp::elect_one(0b1000), 3u);
   EXPECT_EQ(Warp::lane_addresses(0x100, 8, w0.global_thread_ids())[5], 0x100u + 40);
+}
+
+
+// A warp suspended on an operation knows its kernel's frame and the frame's size (the SM's
+// prefetch hint reads that much of it before resuming).
+sim::Task<> keeps_a_kilobyte(Warp& w, std::uint32_t* sum) {
+  std::array<std::uint32_t, 256> a{};
+  for (std::uint32_t i = 0; i < 256; ++i)
+    a[i] = i;
+  co_await w.alu(1);
+  for (const std::uint32_t v : a)
+    *sum += v;
+}
+
+TEST(Warp, ASuspendedWarpKnowsItsFrameAndItsSize) {
+  NoExecutor ex;
+  KernelArgs args;
+  LaunchParams p{.grid = {1, 1, 1}, .block = {32, 1, 1}};
+  Warp w(ex, p, args, WarpCoords{});
+  EXPECT_EQ(w.frame(), nullptr);
+  std::uint32_t sum = 0;
+  const auto h = keeps_a_kilobyte(w, &sum).release();
+  h.resume();  // runs to the alu, which NoExecutor leaves pending
+  EXPECT_EQ(w.frame(), h.address());
+  EXPECT_GE(w.frame_bytes(), 1024u);
+  EXPECT_LT(w.frame_bytes(), 2048u);
+  w.resume();
+  EXPECT_EQ(sum, 255u * 256 / 2);
+  EXPECT_TRUE(h.done());
+  h.destroy();
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <coroutine>
 #include <stdexcept>
 
 #include "sim/simulation.h"
@@ -153,6 +155,49 @@ TEST(Task, TeardownWithSuspendedTasksIsClean) {
   sig.reset();  // the signal goes first; its waiter must detach cleanly
   sim.reset();
   EXPECT_EQ(destroyed, 3);
+}
+
+
+// Captures the handle of the coroutine that awaits it (typed), and resumes it at once.
+template <class P>
+struct HandleOf {
+  std::size_t* bytes;
+  bool await_ready() const noexcept { return false; }
+  bool await_suspend(std::coroutine_handle<P> h) {
+    *bytes = frame_bytes(h);
+    return false;
+  }
+  void await_resume() const noexcept {}
+};
+
+Task<> big_frame(std::size_t* bytes, int* sum) {
+  std::array<int, 256> a{};  // 1 KiB live across the suspension
+  for (int i = 0; i < 256; ++i)
+    a[static_cast<std::size_t>(i)] = i;
+  co_await HandleOf<detail::Promise<void>>{bytes};
+  for (int v : a)
+    *sum += v;
+}
+
+Task<> small_frame(std::size_t* bytes) {
+  co_await HandleOf<detail::Promise<void>>{bytes};
+}
+
+// The prefetch hints read a frame's size just before it: the size operator new was asked for,
+// so it must cover the locals the coroutine keeps across a suspension.
+TEST(Task, FrameBytesIsTheFramesAllocatedSize) {
+  std::size_t big = 0, small = 0;
+  int sum = 0;
+  Simulation sim;
+  sim.spawn(big_frame(&big, &sum), "big");
+  sim.spawn(small_frame(&small), "small");
+  sim.run();
+  EXPECT_EQ(sum, 255 * 256 / 2);
+  EXPECT_GE(big, 1024u);
+  EXPECT_LT(big, 2048u);
+  EXPECT_GT(small, 0u);
+  EXPECT_LT(small, 512u);
+  EXPECT_EQ(frame_bytes(std::coroutine_handle<>{}), 0u);  // not a Task: not known
 }
 
 }  // namespace
