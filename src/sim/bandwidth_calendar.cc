@@ -40,16 +40,28 @@ BandwidthCalendar& BandwidthCalendar::operator=(const BandwidthCalendar& o) {
 void BandwidthCalendar::slide_to(std::uint64_t word) {
   // Keep half the ring behind the newest word for bookings that come late.
   const std::uint64_t base = word - ring_words() / 2;
-  if (base - base_ >= ring_words()) {
+  const std::uint64_t dropped = base - base_;
+  if (dropped >= ring_words()) {
     std::fill(words_.get(), words_.get() + all_words(), 0);
   } else {
-    for (std::uint64_t w = base_; w < base; ++w) {
-      const std::uint64_t i = w & mask_;
-      words_[i] = 0;
-      full()[i / 64] &= ~(std::uint64_t{1} << (i % 64));
-    }
+    // The dropped words are one or two runs of the ring: cleared with their summary bits
+    // 64 at a time (a slide drops hundreds of words).
+    const std::uint64_t first = base_ & mask_;
+    const std::uint64_t to_end = std::min(dropped, ring_words() - first);
+    clear(first, first + to_end);
+    clear(0, dropped - to_end);
   }
   base_ = base;
+}
+
+void BandwidthCalendar::clear(std::uint64_t from, std::uint64_t to) {
+  std::fill(words_.get() + from, words_.get() + to, 0);
+  for (std::uint64_t i = from; i < to;) {
+    const auto at = static_cast<unsigned>(i % 64);
+    const auto n = static_cast<unsigned>(std::min<std::uint64_t>(64 - at, to - i));
+    full()[i / 64] &= ~ones(n, at);
+    i += n;
+  }
 }
 
 std::uint64_t BandwidthCalendar::first_open_word(std::uint64_t w) const {
@@ -64,6 +76,13 @@ std::uint64_t BandwidthCalendar::first_open_word(std::uint64_t w) const {
   // Past the ring (its bits there are older words'): the caller slides, and a new word is
   // empty.
   return end;
+}
+
+std::uint64_t BandwidthCalendar::next_word(std::uint64_t w) const {
+  // The next word, unless it is full (a long booking on an idle stretch goes word by word
+  // without searching the summary).
+  const bool next_open = w + 1 < base_ + ring_words() && words_[(w + 1) & mask_] != kFull;
+  return next_open ? w + 1 : first_open_word(w + 1);
 }
 
 Cycles BandwidthCalendar::book_slow(Cycles from, std::uint64_t bytes) {
@@ -82,6 +101,14 @@ Cycles BandwidthCalendar::book_slow(Cycles from, std::uint64_t bytes) {
     if (w >= base_ + ring_words()) slide_to(w);
     const std::uint64_t i = w & mask_;
     std::uint64_t& word = words_[i];
+    if ((word | ~open) == 0 && need >= 64) {  // an idle word the booking fills
+      word = kFull;
+      full()[i / 64] |= std::uint64_t{1} << (i % 64);
+      need -= 64;
+      if (need == 0) return w * 64 + 64;
+      w = next_word(w);
+      continue;
+    }
     // Take the word's runs of free cycles, lowest first (usually one or two).
     for (std::uint64_t free = ~word & open; free != 0;) {
       const auto at = static_cast<unsigned>(std::countr_zero(free));
@@ -97,10 +124,7 @@ Cycles BandwidthCalendar::book_slow(Cycles from, std::uint64_t bytes) {
     }
     if (word == kFull) full()[i / 64] |= std::uint64_t{1} << (i % 64);
     open = kFull;
-    // The next word, unless it is full (a long booking on an idle stretch goes word by word
-    // without searching the summary).
-    const bool next_open = w + 1 < base_ + ring_words() && words_[(w + 1) & mask_] != kFull;
-    w = next_open ? w + 1 : first_open_word(w + 1);
+    w = next_word(w);
   }
 }
 

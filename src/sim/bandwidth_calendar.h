@@ -86,8 +86,11 @@ class alignas(64) BandwidthCalendar {
 
   Cycles book_slow(Cycles from, std::uint64_t bytes);  // any booking
   void slide_to(std::uint64_t word);
+  void clear(std::uint64_t from, std::uint64_t to);  // ring words [from, to), summary bits too
   // The first word from `w` on that is not full (past the ring's end if none is).
   std::uint64_t first_open_word(std::uint64_t w) const;
+  // The first word after `w` that is not full, looking at the next one first.
+  std::uint64_t next_word(std::uint64_t w) const;
   std::size_t ring_words() const { return mask_ + 1; }
   std::size_t all_words() const { return ring_words() + ring_words() / 64; }  // and the summary
   // The summary: a bit per word of the ring, set while it is full, after the ring's words.
