@@ -454,13 +454,14 @@ class Warp {
     executor_->execute(*this, op);
   }
 
+  // First: an SM prefetches the start of its warp slot, and the prefetch hint reads these.
+  std::coroutine_handle<> handle_;
+  std::size_t frame_bytes_ = 0;
   WarpExecutor* executor_;
   const LaunchParams* params_;
   const KernelArgs* args_;
   WarpCoords coords_;
   bool moves_data_;
-  std::coroutine_handle<> handle_;
-  std::size_t frame_bytes_ = 0;
 };
 
 }  // namespace xpusim::kernel
