@@ -12,7 +12,10 @@
 
 namespace xpusim::sim {
 
-class Clock {
+// Host lines of its own: first_cycle_from() writes its memo, and with the memory thread a
+// clock the worker converts on would otherwise share a line with what the simulation's thread
+// reads beside it (perf: a miss on every request's address-map read; docs/performance.md).
+class alignas(64) Clock {
  public:
   Clock(EventQueue& queue, std::uint64_t frequency_hz);
 
