@@ -88,8 +88,10 @@ struct Sm::Cta {
   bool retire_pending = false;  // every warp exited; retires when tma_inflight is 0
 };
 
-// A warp's SM-side state. It is its own wake-up event (no allocation per operation).
-struct Sm::WarpSlot : sim::Event {
+// A warp's SM-side state. It is its own wake-up event (no allocation per operation). Aligned,
+// with what every wake-up touches first (the event, the stall state, the warp's handle), so
+// the event loop's prefetch of its first two host lines covers them.
+struct alignas(64) Sm::WarpSlot : sim::Event {
   WarpSlot(Sm& s, Cta& c, const kernel::WarpCoords& coords, std::uint32_t sub, std::uint64_t a)
       : sm(s),
         cta(c),
@@ -100,12 +102,12 @@ struct Sm::WarpSlot : sim::Event {
   }
   Sm& sm;
   Cta& cta;
+  StallReason state = StallReason::kNone;
+  std::uint64_t since_cycle = 0;  // the SM cycle `state` began (one conversion a stall)
   kernel::Warp warp;
   std::uint32_t sp;
   std::uint64_t age;  // launch order: lower is older (GTO)
   Op op;
-  StallReason state = StallReason::kNone;
-  std::uint64_t since_cycle = 0;  // the SM cycle `state` began (one conversion a stall)
   bool faulted = false;           // parked for good by a fault
   std::uint32_t pending = 0;      // parts of a multi-part access still in flight
   std::uint32_t slot = 0;         // hardware warp slot (its trace track)
@@ -152,6 +154,9 @@ struct Sm::WarpSlot : sim::Event {
   // keeps 1.5 KiB there): the frame, up to kFrameBytes (the first kFrameBytes when its size
   // is not known), four host lines a step.
   void prefetch() const override {
+    // The slot's third host line (the event loop fetched the first two): the warp's
+    // coordinates, its sub-partition and age, the start of its operation.
+    sim::prefetch(reinterpret_cast<const char*>(this) + 128);
     const auto* f = static_cast<const char*>(warp.frame());
     if (f == nullptr) return;
     const std::size_t known = warp.frame_bytes();

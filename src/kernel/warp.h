@@ -45,11 +45,11 @@ class Warp {
   // `moves_data` false: the executor moves no data (a timing-only run), and loads return 0.
   Warp(WarpExecutor& executor, const LaunchParams& params, const KernelArgs& args,
        const WarpCoords& coords, bool moves_data = true)
-      : executor_(&executor),
+      : moves_data_(moves_data),
+        executor_(&executor),
         params_(&params),
         args_(&args),
-        coords_(coords),
-        moves_data_(moves_data) {}
+        coords_(coords) {}
   Warp(const Warp&) = delete;
   Warp& operator=(const Warp&) = delete;
 
@@ -454,14 +454,15 @@ class Warp {
     executor_->execute(*this, op);
   }
 
-  // First: an SM prefetches the start of its warp slot, and the prefetch hint reads these.
+  // First, what every resume reads: an SM prefetches the start of its warp slot, and its
+  // prefetch hint reads the handle and the frame's size.
   std::coroutine_handle<> handle_;
   std::size_t frame_bytes_ = 0;
+  bool moves_data_;
   WarpExecutor* executor_;
   const LaunchParams* params_;
   const KernelArgs* args_;
   WarpCoords coords_;
-  bool moves_data_;
 };
 
 }  // namespace xpusim::kernel
