@@ -17,8 +17,10 @@ class GlobalPort {
  public:
   virtual ~GlobalPort() = default;
   // The access of `op` by the lanes of `active`, issued by `sm` now; `done` at completion.
+  // `hint`, for speed only: host memory `done` touches first (the waking warp's slot), which
+  // the port may prefetch shortly before it runs; null if none.
   virtual void access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
-                      std::function<void()> done) = 0;
+                      std::function<void()> done, const void* hint = nullptr) = 0;
   // A DSMEM exchange with another SM of the GPC moving `bytes` of data: a load or an atomic
   // (request out, data back) or a store (data out, acknowledgement back).
   enum class Remote : std::uint8_t { kLoad, kStore, kAtomic };
@@ -34,8 +36,8 @@ class FixedLatencyMemory : public GlobalPort {
  public:
   FixedLatencyMemory(sim::EventQueue& events, const sim::Clock& clock, std::uint32_t cycles)
       : events_(events), clock_(clock), cycles_(cycles) {}
-  void access(std::uint32_t, const kernel::Op&, kernel::LaneMask,
-              std::function<void()> done) override {
+  void access(std::uint32_t, const kernel::Op&, kernel::LaneMask, std::function<void()> done,
+              const void* = nullptr) override {
     events_.post(clock_.edge(clock_.cycle_at(events_.now()) + cycles_), std::move(done));
   }
   void remote_shared(std::uint32_t, std::uint32_t, Remote, std::uint32_t,

@@ -1,11 +1,12 @@
 #include "core/hierarchy_port.h"
 
 #include "mem/coalescer.h"
+#include "sim/prefetch.h"
 
 namespace xpusim::core {
 
 void HierarchyPort::access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
-                           std::function<void()> done) {
+                           std::function<void()> done, const void* hint) {
   std::array<mem::LineRequest, mem::kMaxLinesPerAccess>& lines = lines_scratch_;
   const mem::AddressMapParams& map = mem_.params().map;
   const std::uint32_t n =
@@ -25,7 +26,7 @@ void HierarchyPort::access(std::uint32_t sm, const kernel::Op& op, kernel::LaneM
   lines_ += n;
   const bool store = op.kind == kernel::OpKind::kStoreGlobal;
   if (mem_.batches_accesses()) {  // one completion for the whole access
-    slots_[slot] = {.pending = 1, .done = std::move(done)};
+    slots_[slot] = {.pending = 1, .hint = hint, .done = std::move(done)};
     const std::span<const mem::LineRequest> all(lines.data(), n);
     if (store) {
       mem_.store_lines(sm, all, *this, slot);
@@ -36,7 +37,7 @@ void HierarchyPort::access(std::uint32_t sm, const kernel::Op& op, kernel::LaneM
     }
     return;
   }
-  slots_[slot] = {.pending = n, .done = std::move(done)};
+  slots_[slot] = {.pending = n, .hint = hint, .done = std::move(done)};
   for (std::uint32_t i = 0; i < n; ++i) {
     const mem::MemRequest r = lines[i].to_request(sm, store);
     if (store) {
@@ -55,6 +56,13 @@ void HierarchyPort::request_done(std::uint64_t tag) {
   a.done = nullptr;
   free_.push_back(slot);
   done();
+}
+
+void HierarchyPort::prefetch_done(std::uint64_t tag) const {
+  // The slot, then what its `done` touches (read from the slot: the line is needed anyway).
+  const Access& a = slots_[static_cast<std::uint32_t>(tag)];
+  sim::prefetch(&a);
+  if (a.hint != nullptr) sim::prefetch(a.hint);
 }
 
 void HierarchyPort::remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind,

@@ -19,7 +19,7 @@ class HierarchyPort final : public GlobalPort, private mem::RequestClient {
   explicit HierarchyPort(mem::MemorySystem& memory) : mem_(memory) {}
 
   void access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
-              std::function<void()> done) override;
+              std::function<void()> done, const void* hint = nullptr) override;
   void remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind, std::uint32_t bytes,
                      std::function<void()> done) override;
   void remote_push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,
@@ -31,10 +31,12 @@ class HierarchyPort final : public GlobalPort, private mem::RequestClient {
   // A warp access in flight: lines outstanding and who to tell. Recycled through free_.
   struct Access {
     std::uint32_t pending = 0;
+    const void* hint = nullptr;  // access()'s, prefetched with the slot before `done` runs
     std::function<void()> done;
   };
   // A line of the access in slot `tag` completed (the memory system calls back, no Done).
   void request_done(std::uint64_t tag) override;
+  void prefetch_done(std::uint64_t tag) const override;
 
   mem::MemorySystem& mem_;
   std::vector<Access> slots_;

@@ -192,12 +192,15 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   void prefetch() const override {
     if (step == Step::kAtSlice) {
       ms_.l2_->slice(slice).prefetch(line);
-    } else if (step == Step::kLinesDone && !fills.empty()) {
+      return;
+    }
+    if (step == Step::kLinesDone && !fills.empty()) {
       // The L1 sets the fills go to (the first lines; an access is usually one set's worth).
       const SectorCache& l1 = ms_.l1_[sm]->tags();
       for (std::size_t i = 0; i < fills.size() && i < 4; ++i)
         l1.prefetch(fills[i].line);
     }
+    if (client != nullptr) client->prefetch_done(tag);  // the last step: the caller's turn
   }
   void process() override {
     switch (step) {

@@ -85,6 +85,9 @@ struct MemoryParams {
 class RequestClient {
  public:
   virtual void request_done(std::uint64_t tag) = 0;
+  // For speed only: start loading (sim::prefetch) what request_done(tag) will touch; the
+  // request calls it a few events before. Must not change any state.
+  virtual void prefetch_done(std::uint64_t /*tag*/) const {}
 
  protected:
   ~RequestClient() = default;
