@@ -123,7 +123,7 @@ std::uint32_t MemorySystem::sectors_of(const MemRequest& r) const {
 // scheduled at the tick and in the order the hierarchy's timing gives it (the same ticks and
 // order as one posted callback per step would have), and the request object itself is the
 // event, so nothing is allocated per request once the pool has grown to the requests in flight.
-class MemorySystem::Request final : public sim::Event, public SliceClient {
+class alignas(64) MemorySystem::Request final : public sim::Event, public SliceClient {
  public:
   explicit Request(MemorySystem& ms) : ms_(ms) {}
 
@@ -135,11 +135,13 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
     kLinesDone,   // load_lines/store_lines: the last line is done; fill the L1 with `fills`
   };
 
-  // What the caller is told at the end: a Done, or a client and tag.
-  Done done;
+  // The fields are in the order of their use by a warp access (load_lines), so that what
+  // prefetch() and process() read lies in the two host lines the event loop prefetches.
+  // What the caller is told at the end: a client and tag, or a Done (last: other uses).
   RequestClient* client = nullptr;
   std::uint64_t tag = 0;
-
+  // kLinesDone: the lines and sectors the L1 takes (a vector kept for its capacity).
+  std::vector<LineFill> fills;
   Step step = Step::kLoadDone;
   bool store = false;
   bool cache_in_l1 = true;
@@ -148,10 +150,9 @@ class MemorySystem::Request final : public sim::Event, public SliceClient {
   std::uint32_t sectors = 0;  // a load: those missing in L1; a store: those written
   std::uint64_t line = 0;
   sim::Tick start = 0;
-  std::uint64_t flow = 0;   // tracing: the SM -> slice arrow; flow + 1 the one back
   std::uint64_t order = 0;  // with a worker thread: the completion's reserved event order
-  // kLinesDone: the lines and sectors the L1 takes (a vector kept for its capacity).
-  std::vector<LineFill> fills;
+  std::uint64_t flow = 0;   // tracing: the SM -> slice arrow; flow + 1 the one back
+  Done done;
 
   // Tracing: sent from the SM at `start`, arrived at the slice at `at`, replied at `reply`.
   void trace_arrival(sim::Tick at) {
@@ -531,6 +532,14 @@ sim::Tick MemorySystem::work(const MemoryWorker::Job& j) {
 void MemorySystem::deliver(const MemoryWorker::Job& j) {
   Request& q = *static_cast<Request*>(j.subject);
   events().schedule_reserved(q, j.result, q.order, j.at);
+}
+
+void MemorySystem::prefetch_deliver(const MemoryWorker::Job& j) const {
+  // deliver() reads the request's order and schedules it: its first two lines and the
+  // pending-set bucket its completion goes to.
+  sim::prefetch(j.subject);
+  sim::prefetch(static_cast<const char*>(j.subject) + 64);
+  events().prefetch_schedule(j.result);
 }
 
 void MemorySystem::prefetch(const MemoryWorker::Job& j) const {

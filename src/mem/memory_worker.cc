@@ -70,7 +70,11 @@ void MemoryWorker::submit(const Job& j) {
 bool MemoryWorker::deliver_done() {
   const std::uint64_t done = done_.load(std::memory_order_acquire);
   if (delivered_ == done) return false;
+  for (std::uint64_t k = delivered_; k < done && k < delivered_ + kDeliverAhead; ++k)
+    handler_.prefetch_deliver(ring_[k & (kSlots - 1)]);
   for (; delivered_ < done; ++delivered_) {
+    if (delivered_ + kDeliverAhead < done)
+      handler_.prefetch_deliver(ring_[(delivered_ + kDeliverAhead) & (kSlots - 1)]);
     const Job& j = ring_[delivered_ & (kSlots - 1)];
     XPUSIM_CHECK(j.result >= j.bound, "a memory access completed before its lookahead bound");
     handler_.deliver(j);

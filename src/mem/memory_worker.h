@@ -46,6 +46,9 @@ class MemoryWorker final : public sim::Gate {
     // For speed only: starts loading what work(j) will touch; the worker calls it on the next
     // job while it times one.
     virtual void prefetch(const Job& /*j*/) const {}
+    // For speed only: starts loading what deliver(j) will touch; the simulation's thread calls
+    // it a few jobs ahead as it delivers a batch (their misses then overlap).
+    virtual void prefetch_deliver(const Job& /*j*/) const {}
 
    protected:
     ~Handler() = default;
@@ -66,6 +69,7 @@ class MemoryWorker final : public sim::Gate {
 
  private:
   static constexpr std::uint64_t kSlots = 4096;  // a power of two
+  static constexpr std::uint64_t kDeliverAhead = 8;  // prefetch_deliver's distance
 
   void run();  // the worker's loop
   // Delivers every job the worker has done; false when none was.
