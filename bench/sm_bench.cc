@@ -25,6 +25,7 @@
 #include "config/chip_spec.h"
 #include "kernel/registry.h"
 #include "kernel/warp.h"
+#include "sim/huge_pages.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
 
@@ -201,4 +202,13 @@ BENCHMARK(BM_AluTimingOnly)->Arg(1024)->Unit(benchmark::kMillisecond);
 }  // namespace
 }  // namespace xpusim::system
 
-BENCHMARK_MAIN();
+// BENCHMARK_MAIN, after re-executing with huge pages as xpusim does (sim/huge_pages.h): the
+// figures are the tool's.
+int main(int argc, char** argv) {
+  xpusim::sim::reexec_with_huge_pages(argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

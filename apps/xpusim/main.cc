@@ -2,9 +2,11 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "sim/huge_pages.h"
 #include "sim/version.h"
 
 int main(int argc, char** argv) {
+  xpusim::sim::reexec_with_huge_pages(argv);  // once, before anything else (huge_pages.h)
   using namespace xpusim::cli;
   CLI::App app{"xpusim: a fast, bit-exact simulator of a tensor accelerator", "xpusim"};
   app.set_version_flag("--version", std::string("xpusim ") + xpusim::version());

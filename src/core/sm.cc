@@ -416,7 +416,8 @@ void Sm::blocking_access(WarpSlot& w) {
   stall(w, StallReason::kMemory);
   const Op& op = w.op;
   if (!tracing_) {
-    port_.access(cfg_.id, op, op.mask, [this, &w] { wake(w, cycle_now()); }, &w);
+    port_.access(
+        cfg_.id, op, op.mask, [this, &w] { wake(w, cycle_now()); }, &w);
     return;
   }
   port_.access(cfg_.id, op, op.mask, [this, &w, issued = now()] {

@@ -108,9 +108,9 @@ struct alignas(64) Sm::WarpSlot : sim::Event {
   std::uint32_t sp;
   std::uint64_t age;  // launch order: lower is older (GTO)
   Op op;
-  bool faulted = false;           // parked for good by a fault
-  std::uint32_t pending = 0;      // parts of a multi-part access still in flight
-  std::uint32_t slot = 0;         // hardware warp slot (its trace track)
+  bool faulted = false;       // parked for good by a fault
+  std::uint32_t pending = 0;  // parts of a multi-part access still in flight
+  std::uint32_t slot = 0;     // hardware warp slot (its trace track)
   sim::Tick started = 0;
   // The mm register file (made on first use) and its tokens: per register, the register loads
   // in flight that write it.

@@ -68,7 +68,7 @@ class MemoryWorker final : public sim::Gate {
   bool idle() const { return delivered_ == submitted_.load(std::memory_order_relaxed); }
 
  private:
-  static constexpr std::uint64_t kSlots = 4096;  // a power of two
+  static constexpr std::uint64_t kSlots = 4096;      // a power of two
   static constexpr std::uint64_t kDeliverAhead = 8;  // prefetch_deliver's distance
 
   void run();  // the worker's loop

@@ -81,7 +81,6 @@ TEST(Warp, CoordinatesOfAPartialLastWarp) {
   EXPECT_EQ(Warp::lane_addresses(0x100, 8, w0.global_thread_ids())[5], 0x100u + 40);
 }
 
-
 // A warp suspended on an operation knows its kernel's frame and the frame's size (the SM's
 // prefetch hint reads that much of it before resuming).
 sim::Task<> keeps_a_kilobyte(Warp& w, std::uint32_t* sum) {

@@ -157,7 +157,6 @@ TEST(Task, TeardownWithSuspendedTasksIsClean) {
   EXPECT_EQ(destroyed, 3);
 }
 
-
 // Captures the handle of the coroutine that awaits it (typed), and resumes it at once.
 template <class P>
 struct HandleOf {
