@@ -17,8 +17,8 @@
 #include <memory>
 
 #include "config/chip_spec.h"
+#include "huge_pages_main.h"
 #include "kernel/registry.h"
-#include "sim/huge_pages.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
 #include "workloads/workload.h"
@@ -115,13 +115,6 @@ BENCHMARK(BM_GemmTmaTimingOnly)->Arg(8192)->Iterations(1)->Unit(benchmark::kSeco
 }  // namespace
 }  // namespace xpusim::system
 
-// BENCHMARK_MAIN, after re-executing with huge pages as xpusim does (sim/huge_pages.h): the
-// figures are the tool's.
 int main(int argc, char** argv) {
-  xpusim::sim::reexec_with_huge_pages(argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return xpusim::bench::main_with_huge_pages(argc, argv);
 }
