@@ -8,6 +8,7 @@
 
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <optional>
@@ -24,17 +25,23 @@ void process_finished(ProcessState& state, std::exception_ptr error) noexcept;
 
 namespace detail {
 
-// A task's frame is allocated with its size in front, for prefetch hints (frame_bytes).
-inline constexpr std::size_t kFrameHeader = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+// A task's frame is allocated with its size and a mark in front, for prefetch hints
+// (frame_bytes). Clang may put a frame whose caller it inlined into that caller's frame, without
+// operator new: the mark tells.
+inline constexpr std::size_t kFrameHeader = 16;
+inline constexpr std::uint64_t kFrameMark = 0x7870'7573'696d'4652;  // "xpusimFR"
+static_assert(kFrameHeader % __STDCPP_DEFAULT_NEW_ALIGNMENT__ == 0);
 
 struct PromiseBase {
   static void* operator new(std::size_t n) {
     auto* p = static_cast<std::byte*>(::operator new(n + kFrameHeader));
-    *reinterpret_cast<std::size_t*>(p) = n;
+    reinterpret_cast<std::uint64_t*>(p)[0] = n;
+    reinterpret_cast<std::uint64_t*>(p)[1] = kFrameMark;
     return p + kFrameHeader;
   }
-  static void operator delete(void* p, std::size_t n) noexcept {
-    ::operator delete(static_cast<std::byte*>(p) - kFrameHeader, n + kFrameHeader);
+  // Unsized: Clang declares the sized global form only with -fsized-deallocation.
+  static void operator delete(void* p) noexcept {
+    ::operator delete(static_cast<std::byte*>(p) - kFrameHeader);
   }
 
   std::coroutine_handle<> continuation;
@@ -66,14 +73,16 @@ struct PromiseBase {
 
 }  // namespace detail
 
-// The size of a suspended Task's coroutine frame (0 for another coroutine type), for
-// prefetch hints. The coroutine ABI of GCC and Clang puts the frame (address()) where the
-// promise's operator new returned it, so the size sits just before it.
+// The size of a suspended Task's coroutine frame, for prefetch hints: 0 (not known) for another
+// coroutine type or a frame operator new did not allocate. The coroutine ABI of GCC and Clang
+// puts the frame (address()) where the promise's operator new returned it, so the size and the
+// mark sit just before it (before an elided frame lie the enclosing frame's bytes: no mark).
 template <class P>
 std::size_t frame_bytes(std::coroutine_handle<P> h) {
   if constexpr (std::is_base_of_v<detail::PromiseBase, P>) {
-    return *reinterpret_cast<const std::size_t*>(static_cast<const std::byte*>(h.address()) -
-                                                 detail::kFrameHeader);
+    const auto* head = reinterpret_cast<const std::uint64_t*>(
+        static_cast<const std::byte*>(h.address()) - detail::kFrameHeader);
+    return head[1] == detail::kFrameMark ? static_cast<std::size_t>(head[0]) : 0;
   } else {
     return 0;
   }
