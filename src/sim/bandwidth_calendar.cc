@@ -24,6 +24,8 @@ BandwidthCalendar::BandwidthCalendar(std::uint64_t bytes_per_cycle, std::size_t 
 BandwidthCalendar::BandwidthCalendar(const BandwidthCalendar& o)
     : mask_(o.mask_),
       base_(o.base_),
+      frontier_(o.frontier_),
+      solid_from_(o.solid_from_),
       per_cycle_(o.per_cycle_),
       bytes_booked_(o.bytes_booked_),
       busy_cycles_(o.busy_cycles_),
@@ -85,6 +87,24 @@ std::uint64_t BandwidthCalendar::next_word(std::uint64_t w) const {
   return next_open ? w + 1 : first_open_word(w + 1);
 }
 
+void BandwidthCalendar::fill(Cycles from, Cycles to) {
+  // A word's bits from `at` (and below `end`, 0 for all) set, marked full if it is.
+  const auto set = [this](std::uint64_t w, std::uint64_t bits) {
+    const std::uint64_t i = w & mask_;
+    words_[i] |= bits;
+    if (words_[i] == kFull) full()[i / 64] |= std::uint64_t{1} << (i % 64);
+  };
+  std::uint64_t w = from / 64;
+  const std::uint64_t last = (to - 1) / 64;
+  const std::uint64_t first_bits = kFull << (from % 64);
+  const std::uint64_t last_bits = kFull >> (63 - (to - 1) % 64);
+  if (w == last) return set(w, first_bits & last_bits);
+  set(w, first_bits);
+  while (++w < last)
+    set(w, kFull);
+  set(last, last_bits);
+}
+
 Cycles BandwidthCalendar::book_slow(Cycles from, std::uint64_t bytes) {
   bytes_booked_ += bytes;
   const Cycles cycles = per_cycle_.div(bytes + per_cycle_.divisor() - 1);
@@ -94,6 +114,23 @@ Cycles BandwidthCalendar::book_slow(Cycles from, std::uint64_t bytes) {
     ++late_;
     from = base_ * 64;
   }
+  if (from >= solid_from_) {
+    // Busy from `from` to the frontier, free after it: the booking is the frontier's next
+    // cycles, unless they leave the ring (the walk below slides it).
+    const Cycles start = std::max(from, frontier_);
+    const Cycles end = start + cycles;
+    if (end <= (base_ + ring_words()) * 64) {
+      fill(start, end);
+      took(from, end);
+      return end;
+    }
+  }
+  const Cycles end = walk(from, cycles);
+  took(from, end);
+  return end;
+}
+
+Cycles BandwidthCalendar::walk(Cycles from, Cycles cycles) {
   std::uint64_t w = from / 64;
   std::uint64_t open = kFull << (from % 64);  // the cycles of word w the booking may take
   std::uint64_t need = cycles;
@@ -162,6 +199,7 @@ Cycles BandwidthCalendar::book_spread(Cycles first, Cycles last, std::uint32_t c
       bytes_booked_ += bytes;
       ++busy_cycles_;
       taken_end = w * 64 + at + 1;
+      took(from, taken_end);
     } else {
       taken_end = book(from, bytes);
     }

@@ -22,8 +22,8 @@
 
 namespace xpusim::sim {
 
-// One object is two host cache lines, the first holding all that a booking reads and
-// writes; the ring and its summary are one allocation.
+// One object is two host cache lines, the first holding all that a booking reads and most
+// of what it writes; the ring and its summary are one allocation.
 class alignas(64) BandwidthCalendar {
  public:
   // `slots`, how many cycles are kept, is rounded up to a power of two of at least 4096 (64
@@ -53,7 +53,9 @@ class alignas(64) BandwidthCalendar {
     if (word == kFull) full()[(w & mask_) / 64] |= std::uint64_t{1} << ((w & mask_) % 64);
     bytes_booked_ += bytes;
     busy_cycles_ += cycles;
-    return w * 64 + at + cycles;
+    const Cycles end = w * 64 + at + cycles;
+    took(from, end);
+    return end;
   }
   // Books `bytes` x `weight` from `from`, for a request that stands for `weight` like it on
   // links beside this one (set sampling, docs/memory-hierarchy.md); returns when its own
@@ -85,6 +87,21 @@ class alignas(64) BandwidthCalendar {
   static constexpr std::uint64_t kFull = ~std::uint64_t{0};
 
   Cycles book_slow(Cycles from, std::uint64_t bytes);  // any booking
+  // After a booking that took the first free cycles from `from` (kept) up to `end`: every
+  // cycle of [from, end) is busy, so the solid run behind the frontier grows or moves.
+  void took(Cycles from, Cycles end) {
+    if (end > frontier_) {
+      solid_from_ = from <= frontier_ ? std::min(solid_from_, from) : from;
+      frontier_ = end;
+    } else if (from < solid_from_ && end >= solid_from_) {
+      solid_from_ = from;
+    }
+  }
+  // Marks [from, to) busy, every cycle of it free and kept before.
+  void fill(Cycles from, Cycles to);
+  // The general search: takes the first `cycles` free cycles from `from` (kept), sliding the
+  // ring when they go past it; returns the cycle after the last.
+  Cycles walk(Cycles from, Cycles cycles);
   void slide_to(std::uint64_t word);
   void clear(std::uint64_t from, std::uint64_t to);  // ring words [from, to), summary bits too
   // The first word from `w` on that is not full (past the ring's end if none is).
@@ -102,7 +119,12 @@ class alignas(64) BandwidthCalendar {
   std::unique_ptr<std::uint64_t[]> words_;
   std::uint64_t mask_;      // words in the ring - 1
   std::uint64_t base_ = 0;  // the oldest word kept
-  FastDiv per_cycle_;       // divides by the bytes per cycle (a multiply per booking)
+  // Every cycle from frontier_ on is free, every cycle of [solid_from_, frontier_) busy: a
+  // booking from inside that run (a link with a backlog, booked about in time order) starts
+  // at the frontier without a search.
+  Cycles frontier_ = 0;
+  Cycles solid_from_ = 0;
+  FastDiv per_cycle_;  // divides by the bytes per cycle (a multiply per booking)
   std::uint64_t bytes_booked_ = 0;
   Cycles busy_cycles_ = 0;
   std::uint64_t late_ = 0;
