@@ -30,29 +30,33 @@ class BusyMshrs {
   std::size_t size() const { return size_; }
   // The earliest to free (not empty).
   const Entry& front() const { return ring_[head_]; }
+  // Where insert() writes if the entry is the latest (for a prefetch hint).
+  const Entry* back_slot() const { return &ring_[(head_ + size_) & mask()]; }
   Entry pop_front() {
     const Entry e = ring_[head_];
     head_ = (head_ + 1) & mask();
     --size_;
     return e;
   }
-  void insert(const Entry& e) {
+  // (Its fields one by one: an Entry the caller built on the stack and this copied whole was
+  // a store-forwarding stall on every miss.)
+  void insert(sim::Tick free_at, std::uint64_t line, std::uint64_t set) {
     if (size_ == ring_.size()) grow();
     // Move the later entries one place back, from the newest: usually none or a few.
     std::size_t i = size_;
     for (; i > 0; --i) {
       const Entry& before = ring_[(head_ + i - 1) & mask()];
-      if (!later(before, e)) break;
+      if (before.free_at < free_at || (before.free_at == free_at && before.line <= line)) break;
       ring_[(head_ + i) & mask()] = before;
     }
-    ring_[(head_ + i) & mask()] = e;
+    Entry& e = ring_[(head_ + i) & mask()];
+    e.free_at = free_at;
+    e.line = line;
+    e.set = set;
     ++size_;
   }
 
  private:
-  static bool later(const Entry& a, const Entry& b) {
-    return a.free_at != b.free_at ? a.free_at > b.free_at : a.line > b.line;
-  }
   std::size_t mask() const { return mask_; }
   void grow() {
     std::vector<Entry> bigger(2 * ring_.size());

@@ -119,8 +119,19 @@ void L2Slice::prefetch_transaction(std::size_t set, std::uint64_t line) const {
   if (!in_flight_.empty()) sim::prefetch(&in_flight_[set * tags_.ways()]);
   arriving_.prefetch(line);
   // The fill that frees the next MSHR is likely due by this read: its line's set is where
-  // settle() allocates.
-  if (!busy_mshrs_.empty()) tags_.prefetch_set(busy_mshrs_.front().set);
+  // settle() allocates, taking its arriving entry and writing its victim's in-flight state
+  // (some way of the set); a miss then takes the MSHR at the back.
+  if (!busy_mshrs_.empty()) {
+    const BusyMshrs::Entry& first = busy_mshrs_.front();
+    tags_.prefetch_set(first.set);
+    arriving_.prefetch(first.line);
+    if (!in_flight_.empty()) {
+      const char* f = reinterpret_cast<const char*>(&in_flight_[first.set * tags_.ways()]);
+      for (std::size_t b = 0; b < tags_.ways() * sizeof(InFlight); b += 64)
+        sim::prefetch(f + b);
+    }
+  }
+  sim::prefetch(busy_mshrs_.back_slot());
 }
 
 // --- reads and writes --------------------------------------------------------------------
@@ -207,12 +218,12 @@ sim::Tick L2Slice::take_writeback_buffer(sim::Tick at) {
   return t;
 }
 
-SectorCache::Line& L2Slice::allocate_in(std::size_t set, std::uint64_t line,
-                                        std::optional<sim::Tick> writeback_at,
+SectorCache::Line& L2Slice::allocate_in(std::size_t set, std::uint64_t line, sim::Tick writeback_at,
                                         sim::Tick* buffer_free) {
   SectorCache::Victim v;
   SectorCache::Line& l = tags_.allocate(line, set, v);
-  const sim::Tick from = writeback_at ? *writeback_at : now();
+  const bool later = writeback_at != kWritebackNow;
+  const sim::Tick from = later ? writeback_at : now();
   if (buffer_free != nullptr) *buffer_free = from;
   if (v.evicted) {
     // Set sampling: a victim that stood for other lines leaves for all of them.
@@ -228,8 +239,8 @@ SectorCache::Line& L2Slice::allocate_in(std::size_t set, std::uint64_t line,
       const sim::Tick free = take_writeback_buffer(from);
       if (buffer_free != nullptr) *buffer_free = free;
       const sim::Tick done =
-          writeback_at ? hbm_.sectors_at(v.line, v.dirty, /*write=*/true, *writeback_at, weight)
-                       : hbm_.sectors(v.line, v.dirty, /*write=*/true, now());
+          later ? hbm_.sectors_at(v.line, v.dirty, /*write=*/true, writeback_at, weight)
+                : hbm_.sectors(v.line, v.dirty, /*write=*/true, now());
       if (params_.writeback_buffers > 0) {
         writebacks_.push_back(done);
         std::push_heap(writebacks_.begin(), writebacks_.end(), std::greater<sim::Tick>());
@@ -287,7 +298,7 @@ void L2Slice::write(std::uint64_t line, std::uint32_t sectors, SliceClient& clie
 void L2Slice::start_write(std::uint64_t line, std::uint32_t sectors, Reply reply) {
   ++writes;
   sim::Tick free = 0;
-  SectorCache::Line& l = allocate(line, {}, &free);
+  SectorCache::Line& l = allocate(line, kWritebackNow, &free);
   l.valid |= sectors;
   l.dirty |= sectors;
   // A victim that waited for a write-back buffer holds the acknowledgement back as long.

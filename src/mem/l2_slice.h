@@ -19,7 +19,6 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -178,16 +177,19 @@ class L2Slice : public sim::Component {
   void fetch(std::uint64_t line, Mshr& m, std::uint32_t sectors, const SliceClient* client);
   void fill(std::uint64_t line, std::uint32_t sectors);
   // Finds or allocates the line's tags; a dirty victim is written back from `writeback_at`
-  // (transaction-level timing) or now, holding a write-back buffer until its HBM write is
-  // done. `buffer_free` (if given): when the buffer it took was free, which a write that
-  // evicted waits for; else the allocation's tick.
-  SectorCache::Line& allocate(std::uint64_t line, std::optional<sim::Tick> writeback_at = {},
+  // (transaction-level timing) or, with kWritebackNow, now, holding a write-back buffer until
+  // its HBM write is done. `buffer_free` (if given): when the buffer it took was free, which a
+  // write that evicted waits for; else the allocation's tick. (A plain tick, not an optional:
+  // GCC built the optional on the stack and read it back whole, a store-forwarding stall on
+  // every fill.)
+  static constexpr sim::Tick kWritebackNow = sim::kMaxTick;
+  SectorCache::Line& allocate(std::uint64_t line, sim::Tick writeback_at = kWritebackNow,
                               sim::Tick* buffer_free = nullptr) {
     return allocate_in(tags_.set_index(line), line, writeback_at, buffer_free);
   }
   // The same in the line's set, `tags_.set_index(line)`.
-  SectorCache::Line& allocate_in(std::size_t set, std::uint64_t line,
-                                 std::optional<sim::Tick> writeback_at, sim::Tick* buffer_free);
+  SectorCache::Line& allocate_in(std::size_t set, std::uint64_t line, sim::Tick writeback_at,
+                                 sim::Tick* buffer_free);
   // Takes a write-back buffer at `at`: `at` if one is free, else the tick the first frees.
   sim::Tick take_writeback_buffer(sim::Tick at);
   // Transaction-level timing: the MSHR a miss at `at` gets; returns when it starts.

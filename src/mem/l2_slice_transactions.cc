@@ -102,7 +102,7 @@ L2Slice::Answer L2Slice::read_in(std::size_t set, std::uint64_t line, std::uint3
     return {.ready = answer, .pipeline = 0, .read_hbm = true, .hbm_from = start};
   }
   occupancy_area_ += static_cast<double>(fill_at - start) * weight;
-  busy_mshrs_.insert({.free_at = fill_at, .line = line, .set = set});
+  busy_mshrs_.insert(fill_at, line, set);
   mshr_peak_.set(std::max(mshr_peak_.value(), static_cast<double>(busy_mshrs_.size())));
   if (l != nullptr) {
     in_flight_[tags_.index_of(*l)] = InFlight{.ready = fill_at, .pending = need, .weight = weight};

@@ -542,9 +542,22 @@ void MemorySystem::prefetch_deliver(const MemoryWorker::Job& j) const {
   events().prefetch_schedule(j.result);
 }
 
-void MemorySystem::prefetch(const MemoryWorker::Job& j) const {
+void MemorySystem::prefetch(const MemoryWorker::Job& j, unsigned ahead) const {
+  // The request (written by the simulation's thread: a miss on another core's cache), then
+  // its lines, then the slice state they look up.
   const auto& q = *static_cast<const Request*>(j.subject);
+  if (ahead > 2) {
+    sim::prefetch(j.subject);
+    sim::prefetch(static_cast<const char*>(j.subject) + 64);
+    return;
+  }
   if (j.kind != kLoadJob) return;
+  if (ahead == 2) {
+    const std::size_t bytes = q.fills.size() * sizeof(LineFill);
+    for (std::size_t b = 0; b < bytes && b < 256; b += 64)
+      sim::prefetch(reinterpret_cast<const char*>(q.fills.data()) + b);
+    return;
+  }
   for (const LineFill& f : q.fills)
     l2_->slice(f.slice).prefetch_transaction(f.set, f.line);
 }

@@ -241,7 +241,7 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   // MemoryWorker::Handler (on the worker thread: work, prefetch).
   sim::Tick work(const MemoryWorker::Job& j) override;
   void deliver(const MemoryWorker::Job& j) override;
-  void prefetch(const MemoryWorker::Job& j) const override;
+  void prefetch(const MemoryWorker::Job& j, unsigned ahead) const override;
   void prefetch_deliver(const MemoryWorker::Job& j) const override;
   void start_load(Request& q, const MemRequest& r, bool cache_in_l1);
   void start_store(Request& q, const MemRequest& r);

@@ -48,7 +48,9 @@ void MemoryWorker::run() {
     for (; done < to; ++done) {
       Job& j = ring_[done & (kSlots - 1)];
       if (j.kind == kStop) return;
-      if (done + 1 < to) handler_.prefetch(ring_[(done + 1) & (kSlots - 1)]);
+      for (const unsigned ahead : kPrefetchAhead) {
+        if (done + ahead < to) handler_.prefetch(ring_[(done + ahead) & (kSlots - 1)], ahead);
+      }
       j.result = handler_.work(j);
       done_.store(done + 1, std::memory_order_release);
     }

@@ -43,9 +43,10 @@ class MemoryWorker final : public sim::Gate {
    public:
     virtual sim::Tick work(const Job& j) = 0;
     virtual void deliver(const Job& j) = 0;
-    // For speed only: starts loading what work(j) will touch; the worker calls it on the next
-    // job while it times one.
-    virtual void prefetch(const Job& /*j*/) const {}
+    // For speed only: starts loading what work(j) will touch. The worker calls it for each
+    // job `ahead` = 4, 2 and 1 jobs before timing it (kPrefetchAhead), so a handler can load
+    // the job's own data first and then what that data points to.
+    virtual void prefetch(const Job& /*j*/, unsigned /*ahead*/) const {}
     // For speed only: starts loading what deliver(j) will touch; the simulation's thread calls
     // it a few jobs ahead as it delivers a batch (their misses then overlap).
     virtual void prefetch_deliver(const Job& /*j*/) const {}
@@ -68,8 +69,9 @@ class MemoryWorker final : public sim::Gate {
   bool idle() const { return delivered_ == submitted_.load(std::memory_order_relaxed); }
 
  private:
-  static constexpr std::uint64_t kSlots = 4096;      // a power of two
-  static constexpr std::uint64_t kDeliverAhead = 8;  // prefetch_deliver's distance
+  static constexpr std::uint64_t kSlots = 4096;            // a power of two
+  static constexpr std::uint64_t kDeliverAhead = 8;        // prefetch_deliver's distance
+  static constexpr unsigned kPrefetchAhead[] = {4, 2, 1};  // Handler::prefetch's distances
 
   void run();  // the worker's loop
   // Delivers every job the worker has done; false when none was.

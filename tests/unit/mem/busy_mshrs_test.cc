@@ -40,12 +40,13 @@ TEST(BusyMshrs, PopsInTickThenLineOrderLikeASortedSet) {
       std::uint64_t line = rng.uniform(64);
       while (naive.contains({t, line}))
         line = rng.uniform(1 << 20);
-      ring.insert({.free_at = t, .line = line});
+      ring.insert(t, line, line * 3);
       naive.insert({t, line});
     } else {
       ASSERT_EQ(ring.front().free_at, naive.begin()->first) << "step " << step;
       const BusyMshrs::Entry e = ring.pop_front();
       ASSERT_EQ(std::make_pair(e.free_at, e.line), *naive.begin()) << "step " << step;
+      ASSERT_EQ(e.set, e.line * 3) << "step " << step;  // the entry keeps its set
       naive.erase(naive.begin());
     }
     ASSERT_EQ(ring.size(), naive.size());
