@@ -125,11 +125,8 @@ void L2Slice::prefetch_transaction(std::size_t set, std::uint64_t line) const {
     const BusyMshrs::Entry& first = busy_mshrs_.front();
     tags_.prefetch_set(first.set);
     arriving_.prefetch(first.line);
-    if (!in_flight_.empty()) {
-      const char* f = reinterpret_cast<const char*>(&in_flight_[first.set * tags_.ways()]);
-      for (std::size_t b = 0; b < tags_.ways() * sizeof(InFlight); b += 64)
-        sim::prefetch(f + b);
-    }
+    if (!in_flight_.empty())
+      sim::prefetch_range(&in_flight_[first.set * tags_.ways()], tags_.ways() * sizeof(InFlight));
   }
   sim::prefetch(busy_mshrs_.back_slot());
 }

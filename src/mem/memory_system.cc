@@ -553,9 +553,8 @@ void MemorySystem::prefetch(const MemoryWorker::Job& j, unsigned ahead) const {
   }
   if (j.kind != kLoadJob) return;
   if (ahead == 2) {
-    const std::size_t bytes = q.fills.size() * sizeof(LineFill);
-    for (std::size_t b = 0; b < bytes && b < 256; b += 64)
-      sim::prefetch(reinterpret_cast<const char*>(q.fills.data()) + b);
+    sim::prefetch_range(q.fills.data(),
+                        std::min<std::size_t>(q.fills.size(), 8) * sizeof(LineFill));
     return;
   }
   for (const LineFill& f : q.fills)

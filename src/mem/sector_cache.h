@@ -74,11 +74,9 @@ class SectorCache {
   }
   void prefetch_set(std::size_t set) const {
     const std::size_t first = set * ways_;
-    for (std::size_t b = 0; b < ways_ * sizeof(std::uint64_t); b += 64) {
-      sim::prefetch(reinterpret_cast<const char*>(&tags_[first]) + b);
-      sim::prefetch(reinterpret_cast<const char*>(&lines_[first]) + b);
-    }
-    sim::prefetch(&lru_[first]);
+    sim::prefetch_range(&tags_[first], ways_ * sizeof(std::uint64_t));
+    sim::prefetch_range(&lines_[first], ways_ * sizeof(Line));
+    sim::prefetch_range(&lru_[first], ways_);
   }
   // Lines (ways) in all: a Line's index below is in [0, size()).
   std::size_t size() const { return lines_.size(); }
