@@ -236,7 +236,7 @@ void Sm::stall(WarpSlot& w, StallReason r) {
 
 void Sm::execute(kernel::Warp& warp, const Op& op) {
   WarpSlot& w = *static_cast<WarpSlot*>(warp.executor_slot);
-  w.op = op;
+  kernel::copy_op(w.op, op);
   w.op.mask &= warp.thread_mask();
   if (kernel::is_dsmem(op.kind)) {
     if (auto st = check_dsmem(w); !st) {

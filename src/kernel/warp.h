@@ -96,7 +96,13 @@ class Warp {
     bool await_ready() const noexcept { return false; }
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) {
-      warp_.frame_bytes_ = sim::frame_bytes(h);
+      // The size sits in front of the frame, in a host line nothing else reads: read once
+      // per frame, not at every suspension (it missed there). A hint only: a new frame at a
+      // freed one's address keeps the old size.
+      if (h.address() != warp_.sized_frame_) {
+        warp_.sized_frame_ = h.address();
+        warp_.frame_bytes_ = sim::frame_bytes(h);
+      }
       warp_.suspend(h, op_);
     }
     void await_resume() const noexcept {}
@@ -458,6 +464,7 @@ class Warp {
   // prefetch hint reads the handle and the frame's size.
   std::coroutine_handle<> handle_;
   std::size_t frame_bytes_ = 0;
+  const void* sized_frame_ = nullptr;  // the frame frame_bytes_ is the size of
   bool moves_data_;
   WarpExecutor* executor_;
   const LaunchParams* params_;

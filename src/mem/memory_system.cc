@@ -124,6 +124,9 @@ std::uint32_t MemorySystem::sectors_of(const MemRequest& r) const {
 // order as one posted callback per step would have), and the request object itself is the
 // event, so nothing is allocated per request once the pool has grown to the requests in flight.
 class alignas(64) MemorySystem::Request final : public sim::Event, public SliceClient {
+  // First: every step's prefetch() and process() read it (in the third host line it missed).
+  MemorySystem& ms_;
+
  public:
   explicit Request(MemorySystem& ms) : ms_(ms) {}
 
@@ -258,8 +261,6 @@ class alignas(64) MemorySystem::Request final : public sim::Event, public SliceC
       fn();
     }
   }
-
-  MemorySystem& ms_;
 };
 
 MemorySystem::~MemorySystem() {

@@ -108,7 +108,7 @@ class EventQueue {
     ev.queue_ = this;
     ev.when_ = when;
     ev.order_ = order;
-    pending_.push(PendingEntry{when, order, &ev}, now_, std::min(reserved_at, now_));
+    pending_.push(when, order, &ev, now_, std::min(reserved_at, now_));
   }
   // For speed only: starts loading where an event scheduled at `when` will be placed.
   void prefetch_schedule(Tick when) const { pending_.prefetch_place(when); }

@@ -13,27 +13,32 @@ PendingSet::PendingSet() {
   current_.reserve(256);
 }
 
-void PendingSet::place_slow(const PendingEntry& e) {
-  if ((e.tick >> shift_) <= cur_) {
-    insert_current(e);
+void PendingSet::place_slow(Tick tick, std::uint64_t order, Event* event) {
+  if ((tick >> shift_) <= cur_) {
+    insert_current(tick, order, event);
   } else {
-    far_push(e);
+    far_push(PendingEntry{tick, order, event});
   }
 }
 
-void PendingSet::insert_current(const PendingEntry& e) {
+void PendingSet::insert_current(Tick tick, std::uint64_t order, Event* event) {
   // Drop the consumed prefix now and then, so a long stay in one bucket stays bounded.
   if (head_ >= 4096 && 2 * head_ >= current_.size()) {
     current_.erase(current_.begin(), current_.begin() + static_cast<std::ptrdiff_t>(head_));
     head_ = 0;
   }
-  if (head_ == current_.size() || !(e < current_.back())) {
-    current_.push_back(e);  // the common case: the newest entry sorts last
+  const PendingEntry::Key key = (static_cast<PendingEntry::Key>(tick) << 64) | order;
+  if (head_ == current_.size() || !(key < current_.back().key())) {
+    put(current_.emplace_back(), tick, order, event);  // the common case: it sorts last
     return;
   }
-  current_.insert(
-      std::upper_bound(current_.begin() + static_cast<std::ptrdiff_t>(head_), current_.end(), e),
-      e);
+  const auto at =
+      std::upper_bound(current_.begin() + static_cast<std::ptrdiff_t>(head_), current_.end(), key,
+                       [](PendingEntry::Key k, const PendingEntry& e) { return k < e.key(); });
+  const auto i = at - current_.begin();
+  current_.emplace_back();
+  std::move_backward(current_.begin() + i, current_.end() - 1, current_.end());
+  put(current_[static_cast<std::size_t>(i)], tick, order, event);
 }
 
 std::uint64_t PendingSet::next_occupied() const {
@@ -72,7 +77,7 @@ void PendingSet::pull_far() {
     if ((e.tick >> shift_) == cur_) {
       current_.push_back(e);  // sorted by the caller
     } else {
-      place(e);
+      place(e.tick, e.order, e.event);
     }
   }
 }
@@ -196,7 +201,7 @@ void PendingSet::rebuild(unsigned shift, Tick now) {
     if ((e.tick >> shift_) == cur_) {
       current_.push_back(e);
     } else {
-      place(e);
+      place(e.tick, e.order, e.event);
     }
   }
   std::sort(current_.begin(), current_.end());

@@ -48,14 +48,22 @@ class PendingSet {
   // tick an entry's order was reserved at: EventQueue::schedule_reserved) feeds the
   // bucket-width estimate. Inline: every schedule comes through here (docs/performance.md,
   // "Fabric").
-  void push(const PendingEntry& e, Tick now, Tick since) {
+  //
+  // The entry's fields come apart, in registers, and are stored one by one: an entry built on
+  // the caller's stack and copied whole into its bucket was read back with a 16-byte load over
+  // two 8-byte stores, a store-forwarding stall on every schedule (docs/performance.md,
+  // twenty-fifth session).
+  void push(Tick tick, std::uint64_t order, Event* event, Tick now, Tick since) {
     ++size_;
-    const Tick delay = e.tick - since;
+    const Tick delay = tick - since;
     const Tick clamped = delay < kDelayClamp ? delay : kDelayClamp;
     delay_sum_ += clamped;
     delay_max_ = clamped > delay_max_ ? clamped : delay_max_;
-    place(e);
+    place(tick, order, event);
     if (++delay_count_ == kAdaptEvery) adapt(now);
+  }
+  void push(const PendingEntry& e, Tick now, Tick since) {
+    push(e.tick, e.order, e.event, now, since);
   }
   void push(const PendingEntry& e, Tick now) { push(e, now, now); }
   // The smallest entry. Must not be called when empty.
@@ -114,18 +122,25 @@ class PendingSet {
   // Delays beyond this are clamped in the width estimate (they go to the far heap anyway).
   static constexpr Tick kDelayClamp = Tick{1} << 40;
 
-  void place(const PendingEntry& e) {
-    const std::uint64_t idx = e.tick >> shift_;
+  // Stores an entry's fields (no load of a whole entry from where the caller built it).
+  static void put(PendingEntry& d, Tick tick, std::uint64_t order, Event* event) {
+    d.tick = tick;
+    d.order = order;
+    d.event = event;
+  }
+  void place(Tick tick, std::uint64_t order, Event* event) {
+    const std::uint64_t idx = tick >> shift_;
     if (idx > cur_ && idx - cur_ < kBuckets) {  // the common case: an append to a bucket
       const std::uint64_t p = idx & (kBuckets - 1);
-      buckets_[p].push_back(e);
+      put(buckets_[p].emplace_back(), tick, order, event);
       occupied_[p >> 6] |= std::uint64_t{1} << (p & 63);
     } else {
-      place_slow(e);
+      place_slow(tick, order, event);
     }
   }
-  void place_slow(const PendingEntry& e);  // the bucket being drained, or the far heap
-  void insert_current(const PendingEntry& e);
+  // The bucket being drained, or the far heap.
+  void place_slow(Tick tick, std::uint64_t order, Event* event);
+  void insert_current(Tick tick, std::uint64_t order, Event* event);
   // Moves the window to the next non-empty bucket and sorts it into current_.
   void advance();
   // Next occupied bucket index after cur_ inside the window, or 0 if none.

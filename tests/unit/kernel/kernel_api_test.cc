@@ -5,6 +5,7 @@
 #include <array>
 #include <utility>
 
+#include "kernel/op.h"
 #include "kernel/registry.h"
 
 namespace xpusim::kernel {
@@ -110,6 +111,51 @@ TEST(Warp, ASuspendedWarpKnowsItsFrameAndItsSize) {
   EXPECT_EQ(sum, 255u * 256 / 2);
   EXPECT_TRUE(h.done());
   h.destroy();
+}
+
+TEST(Op, CopyOpCopiesEveryField) {
+  // An executor copies the awaiter's Op with copy_op (field by field, for speed): every field
+  // must arrive, whatever its value.
+  const Lanes<Addr> lanes{};
+  std::byte data[4];
+  bool result = false;
+  std::uint64_t value = 0;
+  const MmInstruction* mm = reinterpret_cast<const MmInstruction*>(&value);
+  const TmaOp* tma = reinterpret_cast<const TmaOp*>(&result);
+  const Op from{.kind = OpKind::kMbarArriveRemote,
+                .mask = 0x1234'5678,
+                .count = 3,
+                .bytes = 16,
+                .addr = &lanes,
+                .data = data,
+                .barrier = 5,
+                .mbar = 72,
+                .tx_bytes = 4096,
+                .parity = 1,
+                .result = &result,
+                .value = &value,
+                .reg = 9,
+                .mm = mm,
+                .rank = 7,
+                .tma = tma};
+  Op to;
+  copy_op(to, from);
+  EXPECT_EQ(to.kind, from.kind);
+  EXPECT_EQ(to.mask, from.mask);
+  EXPECT_EQ(to.count, from.count);
+  EXPECT_EQ(to.bytes, from.bytes);
+  EXPECT_EQ(to.addr, from.addr);
+  EXPECT_EQ(to.data, from.data);
+  EXPECT_EQ(to.barrier, from.barrier);
+  EXPECT_EQ(to.mbar, from.mbar);
+  EXPECT_EQ(to.tx_bytes, from.tx_bytes);
+  EXPECT_EQ(to.parity, from.parity);
+  EXPECT_EQ(to.result, from.result);
+  EXPECT_EQ(to.value, from.value);
+  EXPECT_EQ(to.reg, from.reg);
+  EXPECT_EQ(to.mm, from.mm);
+  EXPECT_EQ(to.rank, from.rank);
+  EXPECT_EQ(to.tma, from.tma);
 }
 
 }  // namespace
