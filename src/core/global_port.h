@@ -21,6 +21,11 @@ class GlobalPort {
   // the port may prefetch shortly before it runs; null if none.
   virtual void access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
                       std::function<void()> done, const void* hint = nullptr) = 0;
+  // For speed only: starts loading what access(sm, op, active, ...) will look up first,
+  // called when the warp hands the operation over (its issue comes at least an event later).
+  // No effect on any state.
+  virtual void prefetch(std::uint32_t /*sm*/, const kernel::Op& /*op*/,
+                        kernel::LaneMask /*active*/) const {}
   // A DSMEM exchange with another SM of the GPC moving `bytes` of data: a load or an atomic
   // (request out, data back) or a store (data out, acknowledgement back).
   enum class Remote : std::uint8_t { kLoad, kStore, kAtomic };

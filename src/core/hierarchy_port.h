@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -20,6 +21,10 @@ class HierarchyPort final : public GlobalPort, private mem::RequestClient {
 
   void access(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active,
               std::function<void()> done, const void* hint = nullptr) override;
+  // The L1 set of the first active lane's line.
+  void prefetch(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active) const override {
+    if (active != 0) mem_.prefetch_l1(sm, (*op.addr)[std::countr_zero(active)]);
+  }
   void remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind, std::uint32_t bytes,
                      std::function<void()> done) override;
   void remote_push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,

@@ -238,6 +238,9 @@ void Sm::execute(kernel::Warp& warp, const Op& op) {
   WarpSlot& w = *static_cast<WarpSlot*>(warp.executor_slot);
   kernel::copy_op(w.op, op);
   w.op.mask &= warp.thread_mask();
+  // Its L1 lookup comes at its issue, an event or more from now: start loading the set.
+  if (op.kind == OpKind::kLoadGlobal || op.kind == OpKind::kStoreGlobal)
+    port_.prefetch(cfg_.id, w.op, w.op.mask);
   if (kernel::is_dsmem(op.kind)) {
     if (auto st = check_dsmem(w); !st) {
       raise(w, st.error().message);

@@ -160,6 +160,10 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   // For speed only: with the transaction-level timing, starts loading the host memory a load
   // of the line at `addr` will look up, so that the lines of one warp access overlap their
   // host cache misses.
+  // The same for the L1 set an SM's access of `addr` looks up first.
+  void prefetch_l1(std::uint32_t sm, Addr addr) const {
+    if (sm < l1_.size()) l1_[sm]->tags().prefetch(map_.line_of(addr));
+  }
   void prefetch_load(Addr addr) const {
     if (!transactions_ || worker_ != nullptr) return;  // the worker prefetches its own
     const std::uint64_t line = map_.line_of(addr);

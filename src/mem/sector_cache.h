@@ -27,7 +27,7 @@ enum class SetIndex {
   kHash,    // a multiplicative hash of the line, mod sets: strided lines spread over the sets
 };
 
-class SectorCache {
+class alignas(64) SectorCache {
  public:
   // The state of one way's line (its tag and LRU stamp are kept apart, see above).
   struct Line {
@@ -119,16 +119,18 @@ class SectorCache {
   // Moves `way` of `set` to the front of the set's LRU list.
   void touch(std::size_t set, std::uint32_t way);
 
+  // A lookup's fields first: the object is two host lines, and a lookup from cold (an L1's
+  // fill, its prefetch hint) reads only the first two (it read three).
   std::uint32_t ways_;
   std::uint32_t line_bytes_;
   std::uint32_t sets_;
   bool hashed_;
   sim::FastDiv sets_div_;
-  sim::FastDiv ways_div_;
   // sets_ x ways_ each, way-major within a set.
   std::vector<std::uint64_t> tags_;  // line number, or kFree
   std::vector<Line> lines_;
   std::vector<std::uint8_t> lru_;  // per set: its way numbers, most recently used first
+  sim::FastDiv ways_div_;
 };
 
 }  // namespace xpusim::mem
