@@ -409,16 +409,20 @@ MemorySystem::Request& MemorySystem::lines_request(std::uint32_t sm,
 sim::Tick MemorySystem::read_through_l2(const sim::Clock& sm_clock, std::uint32_t sm,
                                         std::uint64_t line, std::uint32_t sectors, sim::Tick at,
                                         std::uint32_t weight, SampledLoad* sampled) {
-  return read_through_slice(sm_clock, send_line(sm, line, sectors, kControlMessageBytes, at),
-                            weight, sampled);
+  LineFill f;
+  send_line(f, sm, line, sectors, kControlMessageBytes, at);
+  return read_through_slice(sm_clock, f, weight, sampled);
 }
 
-MemorySystem::LineFill MemorySystem::send_line(std::uint32_t sm, std::uint64_t line,
-                                               std::uint32_t sectors, std::uint64_t bytes,
-                                               sim::Tick at) {
-  LineFill f = line_fill(line, sectors);
+void MemorySystem::send_line(LineFill& f, std::uint32_t sm, std::uint64_t line,
+                             std::uint32_t sectors, std::uint64_t bytes, sim::Tick at) {
+  // Field by field into its place (a request's list): a LineFill returned by value was
+  // copied in with 16-byte loads over the stores that built it, a store-forwarding stall.
+  f.line = line;
+  f.sectors = sectors;
+  f.slice = map_.slice_of_line(line);
+  f.set = set_index_->set_index(line);
   f.arrival = xbar_->send_request_at(sm, f.slice, bytes, at);
-  return f;
 }
 
 sim::Tick MemorySystem::read_through_slice(const sim::Clock& sm_clock, const LineFill& f,
@@ -442,7 +446,7 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     ++loads_;
     const std::uint32_t missing = l1_[sm]->load(line, sectors);
     if (missing != 0) {
-      q.fills.push_back(send_line(sm, line, missing, kControlMessageBytes, now()));
+      send_line(q.fills.emplace_back(), sm, line, missing, kControlMessageBytes, now());
     } else {
       ++hits;
     }
@@ -492,8 +496,8 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
     ++stores_;
     l1_[sm]->store(line, sectors);
     // The lines to time; cleared before the completion.
-    q.fills.push_back(
-        send_line(sm, line, sectors, kControlMessageBytes + sector_bytes(sectors), now()));
+    send_line(q.fills.emplace_back(), sm, line, sectors,
+              kControlMessageBytes + sector_bytes(sectors), now());
   }
   if (worker_ != nullptr) {
     worker_->submit(MemoryWorker::Job{.subject = &q,

@@ -223,17 +223,12 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
     std::uint64_t set = 0;
     sim::Tick arrival = 0;
   };
-  LineFill line_fill(std::uint64_t line, std::uint32_t sectors) const {
-    return {.line = line,
-            .sectors = sectors,
-            .slice = map_.slice_of_line(line),
-            .set = set_index_->set_index(line)};
-  }
-  // The same with its request of `bytes` sent by `sm` at `at`: the slice's request port is
-  // booked now. Only this thread books request ports, in issue order, so their bookings come
-  // in the order one thread's line-by-line walk makes them; no other state depends on them.
-  LineFill send_line(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
-                     std::uint64_t bytes, sim::Tick at);
+  // Fills in `f` for `line` and `sectors`, its request of `bytes` sent by `sm` at `at`: the
+  // slice's request port is booked now. Only this thread books request ports, in issue order,
+  // so their bookings come in the order one thread's line-by-line walk makes them; no other
+  // state depends on them.
+  void send_line(LineFill& f, std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
+                 std::uint64_t bytes, sim::Tick at);
   // The same as read_through_l2 for a line sent with send_line.
   sim::Tick read_through_slice(const sim::Clock& sm_clock, const LineFill& f, std::uint32_t weight,
                                SampledLoad* sampled);
@@ -272,7 +267,7 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   std::vector<std::unique_ptr<L1Cache>> l1_;
   std::unique_ptr<Hbm> hbm_;
   std::unique_ptr<L2Cache> l2_;
-  // Slice 0's tags: every slice has the same sets and index, so sampled() and line_fill() ask
+  // Slice 0's tags: every slice has the same sets and index, so sampled() and send_line() ask
   // one object, which stays in the host's cache, rather than the line's own slice (and the
   // simulation's thread reads only its set count, never what the worker changes).
   const SectorCache* set_index_ = nullptr;

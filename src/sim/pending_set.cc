@@ -68,6 +68,8 @@ void PendingSet::advance() {
   occupied_[p >> 6] &= ~(std::uint64_t{1} << (p & 63));
   pull_far();
   std::sort(current_.begin(), current_.end());
+  const std::uint64_t after = next_occupied();
+  following_ = after != 0 ? &buckets_[after & kMask] : nullptr;
 }
 
 void PendingSet::pull_far() {
@@ -184,6 +186,7 @@ void PendingSet::adapt(Tick now) {
 }
 
 void PendingSet::rebuild(unsigned shift, Tick now) {
+  following_ = nullptr;  // the buckets are refilled: found again at the next advance()
   std::vector<PendingEntry> all(current_.begin() + static_cast<std::ptrdiff_t>(head_),
                                 current_.end());
   for (auto& b : buckets_) {

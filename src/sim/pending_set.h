@@ -82,10 +82,14 @@ class PendingSet {
     --size_;
     return current_[head_++];
   }
-  // The event k places behind the next one to fire (0: that one) when it is already known
-  // (in the bucket being drained), else null: a hint for prefetching, never for ordering.
+  // The event k places behind the next one to fire (0: that one), else null: a hint for
+  // prefetching, never for ordering. Past the bucket being drained it is an entry of the next
+  // occupied bucket in its unsorted order: those fire next, in some order, and without them
+  // the last events of every bucket (about a third here) were never prefetched.
   Event* upcoming(std::size_t k) const {
-    return head_ + k < current_.size() ? current_[head_ + k].event : nullptr;
+    if (head_ + k < current_.size()) return current_[head_ + k].event;
+    const std::size_t j = head_ + k - current_.size();
+    return following_ != nullptr && j < following_->size() ? (*following_)[j].event : nullptr;
   }
 
   // For speed only: starts loading the end of the bucket an entry at `t` would be appended
@@ -156,6 +160,8 @@ class PendingSet {
   unsigned shift_ = 10;                // bucket width 2^shift ticks
   std::uint64_t cur_ = 0;              // absolute index of the bucket being drained
   std::vector<PendingEntry> current_;  // sorted from head_ on
+  // The next occupied bucket when the drained one was taken (null if none): upcoming()'s.
+  const std::vector<PendingEntry>* following_ = nullptr;
   std::size_t head_ = 0;
   std::array<std::vector<PendingEntry>, kBuckets> buckets_;
   std::array<std::uint64_t, kWords> occupied_{};
