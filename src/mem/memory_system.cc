@@ -452,12 +452,7 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     }
   }
   if (worker_ != nullptr && !q.fills.empty()) {
-    worker_->submit(MemoryWorker::Job{.subject = &q,
-                                      .at = now(),
-                                      .bound = now() + lookahead_,
-                                      .result = 0,
-                                      .arg = hits,
-                                      .kind = kLoadJob});
+    worker_->submit(&q, now(), now() + lookahead_, hits, kLoadJob);
     q.order = events().reserve_order();
     return;
   }
@@ -500,12 +495,7 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
               kControlMessageBytes + sector_bytes(sectors), now());
   }
   if (worker_ != nullptr) {
-    worker_->submit(MemoryWorker::Job{.subject = &q,
-                                      .at = now(),
-                                      .bound = now() + lookahead_,
-                                      .result = 0,
-                                      .arg = 0,
-                                      .kind = kStoreJob});
+    worker_->submit(&q, now(), now() + lookahead_, 0, kStoreJob);
     q.order = events().reserve_order();
     return;
   }

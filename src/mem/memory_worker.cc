@@ -58,15 +58,22 @@ void MemoryWorker::run() {
   }
 }
 
-void MemoryWorker::submit(const Job& j) {
+void MemoryWorker::submit(void* subject, sim::Tick at, sim::Tick bound, std::uint32_t arg,
+                          std::uint8_t kind) {
   while (submitted_.load(std::memory_order_relaxed) - delivered_ == kSlots) {
     if (!deliver_done()) wait_done();
   }
   const std::uint64_t n = submitted_.load(std::memory_order_relaxed);
-  ring_[n & (kSlots - 1)] = j;
+  Job& j = ring_[n & (kSlots - 1)];
+  j.subject = subject;
+  j.at = at;
+  j.bound = bound;
+  j.result = 0;
+  j.arg = arg;
+  j.kind = kind;
   submitted_.store(n + 1, std::memory_order_release);
   submitted_.notify_one();
-  queue_.narrow_gate(j.bound);
+  queue_.narrow_gate(bound);
 }
 
 bool MemoryWorker::deliver_done() {
