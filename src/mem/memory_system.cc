@@ -446,7 +446,8 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     ++loads_;
     const std::uint32_t missing = l1_[sm]->load(line, sectors);
     if (missing != 0) {
-      send_line(q.fills.emplace_back(), sm, line, missing, kControlMessageBytes, now());
+      q.fills.push_back(LineFill{});
+      send_line(q.fills.back(), sm, line, missing, kControlMessageBytes, now());
     } else {
       ++hits;
     }
@@ -491,8 +492,9 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
     ++stores_;
     l1_[sm]->store(line, sectors);
     // The lines to time; cleared before the completion.
-    send_line(q.fills.emplace_back(), sm, line, sectors,
-              kControlMessageBytes + sector_bytes(sectors), now());
+    q.fills.push_back(LineFill{});
+    send_line(q.fills.back(), sm, line, sectors, kControlMessageBytes + sector_bytes(sectors),
+              now());
   }
   if (worker_ != nullptr) {
     worker_->submit(&q, now(), now() + lookahead_, 0, kStoreJob);

@@ -29,16 +29,24 @@ void PendingSet::insert_current(Tick tick, std::uint64_t order, Event* event) {
   }
   const PendingEntry::Key key = (static_cast<PendingEntry::Key>(tick) << 64) | order;
   if (head_ == current_.size() || !(key < current_.back().key())) {
-    put(current_.emplace_back(), tick, order, event);  // the common case: it sorts last
+    // The common case: it sorts last. (Appended empty, then its fields stored: a push_back
+    // of the entry was compiled as a call taking it through memory, read back whole.)
+    PendingEntry& e = current_.emplace_back();
+    e.tick = tick;
+    e.order = order;
+    e.event = event;
     return;
   }
   const auto at =
       std::upper_bound(current_.begin() + static_cast<std::ptrdiff_t>(head_), current_.end(), key,
                        [](PendingEntry::Key k, const PendingEntry& e) { return k < e.key(); });
   const auto i = at - current_.begin();
-  current_.emplace_back();
+  current_.push_back(PendingEntry{});
   std::move_backward(current_.begin() + i, current_.end() - 1, current_.end());
-  put(current_[static_cast<std::size_t>(i)], tick, order, event);
+  PendingEntry& e = current_[static_cast<std::size_t>(i)];
+  e.tick = tick;
+  e.order = order;
+  e.event = event;
 }
 
 std::uint64_t PendingSet::next_occupied() const {

@@ -126,17 +126,11 @@ class PendingSet {
   // Delays beyond this are clamped in the width estimate (they go to the far heap anyway).
   static constexpr Tick kDelayClamp = Tick{1} << 40;
 
-  // Stores an entry's fields (no load of a whole entry from where the caller built it).
-  static void put(PendingEntry& d, Tick tick, std::uint64_t order, Event* event) {
-    d.tick = tick;
-    d.order = order;
-    d.event = event;
-  }
   void place(Tick tick, std::uint64_t order, Event* event) {
     const std::uint64_t idx = tick >> shift_;
     if (idx > cur_ && idx - cur_ < kBuckets) {  // the common case: an append to a bucket
       const std::uint64_t p = idx & (kBuckets - 1);
-      put(buckets_[p].emplace_back(), tick, order, event);
+      buckets_[p].push_back(PendingEntry{tick, order, event});  // inline: stores from registers
       occupied_[p >> 6] |= std::uint64_t{1} << (p & 63);
     } else {
       place_slow(tick, order, event);
