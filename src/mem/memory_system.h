@@ -160,14 +160,14 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   // For speed only: with the transaction-level timing, starts loading the host memory a load
   // of the line at `addr` will look up, so that the lines of one warp access overlap their
   // host cache misses.
-  // The same for the L1 set an SM's access of `addr` looks up first.
-  void prefetch_l1(std::uint32_t sm, Addr addr) const {
-    if (sm < l1_.size()) l1_[sm]->tags().prefetch(map_.line_of(addr));
-  }
   void prefetch_load(Addr addr) const {
     if (!transactions_ || worker_ != nullptr) return;  // the worker prefetches its own
     const std::uint64_t line = map_.line_of(addr);
     l2_->slice_of_line(line).prefetch_transaction(line);
+  }
+  // The same for the L1 set an SM's access of `addr` looks up first (any timing).
+  void prefetch_l1(std::uint32_t sm, Addr addr) const {
+    if (sm < l1_.size()) l1_[sm]->tags().prefetch(map_.line_of(addr));
   }
   // The L1 capacity of one SM after a shared-memory carve-out change; flushes that L1.
   void set_l1_capacity(std::uint32_t sm, std::uint64_t bytes) { l1_[sm]->resize(bytes); }

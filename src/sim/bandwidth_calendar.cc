@@ -88,7 +88,7 @@ std::uint64_t BandwidthCalendar::next_word(std::uint64_t w) const {
 }
 
 void BandwidthCalendar::fill(Cycles from, Cycles to) {
-  // A word's bits from `at` (and below `end`, 0 for all) set, marked full if it is.
+  // Sets `bits` of word `w` and marks the word full in the summary if it now is.
   const auto set = [this](std::uint64_t w, std::uint64_t bits) {
     const std::uint64_t i = w & mask_;
     words_[i] |= bits;

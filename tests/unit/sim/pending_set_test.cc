@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <set>
 
@@ -112,6 +113,32 @@ TEST(PendingSet, AdaptsBucketWidthToTheDelays) {
   // gives buckets ~2^12 wide (the per-entry term, 8 x mean / n ~ 2^9, is smaller).
   EXPECT_GE(set.bucket_shift(), 11u);
   EXPECT_LE(set.bucket_shift(), 13u);
+}
+
+TEST(PendingSet, UpcomingLooksIntoTheNextOccupiedBucket) {
+  // A prefetch hint: the drained bucket's entries in order, then the next occupied bucket's
+  // (in any order), then nothing. The events are only compared, never touched.
+  std::array<char, 8> storage{};
+  const auto ev = [&](int i) { return reinterpret_cast<Event*>(&storage[i]); };
+  PendingSet set;
+  // Two ticks per bucket-width apart (the initial width is 2^10 ticks): bucket 1 holds 0 and 1,
+  // bucket 5 holds 2 and 3, bucket 9 holds 4.
+  const Tick ticks[] = {1024, 1500, 5 * 1024, 5 * 1024 + 7, 9 * 1024};
+  for (int i = 0; i < 5; ++i)
+    set.push({ticks[i], static_cast<std::uint64_t>(i + 1), ev(i)}, 0);
+  ASSERT_EQ(set.top().event, ev(0));  // takes bucket 1
+  EXPECT_EQ(set.upcoming(0), ev(0));
+  EXPECT_EQ(set.upcoming(1), ev(1));
+  const std::set<Event*> next{set.upcoming(2), set.upcoming(3)};
+  EXPECT_EQ(next, (std::set<Event*>{ev(2), ev(3)}));
+  EXPECT_EQ(set.upcoming(4), nullptr);  // only the next occupied bucket, not the one after
+  set.pop();
+  EXPECT_EQ(set.upcoming(0), ev(1));
+  EXPECT_NE(set.upcoming(1), nullptr);
+  set.pop();
+  ASSERT_EQ(set.top().event, ev(2));  // takes bucket 5: bucket 9 is next
+  EXPECT_EQ(set.upcoming(2), ev(4));
+  EXPECT_EQ(set.upcoming(3), nullptr);
 }
 
 }  // namespace
