@@ -42,6 +42,12 @@ bool wants_huge_page_reexec(const char* tunables, const char* opt_out, const cha
          thp.find("[madvise]") != std::string_view::npos;
 }
 
+bool is_dynamic_loader(std::string_view exe) {
+  const std::size_t slash = exe.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? exe : exe.substr(slash + 1);
+  return name.starts_with("ld-linux") || name.starts_with("ld.so") || name.starts_with("ld64.so");
+}
+
 void reexec_with_huge_pages(char** argv) {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (!wants_huge_page_reexec(tunables, std::getenv("XPUSIM_HUGE_PAGES"), std::getenv("LD_PRELOAD"),
@@ -53,6 +59,7 @@ void reexec_with_huge_pages(char** argv) {
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return;
   self[n] = '\0';
+  if (is_dynamic_loader(self)) return;
   const std::string old = tunables != nullptr ? tunables : "";
   const std::string value = (old.empty() ? "" : old + ":") + std::string(kTunable) + "=1";
   if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;

@@ -18,9 +18,14 @@ namespace xpusim::sim {
 bool wants_huge_page_reexec(const char* tunables, const char* opt_out, const char* preload,
                             std::string_view thp);
 
+// Whether `exe`, what /proc/self/exe names, is the dynamic loader rather than the program
+// (`ld-linux-x86-64.so.2 ./xpusim ...`, a way to run a build on a machine without its
+// libraries): re-executing that would hand the program's arguments to the loader.
+bool is_dynamic_loader(std::string_view exe);
+
 // Re-executes this program (/proc/self/exe, same arguments) with the tunable added when
 // wants_huge_page_reexec() says so and glibc is 2.35 or later; returns when it does not (or the
-// exec fails). Call it first in main(), before any thread starts.
+// exec fails, or the program was started through the dynamic loader). Call it first in main(), before any thread starts.
 void reexec_with_huge_pages(char** argv);
 
 }  // namespace xpusim::sim

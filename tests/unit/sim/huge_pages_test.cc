@@ -24,5 +24,15 @@ TEST(HugePages, ReexecutesOnlyWhenTheKernelOffersThemAndNothingElseDecided) {
       nullptr, nullptr, "/usr/libexec/valgrind/vgpreload_core-amd64-linux.so", kMadvise));
 }
 
+TEST(HugePages, RecognisesTheDynamicLoaderAsTheExecutable) {
+  EXPECT_TRUE(is_dynamic_loader("/lib64/ld-linux-x86-64.so.2"));
+  EXPECT_TRUE(is_dynamic_loader("/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1"));
+  EXPECT_TRUE(is_dynamic_loader("/lib/ld64.so.2"));
+  EXPECT_TRUE(is_dynamic_loader("ld.so"));
+  EXPECT_FALSE(is_dynamic_loader("/work/build/release/apps/xpusim/xpusim"));
+  EXPECT_FALSE(is_dynamic_loader("/opt/ld-tools/sm_bench"));
+  EXPECT_FALSE(is_dynamic_loader(""));
+}
+
 }  // namespace
 }  // namespace xpusim::sim
