@@ -92,7 +92,8 @@ class Warp {
   // --- timed operations -----------------------------------------------------------------
   class OpAwaiter {
    public:
-    OpAwaiter(Warp& w, const Op& op) : warp_(w), op_(op) {}
+    // Field by field: `op` was built a moment ago (copy_op).
+    OpAwaiter(Warp& w, const Op& op) : warp_(w) { copy_op(op_, op); }
     bool await_ready() const noexcept { return false; }
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) {
@@ -117,7 +118,8 @@ class Warp {
   template <class T>
   class LoadAwaiter : public OpAwaiter {
    public:
-    LoadAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr) : OpAwaiter(w, op), addr_(addr) {
+    LoadAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr) : OpAwaiter(w, op) {
+      copy_lanes(addr_, addr);
       op_.addr = &addr_;
       if (!w.moves_data_) return;
       values_ = {};  // lanes the load does not write read 0
@@ -138,7 +140,8 @@ class Warp {
   class StoreAwaiter : public OpAwaiter {
    public:
     StoreAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr, const Lanes<T>& values)
-        : OpAwaiter(w, op), addr_(addr), values_(values) {
+        : OpAwaiter(w, op), values_(values) {
+      copy_lanes(addr_, addr);
       op_.addr = &addr_;
       op_.data = reinterpret_cast<std::byte*>(values_.data());
     }
@@ -164,7 +167,8 @@ class Warp {
   class AtomicAwaiter : public OpAwaiter {
    public:
     AtomicAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr, const Lanes<T>& values)
-        : OpAwaiter(w, op), addr_(addr), values_(values) {
+        : OpAwaiter(w, op), values_(values) {
+      copy_lanes(addr_, addr);
       op_.addr = &addr_;
       op_.data = reinterpret_cast<std::byte*>(values_.data());
     }

@@ -1,5 +1,7 @@
 #include "mem/memory_system.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "config/chip_spec.h"
@@ -149,12 +151,16 @@ class alignas(64) MemorySystem::Request final : public sim::Event, public SliceC
   bool store = false;
   bool cache_in_l1 = true;
   std::uint32_t sm = 0;
+  std::uint64_t order = 0;  // with a worker thread: the completion's reserved event order
+  // kLinesDone: the L1 sets of the first fills, for prefetch(). Read from `fills`, a block
+  // the worker wrote last, the hint waited for it; from here it does not.
+  std::array<std::uint32_t, 4> fill_sets{};
+  // One line's steps (not kLinesDone) from here.
   std::uint32_t slice = 0;
   std::uint32_t sectors = 0;  // a load: those missing in L1; a store: those written
   std::uint64_t line = 0;
   sim::Tick start = 0;
-  std::uint64_t order = 0;  // with a worker thread: the completion's reserved event order
-  std::uint64_t flow = 0;   // tracing: the SM -> slice arrow; flow + 1 the one back
+  std::uint64_t flow = 0;  // tracing: the SM -> slice arrow; flow + 1 the one back
   Done done;
 
   // Tracing: sent from the SM at `start`, arrived at the slice at `at`, replied at `reply`.
@@ -199,10 +205,13 @@ class alignas(64) MemorySystem::Request final : public sim::Event, public SliceC
       return;
     }
     if (step == Step::kLinesDone && !fills.empty()) {
-      // The L1 sets the fills go to (the first lines; an access is usually one set's worth).
+      // The L1 sets the first fills go to, and the fills themselves (an access is usually
+      // four lines or fewer).
       const SectorCache& l1 = ms_.l1_[sm]->tags();
-      for (std::size_t i = 0; i < fills.size() && i < 4; ++i)
-        l1.prefetch(fills[i].line);
+      const std::size_t n = std::min(fills.size(), fill_sets.size());
+      for (std::size_t i = 0; i < n && l1.sets() > 0; ++i)
+        l1.prefetch_set(fill_sets[i]);
+      sim::prefetch_range(fills.data(), n * sizeof(LineFill));
     }
     if (client != nullptr) client->prefetch_done(tag);  // the last step: the caller's turn
   }
@@ -401,7 +410,6 @@ MemorySystem::Request& MemorySystem::lines_request(std::uint32_t sm,
   q.tag = tag;
   q.store = store;
   q.sm = sm;
-  q.start = now();
   q.step = Request::Step::kLinesDone;
   return q;
 }
@@ -446,6 +454,9 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     ++loads_;
     const std::uint32_t missing = l1_[sm]->load(line, sectors);
     if (missing != 0) {
+      const SectorCache& tags = l1_[sm]->tags();
+      if (q.fills.size() < q.fill_sets.size() && tags.sets() > 0)
+        q.fill_sets[q.fills.size()] = static_cast<std::uint32_t>(tags.set_index(line));
       q.fills.push_back(LineFill{});
       send_line(q.fills.back(), sm, line, missing, kControlMessageBytes, now());
     } else {
