@@ -422,15 +422,29 @@ sim::Tick MemorySystem::read_through_l2(const sim::Clock& sm_clock, std::uint32_
   return read_through_slice(sm_clock, f, weight, sampled);
 }
 
-void MemorySystem::send_line(LineFill& f, std::uint32_t sm, std::uint64_t line,
-                             std::uint32_t sectors, std::uint64_t bytes, sim::Tick at) {
+void MemorySystem::route_line(LineFill& f, std::uint64_t line, std::uint32_t sectors) const {
   // Field by field into its place (a request's list): a LineFill returned by value was
   // copied in with 16-byte loads over the stores that built it, a store-forwarding stall.
   f.line = line;
   f.sectors = sectors;
   f.slice = map_.slice_of_line(line);
   f.set = set_index_->set_index(line);
+}
+
+void MemorySystem::send_line(LineFill& f, std::uint32_t sm, std::uint64_t bytes, sim::Tick at) {
   f.arrival = xbar_->send_request_at(sm, f.slice, bytes, at);
+}
+
+void MemorySystem::send_line(LineFill& f, std::uint32_t sm, std::uint64_t line,
+                             std::uint32_t sectors, std::uint64_t bytes, sim::Tick at) {
+  route_line(f, line, sectors);
+  send_line(f, sm, bytes, at);
+}
+
+void MemorySystem::send_lines(std::span<LineFill> fills, std::uint32_t sm, bool store,
+                              sim::Tick at) {
+  for (LineFill& f : fills)
+    send_line(f, sm, kControlMessageBytes + (store ? sector_bytes(f.sectors) : 0), at);
 }
 
 sim::Tick MemorySystem::read_through_slice(const sim::Clock& sm_clock, const LineFill& f,
@@ -458,7 +472,7 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
       if (q.fills.size() < q.fill_sets.size() && tags.sets() > 0)
         q.fill_sets[q.fills.size()] = static_cast<std::uint32_t>(tags.set_index(line));
       q.fills.push_back(LineFill{});
-      send_line(q.fills.back(), sm, line, missing, kControlMessageBytes, now());
+      route_line(q.fills.back(), line, missing);
     } else {
       ++hits;
     }
@@ -468,6 +482,7 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     q.order = events().reserve_order();
     return;
   }
+  send_lines(q.fills, sm, false, now());
   if (worker_ != nullptr) {  // all hits: nothing for the worker
     const sim::Tick l1_hit = cycles_after(sm_clock_, now(), params_.l1.hit_latency_cycles);
     sample_load_latency(static_cast<double>(sm_clock_.cycle_at(l1_hit) - sm_clock_.cycle_at(now())),
@@ -504,14 +519,14 @@ void MemorySystem::store_lines(std::uint32_t sm, std::span<const LineRequest> li
     l1_[sm]->store(line, sectors);
     // The lines to time; cleared before the completion.
     q.fills.push_back(LineFill{});
-    send_line(q.fills.back(), sm, line, sectors, kControlMessageBytes + sector_bytes(sectors),
-              now());
+    route_line(q.fills.back(), line, sectors);
   }
   if (worker_ != nullptr) {
     worker_->submit(&q, now(), now() + lookahead_, 0, kStoreJob);
     q.order = events().reserve_order();
     return;
   }
+  send_lines(q.fills, sm, true, now());
   const sim::Tick last = time_store_lines(q.fills, now());
   q.fills.clear();
   events().schedule(q, last);
@@ -529,6 +544,9 @@ sim::Tick MemorySystem::time_store_lines(std::span<const LineFill> lines, sim::T
 
 sim::Tick MemorySystem::work(const MemoryWorker::Job& j) {
   Request& q = *static_cast<Request*>(j.subject);
+  // The requests cross the crossbar first: the jobs come in issue order, so the request
+  // ports are booked in the order of one thread's walk (see send_line).
+  send_lines(q.fills, q.sm, j.kind == kStoreJob, j.at);
   if (j.kind == kStoreJob) {
     const sim::Tick last = time_store_lines(q.fills, j.at);
     q.fills.clear();

@@ -223,12 +223,20 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
     std::uint64_t set = 0;
     sim::Tick arrival = 0;
   };
-  // Fills in `f` for `line` and `sectors`, its request of `bytes` sent by `sm` at `at`: the
-  // slice's request port is booked now. Only this thread books request ports, in issue order,
-  // so their bookings come in the order one thread's line-by-line walk makes them; no other
-  // state depends on them.
+  // Fills in `f`'s line, sectors, slice and set (what the simulation's thread works out for a
+  // warp access: the worker's prefetch hints need the slice and set).
+  void route_line(LineFill& f, std::uint64_t line, std::uint32_t sectors) const;
+  // Sends `f`'s request of `bytes` from `sm` at `at`: books its slice's request port and sets
+  // f.arrival. Request ports are booked in issue order, so their bookings come in the order
+  // one thread's line-by-line walk makes them: a warp access's lines by the worker as it times
+  // the access (the jobs come in issue order), anything else by the simulation's thread after
+  // drain(). No other state depends on them.
+  void send_line(LineFill& f, std::uint32_t sm, std::uint64_t bytes, sim::Tick at);
+  // route_line, then send_line.
   void send_line(LineFill& f, std::uint32_t sm, std::uint64_t line, std::uint32_t sectors,
                  std::uint64_t bytes, sim::Tick at);
+  // send_line for each of a warp access's lines (a store's requests carry its data).
+  void send_lines(std::span<LineFill> fills, std::uint32_t sm, bool store, sim::Tick at);
   // The same as read_through_l2 for a line sent with send_line.
   sim::Tick read_through_slice(const sim::Clock& sm_clock, const LineFill& f, std::uint32_t weight,
                                SampledLoad* sampled);
