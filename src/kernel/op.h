@@ -88,6 +88,30 @@ struct Op {
 // narrower stores still in flight, a store-forwarding stall on every warp instruction
 // (docs/performance.md, twenty-fifth session); each field read alone (volatile: the compiler
 // may not merge them) forwards from the store that wrote it.
+inline void copy_op(Op& to, const Op& from);
+
+// The same returning the copy, to initialize an Op in place (guaranteed copy elision).
+inline Op copy_of(const Op& from) {
+  static_assert(sizeof(Op) == 96, "a field added to Op must be copied here too");
+  const volatile Op& f = from;
+  return Op{.kind = f.kind,
+            .mask = f.mask,
+            .count = f.count,
+            .bytes = f.bytes,
+            .addr = f.addr,
+            .data = f.data,
+            .barrier = f.barrier,
+            .mbar = f.mbar,
+            .tx_bytes = f.tx_bytes,
+            .parity = f.parity,
+            .result = f.result,
+            .value = f.value,
+            .reg = f.reg,
+            .mm = f.mm,
+            .rank = f.rank,
+            .tma = f.tma};
+}
+
 inline void copy_op(Op& to, const Op& from) {
   static_assert(sizeof(Op) == 96, "a field added to Op must be copied here too");
   const volatile Op& f = from;

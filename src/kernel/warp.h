@@ -90,10 +90,18 @@ class Warp {
   }
 
   // --- timed operations -----------------------------------------------------------------
+  // A load's or store's kind, active lanes and bytes per lane (access<T>() checks the size).
+  struct Access {
+    OpKind kind;
+    LaneMask mask;
+    std::uint32_t bytes;
+  };
   class OpAwaiter {
    public:
     // Field by field: `op` was built a moment ago (copy_op).
-    OpAwaiter(Warp& w, const Op& op) : warp_(w) { copy_op(op_, op); }
+    OpAwaiter(Warp& w, const Op& op) : warp_(w), op_(copy_of(op)) {}
+    // A load's or store's Op built in place.
+    OpAwaiter(Warp& w, Access a) : warp_(w), op_{.kind = a.kind, .mask = a.mask, .bytes = a.bytes} {}
     bool await_ready() const noexcept { return false; }
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) {
@@ -118,7 +126,7 @@ class Warp {
   template <class T>
   class LoadAwaiter : public OpAwaiter {
    public:
-    LoadAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr) : OpAwaiter(w, op) {
+    LoadAwaiter(Warp& w, Access a, const Lanes<Addr>& addr) : OpAwaiter(w, a) {
       copy_lanes(addr_, addr);
       op_.addr = &addr_;
       if (!w.moves_data_) return;
@@ -139,8 +147,8 @@ class Warp {
   template <class T>
   class StoreAwaiter : public OpAwaiter {
    public:
-    StoreAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr, const Lanes<T>& values)
-        : OpAwaiter(w, op), values_(values) {
+    StoreAwaiter(Warp& w, Access a, const Lanes<Addr>& addr, const Lanes<T>& values)
+        : OpAwaiter(w, a), values_(values) {
       copy_lanes(addr_, addr);
       op_.addr = &addr_;
       op_.data = reinterpret_cast<std::byte*>(values_.data());
@@ -166,8 +174,8 @@ class Warp {
   template <class T>
   class AtomicAwaiter : public OpAwaiter {
    public:
-    AtomicAwaiter(Warp& w, const Op& op, const Lanes<Addr>& addr, const Lanes<T>& values)
-        : OpAwaiter(w, op), values_(values) {
+    AtomicAwaiter(Warp& w, Access a, const Lanes<Addr>& addr, const Lanes<T>& values)
+        : OpAwaiter(w, a), values_(values) {
       copy_lanes(addr_, addr);
       op_.addr = &addr_;
       op_.data = reinterpret_cast<std::byte*>(values_.data());
@@ -447,11 +455,11 @@ class Warp {
 
  private:
   template <class T>
-  static Op access(OpKind kind, LaneMask mask) {
+  static Access access(OpKind kind, LaneMask mask) {
     static_assert(std::is_trivially_copyable_v<T>);
     static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 ||
                   sizeof(T) == 16);
-    return Op{.kind = kind, .mask = mask, .bytes = sizeof(T)};
+    return Access{.kind = kind, .mask = mask, .bytes = sizeof(T)};
   }
   static TmaOp tensor_op(TmaKind kind, Addr map, const Coords& coords) {
     TmaOp t{.kind = kind, .descriptor = map};
