@@ -40,12 +40,16 @@ MemoryWorker::~MemoryWorker() {
 void MemoryWorker::run() {
   std::uint64_t done = 0;
   while (true) {
-    const std::uint64_t to = submitted_.load(std::memory_order_acquire);
+    std::uint64_t to = submitted_.load(std::memory_order_acquire);
     if (done == to) {
       wait_change(submitted_, to);
       continue;
     }
     for (; done < to; ++done) {
+      // Near the end of what was there, look again: jobs submitted since get their prefetch
+      // hints ahead of their turn (the submitted count's line is the other thread's, so not
+      // at every job).
+      if (done + kPrefetchAhead[0] >= to) to = submitted_.load(std::memory_order_acquire);
       Job& j = ring_[done & (kSlots - 1)];
       if (j.kind == kStop) return;
       for (const unsigned ahead : kPrefetchAhead) {
