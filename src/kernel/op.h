@@ -80,7 +80,8 @@ struct Op {
   const MmInstruction* mm = nullptr;
   std::uint32_t rank = 0;  // kMbarArriveRemote: the target CTA's cluster rank
   const TmaOp* tma = nullptr;
-  // A field added here must be added to copy_op() too (its size check fails otherwise).
+  // A field added here must be added to copy_op() and copy_of() too (their size checks fail
+  // otherwise).
 };
 
 // Copies `from` field by field: what an executor does with the Op a kernel's awaiter built a

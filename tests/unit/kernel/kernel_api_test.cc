@@ -114,8 +114,8 @@ TEST(Warp, ASuspendedWarpKnowsItsFrameAndItsSize) {
 }
 
 TEST(Op, CopyOpCopiesEveryField) {
-  // An executor copies the awaiter's Op with copy_op (field by field, for speed): every field
-  // must arrive, whatever its value.
+  // An executor copies the awaiter's Op with copy_op, and an awaiter initializes its own with
+  // copy_of (field by field, for speed): every field must arrive, whatever its value.
   const Lanes<Addr> lanes{};
   std::byte data[4];
   bool result = false;
@@ -138,24 +138,27 @@ TEST(Op, CopyOpCopiesEveryField) {
                 .mm = mm,
                 .rank = 7,
                 .tma = tma};
-  Op to;
-  copy_op(to, from);
-  EXPECT_EQ(to.kind, from.kind);
-  EXPECT_EQ(to.mask, from.mask);
-  EXPECT_EQ(to.count, from.count);
-  EXPECT_EQ(to.bytes, from.bytes);
-  EXPECT_EQ(to.addr, from.addr);
-  EXPECT_EQ(to.data, from.data);
-  EXPECT_EQ(to.barrier, from.barrier);
-  EXPECT_EQ(to.mbar, from.mbar);
-  EXPECT_EQ(to.tx_bytes, from.tx_bytes);
-  EXPECT_EQ(to.parity, from.parity);
-  EXPECT_EQ(to.result, from.result);
-  EXPECT_EQ(to.value, from.value);
-  EXPECT_EQ(to.reg, from.reg);
-  EXPECT_EQ(to.mm, from.mm);
-  EXPECT_EQ(to.rank, from.rank);
-  EXPECT_EQ(to.tma, from.tma);
+  Op assigned;
+  copy_op(assigned, from);
+  const Op made = copy_of(from);  // what an awaiter's Op is initialized with
+  for (const Op& to : {assigned, made}) {
+    EXPECT_EQ(to.kind, from.kind);
+    EXPECT_EQ(to.mask, from.mask);
+    EXPECT_EQ(to.count, from.count);
+    EXPECT_EQ(to.bytes, from.bytes);
+    EXPECT_EQ(to.addr, from.addr);
+    EXPECT_EQ(to.data, from.data);
+    EXPECT_EQ(to.barrier, from.barrier);
+    EXPECT_EQ(to.mbar, from.mbar);
+    EXPECT_EQ(to.tx_bytes, from.tx_bytes);
+    EXPECT_EQ(to.parity, from.parity);
+    EXPECT_EQ(to.result, from.result);
+    EXPECT_EQ(to.value, from.value);
+    EXPECT_EQ(to.reg, from.reg);
+    EXPECT_EQ(to.mm, from.mm);
+    EXPECT_EQ(to.rank, from.rank);
+    EXPECT_EQ(to.tma, from.tma);
+  }
 }
 
 TEST(Lanes, CopyLanesCopiesEveryLane) {
