@@ -29,6 +29,7 @@
 #include "mem/sector_cache.h"
 #include "sim/clock.h"
 #include "sim/component.h"
+#include "sim/host_lines.h"
 
 namespace xpusim::mem {
 
@@ -223,7 +224,7 @@ class L2Slice : public sim::Component {
     std::uint32_t weight = 1;  // set sampling: the lines this one stands for (its eviction's)
   };
   BusyMshrs busy_mshrs_;
-  std::vector<InFlight> in_flight_;  // made by the first read_at
+  sim::HostLineVector<InFlight> in_flight_;  // made by the first read_at (per way, as the tags)
   // A missing line with its miss in flight: its first fill (which allocates it) and when all
   // its pending sectors are back.
   struct Arriving {

@@ -9,8 +9,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
+#include "sim/host_lines.h"
 #include "sim/prefetch.h"
 #include "sim/result.h"
 
@@ -89,7 +89,7 @@ class LineTable {
     return i;
   }
   void grow() {
-    std::vector<Slot> old(2 * slots_.size());
+    sim::HostLineVector<Slot> old(2 * slots_.size());
     old.swap(slots_);
     sized();
     for (const Slot& s : old) {
@@ -97,7 +97,7 @@ class LineTable {
     }
   }
 
-  std::vector<Slot> slots_;
+  sim::HostLineVector<Slot> slots_;  // a slot of 16 or 32 B never straddles two host lines
   std::size_t mask_ = 0;
   unsigned shift_ = 64;
   std::size_t size_ = 0;

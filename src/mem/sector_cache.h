@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/fast_div.h"
+#include "sim/host_lines.h"
 #include "sim/prefetch.h"
 
 namespace xpusim::mem {
@@ -126,10 +127,11 @@ class alignas(64) SectorCache {
   std::uint32_t sets_;
   bool hashed_;
   sim::FastDiv sets_div_;
-  // sets_ x ways_ each, way-major within a set.
-  std::vector<std::uint64_t> tags_;  // line number, or kFree
-  std::vector<Line> lines_;
-  std::vector<std::uint8_t> lru_;  // per set: its way numbers, most recently used first
+  // sets_ x ways_ each, way-major within a set; from a host line's start, so that a set of a
+  // power-of-two ways spans as few host lines as it fills.
+  sim::HostLineVector<std::uint64_t> tags_;  // line number, or kFree
+  sim::HostLineVector<Line> lines_;
+  sim::HostLineVector<std::uint8_t> lru_;  // per set: its way numbers, most recently used first
   sim::FastDiv ways_div_;
 };
 

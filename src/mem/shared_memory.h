@@ -4,28 +4,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <span>
 #include <vector>
 
+#include "sim/host_lines.h"
 #include "sim/result.h"
 
 namespace xpusim::mem {
-
-// 64 B aligned storage: TMA box copies move whole 16 B chunks, and bulk copies out of the
-// window run at full speed only from 64 B aligned buffers.
-template <class T>
-struct Align64Allocator {
-  using value_type = T;
-  Align64Allocator() = default;
-  template <class U>
-  Align64Allocator(const Align64Allocator<U>&) {}  // NOLINT(google-explicit-constructor)
-  T* allocate(std::size_t n) {
-    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
-  }
-  void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
-  friend bool operator==(const Align64Allocator&, const Align64Allocator&) { return true; }
-};
 
 class SharedMemory {
  public:
@@ -44,7 +29,9 @@ class SharedMemory {
   std::span<const std::byte> bytes() const { return data_; }
 
  private:
-  std::vector<std::byte, Align64Allocator<std::byte>> data_;
+  // 64 B aligned: TMA box copies move whole 16 B chunks, and bulk copies out of the window run
+  // at full speed only from 64 B aligned buffers.
+  sim::HostLineVector<std::byte> data_;
 };
 
 }  // namespace xpusim::mem
