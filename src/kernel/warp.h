@@ -101,7 +101,8 @@ class Warp {
     // Field by field: `op` was built a moment ago (copy_op).
     OpAwaiter(Warp& w, const Op& op) : warp_(w), op_(copy_of(op)) {}
     // A load's or store's Op built in place.
-    OpAwaiter(Warp& w, Access a) : warp_(w), op_{.kind = a.kind, .mask = a.mask, .bytes = a.bytes} {}
+    OpAwaiter(Warp& w, Access a)
+        : warp_(w), op_{.kind = a.kind, .mask = a.mask, .bytes = a.bytes} {}
     bool await_ready() const noexcept { return false; }
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) {

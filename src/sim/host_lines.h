@@ -18,9 +18,9 @@ struct Align64Allocator {
   template <class U>
   Align64Allocator(const Align64Allocator<U>&) {}  // NOLINT(google-explicit-constructor)
   T* allocate(std::size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kHostLineBytes}));
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kHostLineBytes}));
   }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{kHostLineBytes}); }
+  void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{kHostLineBytes}); }
   friend bool operator==(const Align64Allocator&, const Align64Allocator&) { return true; }
 };
 

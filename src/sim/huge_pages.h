@@ -25,7 +25,8 @@ bool is_dynamic_loader(std::string_view exe);
 
 // Re-executes this program (/proc/self/exe, same arguments) with the tunable added when
 // wants_huge_page_reexec() says so and glibc is 2.35 or later; returns when it does not (or the
-// exec fails, or the program was started through the dynamic loader). Call it first in main(), before any thread starts.
+// exec fails, or the program was started through the dynamic loader). Call it first in main(),
+// before any thread starts.
 void reexec_with_huge_pages(char** argv);
 
 }  // namespace xpusim::sim
