@@ -89,7 +89,26 @@ struct Op {
 // narrower stores still in flight, a store-forwarding stall on every warp instruction
 // (docs/performance.md, twenty-fifth session); each field read alone (volatile: the compiler
 // may not merge them) forwards from the store that wrote it.
-inline void copy_op(Op& to, const Op& from);
+inline void copy_op(Op& to, const Op& from) {
+  static_assert(sizeof(Op) == 96, "a field added to Op must be copied here too");
+  const volatile Op& f = from;
+  to.kind = f.kind;
+  to.mask = f.mask;
+  to.count = f.count;
+  to.bytes = f.bytes;
+  to.addr = f.addr;
+  to.data = f.data;
+  to.barrier = f.barrier;
+  to.mbar = f.mbar;
+  to.tx_bytes = f.tx_bytes;
+  to.parity = f.parity;
+  to.result = f.result;
+  to.value = f.value;
+  to.reg = f.reg;
+  to.mm = f.mm;
+  to.rank = f.rank;
+  to.tma = f.tma;
+}
 
 // The same returning the copy, to initialize an Op in place (guaranteed copy elision).
 inline Op copy_of(const Op& from) {
@@ -111,27 +130,6 @@ inline Op copy_of(const Op& from) {
             .mm = f.mm,
             .rank = f.rank,
             .tma = f.tma};
-}
-
-inline void copy_op(Op& to, const Op& from) {
-  static_assert(sizeof(Op) == 96, "a field added to Op must be copied here too");
-  const volatile Op& f = from;
-  to.kind = f.kind;
-  to.mask = f.mask;
-  to.count = f.count;
-  to.bytes = f.bytes;
-  to.addr = f.addr;
-  to.data = f.data;
-  to.barrier = f.barrier;
-  to.mbar = f.mbar;
-  to.tx_bytes = f.tx_bytes;
-  to.parity = f.parity;
-  to.result = f.result;
-  to.value = f.value;
-  to.reg = f.reg;
-  to.mm = f.mm;
-  to.rank = f.rank;
-  to.tma = f.tma;
 }
 
 }  // namespace xpusim::kernel

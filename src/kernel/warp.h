@@ -98,7 +98,7 @@ class Warp {
   };
   class OpAwaiter {
    public:
-    // Field by field: `op` was built a moment ago (copy_op).
+    // Field by field: `op` was built a moment ago (copy_of).
     OpAwaiter(Warp& w, const Op& op) : warp_(w), op_(copy_of(op)) {}
     // A load's or store's Op built in place.
     OpAwaiter(Warp& w, Access a)
