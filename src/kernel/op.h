@@ -80,37 +80,15 @@ struct Op {
   const MmInstruction* mm = nullptr;
   std::uint32_t rank = 0;  // kMbarArriveRemote: the target CTA's cluster rank
   const TmaOp* tma = nullptr;
-  // A field added here must be added to copy_op() and copy_of() too (their size checks fail
-  // otherwise).
+  // A field added here must be added to copy_of() too (its size check fails otherwise).
 };
 
-// Copies `from` field by field: what an executor does with the Op a kernel's awaiter built a
-// moment ago in its coroutine frame. A plain copy read it back with 16-byte loads over the
+// A copy of `from` read field by field: what an awaiter and an executor do with an Op built a
+// moment ago in a coroutine frame. A plain copy read it back with 16-byte loads over the
 // narrower stores still in flight, a store-forwarding stall on every warp instruction
 // (docs/performance.md, twenty-fifth session); each field read alone (volatile: the compiler
-// may not merge them) forwards from the store that wrote it.
-inline void copy_op(Op& to, const Op& from) {
-  static_assert(sizeof(Op) == 96, "a field added to Op must be copied here too");
-  const volatile Op& f = from;
-  to.kind = f.kind;
-  to.mask = f.mask;
-  to.count = f.count;
-  to.bytes = f.bytes;
-  to.addr = f.addr;
-  to.data = f.data;
-  to.barrier = f.barrier;
-  to.mbar = f.mbar;
-  to.tx_bytes = f.tx_bytes;
-  to.parity = f.parity;
-  to.result = f.result;
-  to.value = f.value;
-  to.reg = f.reg;
-  to.mm = f.mm;
-  to.rank = f.rank;
-  to.tma = f.tma;
-}
-
-// The same returning the copy, to initialize an Op in place (guaranteed copy elision).
+// may not merge them) forwards from the store that wrote it. Returned as a prvalue, so an Op
+// initialized from it is built in place.
 inline Op copy_of(const Op& from) {
   static_assert(sizeof(Op) == 96, "a field added to Op must be copied here too");
   const volatile Op& f = from;
@@ -130,6 +108,11 @@ inline Op copy_of(const Op& from) {
             .mm = f.mm,
             .rank = f.rank,
             .tma = f.tma};
+}
+
+// The same into an existing Op (the loads stay field by field; the stores may merge).
+inline void copy_op(Op& to, const Op& from) {
+  to = copy_of(from);
 }
 
 }  // namespace xpusim::kernel
