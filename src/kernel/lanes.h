@@ -5,7 +5,6 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <type_traits>
 
 namespace xpusim::kernel {
 
@@ -29,19 +28,6 @@ Lanes<T> lanes(F&& f) {
   for (std::uint32_t l = 0; l < kWarpSize; ++l)
     out[l] = static_cast<T>(f(l));
   return out;
-}
-
-// `to` = `from`, one lane at a time. What an awaiter does with lanes a kernel computed a moment
-// ago (lanes() writes them one by one): a plain copy read them back with 16-byte loads, each
-// over two stores still in flight, and waited for both to reach the cache (a store-forwarding
-// stall, docs/performance.md, twenty-sixth session). Each lane read alone (volatile: the
-// compiler may not merge them) forwards from the store that wrote it.
-template <class T>
-void copy_lanes(Lanes<T>& to, const Lanes<T>& from) {
-  static_assert(std::is_arithmetic_v<T>, "lanes of a scalar type");
-  const volatile T* f = from.data();
-  for (std::uint32_t l = 0; l < kWarpSize; ++l)
-    to[l] = f[l];
 }
 
 }  // namespace xpusim::kernel

@@ -127,8 +127,7 @@ class Warp {
   template <class T>
   class LoadAwaiter : public OpAwaiter {
    public:
-    LoadAwaiter(Warp& w, Access a, const Lanes<Addr>& addr) : OpAwaiter(w, a) {
-      copy_lanes(addr_, addr);
+    LoadAwaiter(Warp& w, Access a, const Lanes<Addr>& addr) : OpAwaiter(w, a), addr_(addr) {
       op_.addr = &addr_;
       if (!w.moves_data_) return;
       values_ = {};  // lanes the load does not write read 0
@@ -149,8 +148,7 @@ class Warp {
   class StoreAwaiter : public OpAwaiter {
    public:
     StoreAwaiter(Warp& w, Access a, const Lanes<Addr>& addr, const Lanes<T>& values)
-        : OpAwaiter(w, a), values_(values) {
-      copy_lanes(addr_, addr);
+        : OpAwaiter(w, a), addr_(addr), values_(values) {
       op_.addr = &addr_;
       op_.data = reinterpret_cast<std::byte*>(values_.data());
     }
@@ -176,8 +174,7 @@ class Warp {
   class AtomicAwaiter : public OpAwaiter {
    public:
     AtomicAwaiter(Warp& w, Access a, const Lanes<Addr>& addr, const Lanes<T>& values)
-        : OpAwaiter(w, a), values_(values) {
-      copy_lanes(addr_, addr);
+        : OpAwaiter(w, a), addr_(addr), values_(values) {
       op_.addr = &addr_;
       op_.data = reinterpret_cast<std::byte*>(values_.data());
     }

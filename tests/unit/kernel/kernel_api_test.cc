@@ -161,18 +161,5 @@ TEST(Op, CopyOpCopiesEveryField) {
   }
 }
 
-TEST(Lanes, CopyLanesCopiesEveryLane) {
-  // An awaiter copies the kernel's addresses with copy_lanes (lane by lane, for speed).
-  const Lanes<Addr> from = lanes<Addr>([](std::uint32_t l) { return 0x1'0000'0000 + 977 * l; });
-  Lanes<Addr> to;
-  to.fill(0);
-  copy_lanes(to, from);
-  EXPECT_EQ(to, from);
-  const Lanes<std::uint8_t> small = lanes<std::uint8_t>([](std::uint32_t l) { return 255 - l; });
-  Lanes<std::uint8_t> small_to{};
-  copy_lanes(small_to, small);
-  EXPECT_EQ(small_to, small);
-}
-
 }  // namespace
 }  // namespace xpusim::kernel
