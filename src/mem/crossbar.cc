@@ -11,7 +11,6 @@ Crossbar::Crossbar(Component& parent, sim::Clock& l2_clock, const CrossbarParams
                    std::vector<std::uint32_t> partition_of_slice)
     : Component(parent, "xbar"),
       clock_(l2_clock),
-      request_clock_(l2_clock),
       params_(params),
       near_partition_of_sm_(std::move(near_partition_of_sm)),
       partition_of_slice_(std::move(partition_of_slice)),
@@ -74,12 +73,12 @@ sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::
   requests_ += weight;
   request_bytes_ += bytes * weight;
   const sim::Cycles passed = calendar(request_calendars_, slice)
-                                 .book_first(request_clock_.first_cycle_from(at), bytes, weight);
+                                 .book_first(clock_.first_cycle_from(at), bytes, weight);
   // later(edge(c), n) is edge(c + n): one conversion, not three.
   const sim::Cycles arrival = passed + params_.latency_cycles;
-  if (!is_far(sm, slice)) return request_clock_.edge(arrival);
+  if (!is_far(sm, slice)) return clock_.edge(arrival);
   far_requests_ += weight;
-  return request_clock_.edge(arrival + params_.cross_partition_cycles);
+  return clock_.edge(arrival + params_.cross_partition_cycles);
 }
 
 sim::Cycles Crossbar::response_cycle_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,

@@ -68,10 +68,9 @@ class Crossbar : public sim::Component {
   using Port = sim::Channel<NoPayload>;
   sim::Tick later(sim::Tick t, sim::Cycles n) const;
 
+  // Requests and responses alike: whichever thread times an access books both (the memory
+  // worker, or the simulation's thread after MemorySystem::drain()), so one Clock's memo serves.
   sim::Clock& clock_;
-  // The same clock for send_request_at: with a memory thread, requests are booked on the
-  // simulation's thread and responses on the worker, and a Clock keeps its last conversion.
-  sim::Clock request_clock_;
   CrossbarParams params_;
   std::vector<std::uint32_t> near_partition_of_sm_;
   std::vector<std::uint32_t> partition_of_slice_;

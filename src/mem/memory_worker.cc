@@ -32,8 +32,7 @@ MemoryWorker::MemoryWorker(sim::EventQueue& queue, Handler& handler)
 
 MemoryWorker::~MemoryWorker() {
   queue_.remove_gate(*this);
-  submit(Job{
-      .subject = nullptr, .at = 0, .bound = sim::kMaxTick, .result = 0, .arg = 0, .kind = kStop});
+  submit(nullptr, /*at=*/0, /*bound=*/sim::kMaxTick, /*arg=*/0, kStop);
   thread_.join();
 }
 

@@ -60,10 +60,9 @@ class MemoryWorker final : public sim::Gate {
   MemoryWorker(const MemoryWorker&) = delete;
   MemoryWorker& operator=(const MemoryWorker&) = delete;
 
-  // Simulation's thread: hands `j` to the worker (waits while the ring is full).
-  void submit(const Job& j) { submit(j.subject, j.at, j.bound, j.arg, j.kind); }
-  // The same from the job's fields, stored into the ring one by one (a Job built on the
-  // caller's stack was copied in with 16-byte loads over its stores, a store-forwarding stall).
+  // Simulation's thread: hands a job to the worker (waits while the ring is full). Its fields
+  // are stored into the ring one by one (a Job built on the caller's stack was copied in with
+  // 16-byte loads over its stores, a store-forwarding stall).
   void submit(void* subject, sim::Tick at, sim::Tick bound, std::uint32_t arg, std::uint8_t kind);
   // Simulation's thread: waits until every job is timed and delivered.
   void drain();

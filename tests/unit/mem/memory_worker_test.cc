@@ -80,12 +80,7 @@ Log run_jobs(bool worker, int n) {
     issuers.push_back(std::make_unique<sim::CallbackEvent>([&q, &w, &c, &m, delay, i, &log] {
       log.emplace_back(-1 - i, q.now());  // the issue itself
       if (w) {
-        w->submit({.subject = &c,
-                   .at = q.now(),
-                   .bound = q.now() + 100,
-                   .result = 0,
-                   .arg = delay,
-                   .kind = 1});
+        w->submit(&c, q.now(), q.now() + 100, delay, /*kind=*/1);
         c.order = q.reserve_order();
       } else {
         q.schedule(c, q.now() + delay);
@@ -117,8 +112,7 @@ TEST(MemoryWorker, DrainDeliversEverythingSubmitted) {
   for (int i = 0; i < 5000; ++i) {
     done.push_back(std::make_unique<Completion>(q, log, i));
     done.back()->order = q.reserve_order();
-    w.submit(
-        {.subject = done.back().get(), .at = 0, .bound = 10, .result = 0, .arg = 10, .kind = 1});
+    w.submit(done.back().get(), /*at=*/0, /*bound=*/10, /*arg=*/10, /*kind=*/1);
   }
   w.drain();
   EXPECT_TRUE(w.idle());
