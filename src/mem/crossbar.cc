@@ -72,8 +72,8 @@ sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::
                "crossbar request names an SM or slice that does not exist");
   requests_ += weight;
   request_bytes_ += bytes * weight;
-  const sim::Cycles passed = calendar(request_calendars_, slice)
-                                 .book_first(clock_.first_cycle_from(at), bytes, weight);
+  const sim::Cycles passed =
+      calendar(request_calendars_, slice).book_first(clock_.first_cycle_from(at), bytes, weight);
   // later(edge(c), n) is edge(c + n): one conversion, not three.
   const sim::Cycles arrival = passed + params_.latency_cycles;
   if (!is_far(sm, slice)) return clock_.edge(arrival);
