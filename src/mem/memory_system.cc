@@ -482,7 +482,6 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     q.order = events().reserve_order();
     return;
   }
-  send_lines(q.fills, sm, false, now());
   if (worker_ != nullptr) {  // all hits: nothing for the worker
     const sim::Tick l1_hit = cycles_after(sm_clock_, now(), params_.l1.hit_latency_cycles);
     sample_load_latency(static_cast<double>(sm_clock_.cycle_at(l1_hit) - sm_clock_.cycle_at(now())),
@@ -490,6 +489,7 @@ void MemorySystem::load_lines(std::uint32_t sm, std::span<const LineRequest> lin
     events().schedule(q, l1_hit);
     return;
   }
+  send_lines(q.fills, sm, false, now());
   events().schedule(q, time_load_lines(sm_clock_, q.fills, hits, now()));
 }
 
