@@ -80,6 +80,54 @@ constexpr const char* kTmaStats[] = {"busy_cycles",   "requests",        "bytes_
 
 }  // namespace
 
+void print_kernel_table(const system::Chip& chip) {
+  // One line per launch, the command processor's view and the distributor's side by side.
+  constexpr std::uint32_t kShownLaunches = 16;  // then one line for the rest
+  const sim::Clock& clock = chip.clock();
+  const auto cycles = [&](sim::Tick from, sim::Tick to) {
+    return to <= from ? std::uint64_t{0} : clock.cycle_at(to) - clock.cycle_at(from);
+  };
+  for (std::uint32_t id = 0; id < std::min(chip.launches(), kShownLaunches); ++id) {
+    const system::KernelRun& k = chip.run(id);
+    const cp::LaunchRecord* a = chip.agent_record(id);
+    const system::QueueSpec& q = chip.command_processor().spec(k.queue);
+    std::string when;
+    if (!k.dispatched_ok) {
+      when = "did not complete (not dispatched)";
+    } else if (chip.distributor().grid_times(k.grid).first_start == sim::kMaxTick) {
+      when = "never started";
+    } else {
+      const sim::Tick first = chip.distributor().grid_times(k.grid).first_start;
+      const auto peak = chip.distributor().grid_peak(k.grid);
+      when = fmt::format("launch latency {} cycles, ", cycles(k.dispatched, first));
+      when += k.done ? fmt::format("ran {} cycles", cycles(first, k.completed))
+                     : std::string("did not complete");
+      when += fmt::format(", {} CTAs", k.params.grid.count());
+      if (k.params.cluster.count() > 1) when += fmt::format(", {} clusters at peak", peak.clusters);
+    }
+    // The command processor's side: queue, how it was dispatched, its packet bytes, overhead.
+    std::string cp = fmt::format("q{} {}", k.queue, to_string(q.dispatch));
+    if (a != nullptr) {
+      cp = fmt::format("q{} {} {} B", k.queue, a->condensed ? "condensed" : "dispatch packet",
+                       a->packet_bytes);
+      if (a->done) cp += fmt::format(", dispatch overhead {} cycles", a->overhead_cycles);
+    }
+    const std::string line =
+        fmt::format("  {:<20}{} grid {} block {}: {}; {}", fmt::format("launch {}", id),
+                    k.kernel->name, dims(k.params.grid), dims(k.params.block), when, cp);
+    std::printf("%s\n", line.c_str());
+  }
+  if (chip.launches() > kShownLaunches) {
+    std::uint32_t done = 0;
+    for (std::uint32_t id = kShownLaunches; id < chip.launches(); ++id)
+      done += chip.run(id).done ? 1 : 0;
+    std::printf("  %-20s(%u more launches, %u of them completed)\n", "...",
+                chip.launches() - kShownLaunches, done);
+  }
+  for (const std::string& e : chip.queue_errors())
+    std::printf("  %-20s%s\n", "queue error", e.c_str());
+}
+
 RunFigures read_figures(system::Chip& chip, sim::Simulation& sim) {
   RunFigures f;
   // The chip's timeline: with wave sampling, the skipped waves' time too.
@@ -127,7 +175,6 @@ RunFigures read_figures(system::Chip& chip, sim::Simulation& sim) {
 }
 
 void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f) {
-  const sim::Clock& clock = chip.clock();
   std::printf("%s\n", header.c_str());
   std::printf("  simulated           %llu cycles, %.3f us\n", ull(f.cycles), f.seconds * 1e6);
   const sched::WorkDistributor& cwd = chip.distributor();
@@ -155,32 +202,7 @@ void print_summary(const std::string& header, system::Chip& chip, const RunFigur
                         .c_str()
                   : "");
   }
-  constexpr std::uint32_t kShownLaunches = 16;  // then one line for the rest
-  for (std::uint32_t id = 0; id < std::min(chip.launches(), kShownLaunches); ++id) {
-    const system::KernelRun& k = chip.run(id);
-    const sched::WorkDistributor::GridTimes& t = chip.distributor().grid_times(id);
-    std::string when;
-    if (t.first_start == sim::kMaxTick) {
-      when = "never started";
-    } else {
-      const std::uint64_t start = clock.cycle_at(t.first_start);
-      when = fmt::format("launch latency {} cycles, ", start - clock.cycle_at(t.submitted));
-      when += k.done ? fmt::format("ran {} cycles", clock.cycle_at(k.completed) - start)
-                     : std::string("did not complete");
-    }
-    const std::string line =
-        fmt::format("  {:<20}{} grid {} block {}: {}", fmt::format("launch {}", id), k.kernel->name,
-                    dims(k.params.grid), dims(k.params.block), when);
-    std::printf("%s\n", line.c_str());
-  }
-  if (chip.launches() > kShownLaunches) {
-    std::uint32_t done = 0;
-    for (std::uint32_t id = kShownLaunches; id < chip.launches(); ++id)
-      done += chip.run(id).done ? 1 : 0;
-    std::printf("  %-20s(%u more launches, %u of them completed)\n", "...",
-                chip.launches() - kShownLaunches, done);
-  }
-
+  print_kernel_table(chip);
   std::printf(
       "  warp instructions   %llu; issue utilization %s (of %llu cycles x %u SMs used x %u "
       "sub-partitions)\n",

@@ -48,6 +48,9 @@ struct RunFigures {
 
 RunFigures read_figures(system::Chip& chip, sim::Simulation& sim);
 
+// One line per launch: queue, dispatch mode, packet bytes, dispatch overhead, launch latency,
+// run cycles, CTAs, clusters resident at peak; then any queue errors.
+void print_kernel_table(const system::Chip& chip);
 // The summary block after `header` (the "run FILE: ..." line): simulated time, launches,
 // issue utilization, stalls, the tensor unit, TMA, caches and bandwidths.
 void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "cp/condensed.h"
@@ -28,17 +29,32 @@ struct KernelAgent::KernelRecord : sim::Component {
   sim::Average& latency;
   sim::Average& run;
   std::uint64_t overhead_total = 0, latency_total = 0, run_total = 0;
-  std::uint64_t this_overhead = 0;  // the launch in flight: pre-launch agent time + cleanup
+};
 
-  // The launch and its cleanup are over: its overhead is final.
-  void settle() {
-    overhead_total += this_overhead;
-    overhead.sample(static_cast<double>(this_overhead));
-    this_overhead = 0;
-  }
+// One kernel in flight: launched, not yet cleaned up.
+struct KernelAgent::Launch {
+  KernelRecord* record = nullptr;
+  DispatchPacket packet;
+  std::uint64_t index = 0;    // into launch_records_
+  sim::Tick start = 0;        // when the agent launched it
+  std::uint64_t overhead = 0;  // pre-launch agent time + its cleanup
+  GridTimes times;
+  bool done = false;  // the launcher reported completion
 };
 
 namespace {
+
+// The barrier bit (HSA: the packet waits for every earlier packet to complete), read from the
+// header word the processor can see before fetching the rest. A condensed packet has none and
+// is ordered after everything (see the header); so is a header that does not decode (process()
+// reports it).
+bool waits_for_earlier(const PacketBytes& bytes) {
+  const auto type = packet_type(bytes);
+  if (!type || *type == PacketType::kCondensedDispatch) return true;
+  const auto h = decode_header(static_cast<std::uint16_t>(std::to_integer<unsigned>(bytes[0]) |
+                                                          std::to_integer<unsigned>(bytes[1]) << 8));
+  return !h || h->barrier;
+}
 
 // A stats path segment: letters, digits and '_' only.
 std::string path_segment(std::string_view name) {
@@ -67,6 +83,10 @@ KernelAgent::KernelAgent(sim::Component& parent, std::string_view name, const si
       execution_(add_counter("execution_cycles", "cycles", "cycles kernels ran")),
       cleanups_(add_counter("cleanups", "cleanups", "release fence + completion-signal writes")),
       errors_(add_counter("queue_errors", "errors", "packets that put the queue in error")),
+      rst_kernels_(add_counter("rst_kernels", "kernels",
+                               "kernels launched from a reference-state-table entry (condensed)")),
+      barrier_waits_(add_counter("barrier_waits", "packets",
+                                 "packets that waited for earlier kernels (barrier bit, condensed)")),
       occupancy_(add_average("queue_occupancy", "packets",
                              "packets published and not yet consumed, seen at each fetch")) {
   sim().spawn(run(), path() + ".process");
@@ -106,9 +126,9 @@ void KernelAgent::register_signal(std::uint64_t handle, Signal& signal) {
   signals_[handle] = &signal;
 }
 
-sim::Task<> KernelAgent::spend(std::uint32_t cycles, KernelRecord* owner) {
+sim::Task<> KernelAgent::spend(std::uint32_t cycles, Launch* owner) {
   overhead_.inc(cycles);
-  (owner != nullptr ? owner->this_overhead : pending_overhead_) += cycles;
+  (owner != nullptr ? owner->overhead : pending_overhead_) += cycles;
   co_await clock_.cycles(cycles);
 }
 
@@ -153,6 +173,10 @@ sim::Task<> KernelAgent::run() {
       continue;
     }
     if (!check_indices()) co_return;
+    if (in_flight_ > 0 && waits_for_earlier(*packet)) {
+      barrier_waits_.inc();
+      co_await drain();
+    }
     occupancy_.sample(static_cast<double>(queue_.write_index() - queue_.read_index()));
     co_await spend(timing_.fetch_cycles);
     packets_.inc();
@@ -160,7 +184,13 @@ sim::Task<> KernelAgent::run() {
     co_await process(*packet);
     if (!queue_.active()) co_return;
     queue_.consume();
+    if (consumed_) consumed_();
   }
+}
+
+sim::Task<> KernelAgent::drain() {
+  while (in_flight_ > 0)
+    co_await wake_.wait();
 }
 
 sim::Task<> KernelAgent::process(const PacketBytes& bytes) {
@@ -198,9 +228,9 @@ sim::Task<> KernelAgent::dispatch_standard(const PacketBytes& bytes) {
   }
   if (p->is_reference) rst_.store(static_cast<std::uint8_t>(p->ref_num), *p);  // ¶69, ¶90
   co_await spend(timing_.setup_cycles);
-  if (!co_await execute(*p)) co_return;
-  co_await cleanup(*p, launched_);
-  launched_->settle();
+  Launch* l = execute(*p, false, static_cast<std::uint32_t>(kPacketBytes));
+  if (l == nullptr) co_return;
+  sim().spawn(finish(l, true), path() + ".completion");  // the agent goes on meanwhile
 }
 
 // Process 600 (Fig. 6): decode every kernel from the RST and its diff, then run them in order.
@@ -222,17 +252,18 @@ sim::Task<> KernelAgent::dispatch_condensed(const PacketBytes& bytes) {
   }
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     co_await spend(timing_.diff_cycles + timing_.setup_cycles);
-    if (!co_await execute(kernels[k])) co_return;
+    // Its share of the packet: diff header and value slots; the first also the packet header.
+    const auto bytes_of = 2 * packet_slots(c->kernels[k]) + (k == 0 ? 2 : 0);
+    Launch* l = execute(kernels[k], true, bytes_of);
+    if (l == nullptr) co_return;
+    rst_kernels_.inc();
     const bool last = k + 1 == kernels.size();
-    if (last || !timing_.skip_unneeded_cleanup || cleanup_info(kernels[k]).needed()) {
-      co_await cleanup(kernels[k], launched_);
-    }
-    launched_->settle();
+    co_await finish(l, last || !timing_.skip_unneeded_cleanup || cleanup_info(kernels[k]).needed());
   }
 }
 
-// Barrier-AND/OR: this agent runs one packet at a time, so every earlier packet has completed;
-// the packet waits for its dependency signals to reach 0 (all of them, or any one).
+// Barrier-AND/OR: the packet waits for its dependency signals to reach 0 (all of them, or any
+// one); with its barrier bit set, run() has first waited for every earlier kernel.
 sim::Task<> KernelAgent::barrier(const PacketBytes& bytes) {
   co_await spend(timing_.decode_cycles);
   auto b = decode_barrier(bytes);
@@ -275,53 +306,79 @@ sim::Task<> KernelAgent::barrier(const PacketBytes& bytes) {
   co_await cleanup(as_kernel, nullptr);  // charged to the next kernel
 }
 
-sim::Task<bool> KernelAgent::execute(const DispatchPacket& kernel) {
+KernelAgent::Launch* KernelAgent::execute(const DispatchPacket& kernel, bool condensed,
+                                          std::uint32_t packet_bytes) {
   const auto it = kernels_by_object_.find(kernel.kernel_object);
   if (it == kernels_by_object_.end()) {
-    co_return fail(
-        Error{fmt::format("kernel_object {:#x} is not a registered kernel", kernel.kernel_object)},
-        kernel.completion_signal);
+    fail(Error{fmt::format("kernel_object {:#x} is not a registered kernel", kernel.kernel_object)},
+         kernel.completion_signal);
+    return nullptr;
   }
   if (kernel.completion_signal != 0 && !signals_.contains(kernel.completion_signal)) {
-    co_return fail(Error{fmt::format("completion_signal {:#x} is not a registered signal",
-                                     kernel.completion_signal)},
-                   0);
+    fail(Error{fmt::format("completion_signal {:#x} is not a registered signal",
+                           kernel.completion_signal)},
+         0);
+    return nullptr;
   }
-  bool done = false;
-  GridTimes times;
-  const sim::Tick start = now();
-  const Status launched = launcher_.launch(kernel, [this, &done, &times](const GridTimes& t) {
-    times = t;
-    done = true;
+  const std::uint64_t index = launch_records_.size();
+  auto owned = std::make_unique<Launch>();
+  Launch* l = owned.get();
+  l->record = it->second.get();
+  l->packet = kernel;
+  l->index = index;
+  l->start = now();
+  const Status launched = launcher_.launch(kernel, [this, l](const GridTimes& t) {
+    l->times = t;
+    l->done = true;
     wake_.notify_all();
   });
   if (!launched) {
-    co_return fail(Error{fmt::format("kernel {} ({:#x}): {}", it->second->name,
-                                     kernel.kernel_object, launched.error().message)},
-                   kernel.completion_signal);
+    fail(Error{fmt::format("kernel {} ({:#x}): {}", it->second->name, kernel.kernel_object,
+                           launched.error().message)},
+         kernel.completion_signal);
+    return nullptr;
   }
   kernels_.inc();
-  KernelRecord& k = *it->second;
-  k.launches.inc();
-  k.this_overhead = pending_overhead_;
+  l->record->launches.inc();
+  l->overhead = pending_overhead_;
   pending_overhead_ = 0;
-  launched_ = &k;
-  while (!done)
+  launch_records_.push_back({.kernel_object = kernel.kernel_object,
+                             .packet_index = queue_.read_index(),
+                             .condensed = condensed,
+                             .packet_bytes = packet_bytes});
+  live_[index] = std::move(owned);
+  ++in_flight_;
+  return l;
+}
+
+sim::Task<> KernelAgent::finish(Launch* l, bool clean) {
+  while (!l->done)
     co_await wake_.wait();
   const auto cycles = [this](sim::Tick from, sim::Tick to) {
-    return clock_.cycle_at(to) - clock_.cycle_at(from);
+    return to <= from ? 0 : clock_.cycle_at(to) - clock_.cycle_at(from);
   };
-  const std::uint64_t latency = cycles(start, times.first_start);
-  const std::uint64_t run = cycles(times.first_start, now());
+  const std::uint64_t latency = cycles(l->start, l->times.first_start);
+  const std::uint64_t run = cycles(std::max(l->start, l->times.first_start), now());
+  KernelRecord& k = *l->record;
   execution_.inc(latency + run);
   k.latency_total += latency;
   k.run_total += run;
   k.latency.sample(static_cast<double>(latency));
   k.run.sample(static_cast<double>(run));
-  co_return true;
+  if (clean) co_await cleanup(l->packet, l);
+  k.overhead_total += l->overhead;
+  k.overhead.sample(static_cast<double>(l->overhead));
+  LaunchRecord& r = launch_records_[l->index];
+  r.overhead_cycles = l->overhead;
+  r.latency_cycles = latency;
+  r.run_cycles = run;
+  r.done = true;
+  live_.erase(l->index);
+  --in_flight_;
+  wake_.notify_all();
 }
 
-sim::Task<> KernelAgent::cleanup(const DispatchPacket& kernel, KernelRecord* owner) {
+sim::Task<> KernelAgent::cleanup(const DispatchPacket& kernel, Launch* owner) {
   co_await spend(timing_.cleanup_cycles, owner);
   cleanups_.inc();
   // HSA: the completion signal is decremented when the dispatch completes.

@@ -4,6 +4,13 @@
 // the reference state table; condensed packets launch their kernels from it, in order, each
 // after the previous completes, with intermediate cleanup only where a kernel needs it (¶146).
 //
+// Overlap (HSA packet processing; seed3 ¶67 and ¶146 say kernels "may overlap"): packets are
+// launched in order, but a kernel dispatch does not wait for its kernel: the agent goes on to
+// the next packet, and each kernel cleans up when it completes. A packet whose header has the
+// barrier bit set is not fetched until every kernel launched before it has completed and
+// cleaned up. A condensed packet has no barrier bit (seed3 Table 4); it is always ordered after
+// every earlier packet, as Fig. 6 runs it.
+//
 // Bad packets (unknown type, reserved bits, an empty RST slot, a malformed condensed packet, an
 // unregistered kernel object) put the queue in its error state with a named error and stop
 // this agent's processing of it; the packet's completion signal, when it can be read, gets
@@ -53,6 +60,20 @@ struct KernelSummary {
   std::uint64_t run_cycles = 0;       // first CTA running → completion
 };
 
+// One launch, as the agent saw it (cycles of the agent's clock). Index = launch order.
+struct LaunchRecord {
+  std::uint64_t kernel_object = 0;
+  std::uint64_t packet_index = 0;  // queue index of the packet that launched it
+  bool condensed = false;          // launched from a condensed packet's diff
+  // Packet bytes the launch took: 64 for a dispatch packet; for a condensed kernel its diff
+  // header and value slots (2 B each), plus the packet's 2-byte header for its first kernel.
+  std::uint32_t packet_bytes = 0;
+  std::uint64_t overhead_cycles = 0;  // as KernelSummary, for this launch; final once done
+  std::uint64_t latency_cycles = 0;
+  std::uint64_t run_cycles = 0;
+  bool done = false;  // completed and cleaned up
+};
+
 inline constexpr Signal::Value kErrorSignalValue = -1;
 
 class KernelAgent : public sim::Component {
@@ -73,6 +94,13 @@ class KernelAgent : public sim::Component {
   // the previous kernel completed (doorbell, fetch, decode, setup, diff; barrier packets) plus
   // its own cleanup: so a condensed packet's fetch and decode go to its first kernel.
   std::vector<KernelSummary> kernel_summaries() const;
+  // Every launch so far, in launch order (the launcher saw them in this order too).
+  const std::vector<LaunchRecord>& launches() const { return launch_records_; }
+  // Runs after each packet is consumed (read_index advanced): a host with packets waiting for
+  // ring space writes them now.
+  void set_consumed_hook(std::function<void()> hook) { consumed_ = std::move(hook); }
+  // Kernels launched and not yet cleaned up.
+  std::uint32_t in_flight() const { return in_flight_; }
 
   std::uint64_t packets() const { return packets_.value(); }
   std::uint64_t kernels() const { return kernels_.value(); }
@@ -81,17 +109,24 @@ class KernelAgent : public sim::Component {
 
  private:
   struct KernelRecord;
+  struct Launch;
   sim::Task<> run();
   sim::Task<> process(const PacketBytes& bytes);
   sim::Task<> dispatch_standard(const PacketBytes& bytes);
   sim::Task<> dispatch_condensed(const PacketBytes& bytes);
   sim::Task<> barrier(const PacketBytes& bytes);
-  // Launches one kernel and waits for it; false (queue error set) if it cannot.
-  sim::Task<bool> execute(const DispatchPacket& kernel);
+  // Launches one kernel; null (queue error set) if it cannot. The launch is in flight until
+  // finish() has run.
+  Launch* execute(const DispatchPacket& kernel, bool condensed, std::uint32_t packet_bytes);
+  // Waits for the launch to complete, records its times, cleans up when `clean` (charged to
+  // it), and retires it.
+  sim::Task<> finish(Launch* l, bool clean);
+  // Until no kernel is in flight (the barrier bit).
+  sim::Task<> drain();
   // Charged to `owner` (the kernel just run), or to the next launch when null.
-  sim::Task<> cleanup(const DispatchPacket& kernel, KernelRecord* owner);
+  sim::Task<> cleanup(const DispatchPacket& kernel, Launch* owner);
   // Overhead on the agent's critical path, charged to `owner` or to the next launch.
-  sim::Task<> spend(std::uint32_t cycles, KernelRecord* owner = nullptr);
+  sim::Task<> spend(std::uint32_t cycles, Launch* owner = nullptr);
   bool fail(Error e, std::uint64_t completion_signal);
   // HSA: write_index may run at most `size` packets ahead of read_index (and never behind it).
   bool check_indices();
@@ -104,7 +139,10 @@ class KernelAgent : public sim::Component {
   std::map<std::uint64_t, std::unique_ptr<KernelRecord>> kernels_by_object_;
   std::vector<KernelRecord*> kernel_order_;
   std::uint64_t pending_overhead_ = 0;  // spent since the last launch, charged to the next
-  KernelRecord* launched_ = nullptr;    // the kernel execute() last launched
+  std::map<std::uint64_t, std::unique_ptr<Launch>> live_;  // in flight, by launch index
+  std::vector<LaunchRecord> launch_records_;
+  std::uint32_t in_flight_ = 0;
+  std::function<void()> consumed_;
   std::map<std::uint64_t, Signal*> signals_;
   sim::Signal wake_;
   bool woken_ = false;  // set by a doorbell or signal store the agent waits for
@@ -118,6 +156,8 @@ class KernelAgent : public sim::Component {
   sim::Counter& execution_;
   sim::Counter& cleanups_;
   sim::Counter& errors_;
+  sim::Counter& rst_kernels_;
+  sim::Counter& barrier_waits_;
   sim::Average& occupancy_;
 };
 

@@ -19,6 +19,12 @@ struct LaunchParams {
   Dim3 block{};                             // threads per CTA
   std::uint32_t dynamic_shared_bytes = 0;   // on top of the kernel's static shared memory
   std::uint32_t registers_per_thread = 32;  // the compiled kernel's, for residency
+  // Work-distributor launch attributes (seed1; CUDA sets them per launch): GPC_CGAs grouped
+  // into one GPU_CGA (1: clusters are GPC_CGAs, ¶200), multicast placement (at most one CTA of
+  // a cluster per SM, ¶142), and priority in the task table (higher first, ¶135).
+  std::uint32_t gpc_cgas_per_gpu_cga = 1;
+  bool multicast = false;
+  std::uint32_t priority = 0;
 
   std::uint32_t threads_per_block() const { return static_cast<std::uint32_t>(block.count()); }
   std::uint32_t warps_per_block() const { return (threads_per_block() + 31) / 32; }

@@ -223,6 +223,7 @@ void WorkDistributor::started(const CtaLaunch& cta) {
   // Clusters are counted per GPC_CGA (a GPU_CGA is several), by their tracker handle.
   if (cta.cga != 0 && unit_running_[cta.cga]++ == 0) {
     ++running_clusters_;
+    grid.peak_clusters = std::max(grid.peak_clusters, ++grid.clusters);
     ++clusters_per_gpc_[cta.gpc];
     max_per_gpc_[cta.gpc] = std::max(max_per_gpc_[cta.gpc], clusters_per_gpc_[cta.gpc]);
   }
@@ -247,6 +248,7 @@ void WorkDistributor::cta_exited(const CtaLaunch& cta) {
     if (--unit_running_[cta.cga] == 0) {
       unit_running_.erase(cta.cga);
       --running_clusters_;
+      --grid.clusters;
       --clusters_per_gpc_[cta.gpc];
     }
   }

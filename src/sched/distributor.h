@@ -95,6 +95,15 @@ class WorkDistributor : public sim::Component {
   const Topology& topology() const { return state_.topology(); }
   const CgaTracker& tracker() const { return tracker_; }
   const GridSpec& grid(std::uint32_t g) const { return grids_[g].spec; }
+  // The most CTAs and GPC_CGAs of grid g resident at one moment.
+  struct GridPeak {
+    std::uint64_t ctas = 0;
+    std::uint64_t clusters = 0;
+  };
+  GridPeak grid_peak(std::uint32_t g) const {
+    return {.ctas = grids_[g].peak_running, .clusters = grids_[g].peak_clusters};
+  }
+  std::uint32_t grids() const { return static_cast<std::uint32_t>(grids_.size()); }
   const std::vector<ResidencyPoint>& residency() const { return residency_; }
   // Clusters running per GPC now, and the most seen at once (whole chip and per GPC).
   std::uint64_t max_running_clusters() const { return max_clusters_; }
@@ -127,6 +136,7 @@ class WorkDistributor : public sim::Component {
     GridTimes times;
     GridDone done;
     std::uint64_t running = 0, peak_running = 0;  // CTAs resident now, and the most at once
+    std::uint64_t clusters = 0, peak_clusters = 0;  // its GPC_CGAs with a CTA resident
     std::uint64_t activity = 0;                   // its CTA starts and exits
     WaveSampler waves;
     sim::StatsSnapshot wave_stats;  // the stats when its last wave ended (wave sampling)

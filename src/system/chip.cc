@@ -4,8 +4,22 @@
 
 #include "sched/policy.h"
 #include "sched/rasterizer.h"
+#include "system/kernarg.h"
 
 namespace xpusim::system {
+
+// Queue q's agent launches through the chip.
+class Chip::QueueLauncher : public cp::GridLauncher {
+ public:
+  QueueLauncher(Chip& chip, std::uint32_t q) : chip_(chip), q_(q) {}
+  Status launch(const cp::DispatchPacket& kernel, Done done) override {
+    return chip_.dispatch(q_, kernel, std::move(done));
+  }
+
+ private:
+  Chip& chip_;
+  std::uint32_t q_;
+};
 
 core::SmTiming sm_timing_of(const config::ChipSpec& spec) {
   const config::SmLatencySpec& l = spec.sm_latency;
@@ -93,6 +107,15 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
   cwd_->set_executor(this);
   cwd_->set_wave_sampling(options.wave_sampling);
   l1_bytes_.assign(sms_.size(), mem_->params().l1.bytes);
+  for (std::uint32_t q = 0; q < options.queues.size(); ++q)
+    launchers_.push_back(std::make_unique<QueueLauncher>(*this, q));
+  queued_.resize(options.queues.size());
+  cp_ = std::move(CommandProcessor::create(root_, mem_->sm_clock(), memory_, options.queues,
+                                           options.cp_timing,
+                                           [this](std::uint32_t q) -> cp::GridLauncher& {
+                                             return *launchers_[q];
+                                           }))
+            .value();
 }
 
 Chip::~Chip() = default;
@@ -133,6 +156,7 @@ Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::C
                       tol * 100)};
     }
   }
+  if (auto st = check_queues(options.queues); !st) return st.errors();
   auto policy = sched::make_policy(options.policy, {});
   if (!policy) return policy.errors();
   auto scheduler = core::make_warp_scheduler(options.scheduler);
@@ -141,44 +165,109 @@ Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::C
       new Chip(sim, spec, options, name, std::move(policy).value(), std::move(scheduler).value()));
 }
 
-Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::LaunchParams& p,
-                                   const kernel::KernelArgs& args,
-                                   std::function<void(const KernelRun&)> done) {
-  if (auto st = args.check(k.name, k.args); !st) return st.errors();
+sched::GridSpec Chip::grid_spec(const kernel::KernelDef& k, const kernel::LaunchParams& p) const {
   const auto dims = [](const kernel::Dim3& d) { return sched::Dim3{.x = d.x, .y = d.y, .z = d.z}; };
   sched::GridSpec g;
   g.grid = dims(p.grid);
   g.cluster = dims(p.cluster);
-  g.kind = p.cluster.count() > 1 ? sched::ClusterKind::kGpcCga : sched::ClusterKind::kNone;
+  g.kind = p.gpc_cgas_per_gpu_cga > 1 ? sched::ClusterKind::kGpuCga
+           : p.cluster.count() > 1    ? sched::ClusterKind::kGpcCga
+                                      : sched::ClusterKind::kNone;
+  g.gpc_cgas_per_gpu_cga = p.gpc_cgas_per_gpu_cga;
   g.shape = {.threads = p.threads_per_block(),
              .registers_per_thread = p.registers_per_thread,
              .shared_bytes = std::uint64_t{k.static_shared_bytes} + p.dynamic_shared_bytes};
+  g.multicast = p.multicast;
+  g.priority = p.priority;
+  return g;
+}
+
+Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::LaunchParams& p,
+                                   const kernel::KernelArgs& args,
+                                   std::function<void(const KernelRun&)> done,
+                                   const LaunchOptions& o) {
+  if (auto st = args.check(k.name, k.args); !st) return st.errors();
   if (p.block.x == 0 || p.block.y == 0 || p.block.z == 0) {
     return Error{fmt::format("{}: block ({},{},{}): every dim must be >= 1", k.name, p.block.x,
                              p.block.y, p.block.z)};
   }
+  if (p.gpc_cgas_per_gpu_cga == 0) {
+    return Error{fmt::format("{}: gpu_cga 0: GPC_CGAs per GPU_CGA must be >= 1", k.name)};
+  }
+  const sched::GridSpec g = grid_spec(k, p);
   if (auto st = sched::check_grid(topology_, g, spec_.topology.max_cluster_size); !st) {
     return Error{fmt::format("{}: {}", k.name, st.error().message)};
   }
+  // HSA: workgroup_size is 16 bits and grid_size (work-items) 32 bits per dimension.
+  const std::uint32_t block[3] = {p.block.x, p.block.y, p.block.z};
+  const std::uint32_t grid[3] = {p.grid.x, p.grid.y, p.grid.z};
+  for (int d = 0; d < 3; ++d) {
+    const std::uint64_t items = std::uint64_t{grid[d]} * block[d];
+    if (block[d] > 0xFFFF || items > 0xFFFF'FFFF) {
+      return Error{fmt::format(
+          "{}: grid {} x block {} in dimension {} is {} work-items: an AQL dispatch packet holds "
+          "at most 65535 per workgroup and 4294967295 per grid dimension (HSA)",
+          k.name, grid[d], block[d], "xyz"[d], items)};
+    }
+  }
+  if (o.queue >= cp_->queues()) {
+    return Error{fmt::format("{}: queue {}: the chip has {} queue{}", k.name, o.queue,
+                             cp_->queues(), cp_->queues() == 1 ? "" : "s")};
+  }
+  bool barrier = false;
+  std::vector<std::uint64_t> waits;
+  for (const std::uint32_t dep : o.after) {
+    if (dep >= runs_.size()) {
+      return Error{fmt::format("{}: depends on launch {}, which does not exist (launches so far: "
+                               "{})",
+                               k.name, dep, runs_.size())};
+    }
+    const KernelRun& producer = *runs_[dep];
+    if (producer.queue == o.queue) {
+      barrier = true;  // in-order queue: the barrier bit waits for every earlier packet
+    } else if (producer.signal == 0) {
+      return Error{fmt::format("{}: depends on launch {} ({}) on queue {}, which has no completion "
+                               "signal to wait for (launch it with a signal)",
+                               k.name, dep, producer.kernel->name, producer.queue)};
+    } else if (std::find(waits.begin(), waits.end(), producer.signal) == waits.end()) {
+      waits.push_back(producer.signal);
+    }
+  }
+  auto kernarg = encode_kernarg(args, p);
+  if (!kernarg) return Error{fmt::format("{}: {}", k.name, kernarg.error().message)};
+  auto address = cp_->kernarg(*kernarg);
+  if (!address) return Error{fmt::format("{}: kernarg segment: {}", k.name, address.error().message)};
+
+  cp::DispatchPacket packet;
+  packet.header = {.type = cp::PacketType::kKernelDispatch,
+                   .barrier = barrier,
+                   .acquire = cp::FenceScope::kSystem,
+                   .release = cp::FenceScope::kSystem};
+  packet.setup = static_cast<std::uint16_t>(p.block.z > 1 || p.grid.z > 1   ? 3
+                                            : p.block.y > 1 || p.grid.y > 1 ? 2
+                                                                            : 1);
+  for (int d = 0; d < 3; ++d) {
+    packet.workgroup_size[d] = static_cast<std::uint16_t>(block[d]);
+    packet.grid_size[d] = grid[d] * block[d];
+  }
+  packet.group_segment_size =
+      static_cast<std::uint32_t>(std::uint64_t{k.static_shared_bytes} + p.dynamic_shared_bytes);
+  packet.kernel_object = cp_->kernel_object(&k, k.name);
+  packet.kernarg_address = *address;
+  const std::uint64_t signal = o.signal ? cp_->new_signal() : 0;
+  packet.completion_signal = signal;
+
   const auto id = static_cast<std::uint32_t>(runs_.size());
   runs_.push_back(std::make_unique<KernelRun>(KernelRun{.kernel = &k,
                                                         .params = p,
                                                         .args = args,
-                                                        .submitted = cwd_->timeline_now(),
-                                                        .first_start = 0,
-                                                        .completed = 0,
-                                                        .done = false}));
+                                                        .queue = o.queue,
+                                                        .kernarg_address = *address,
+                                                        .signal = signal,
+                                                        .submitted = cwd_->timeline_now()}));
   done_.push_back(std::move(done));
-  const std::uint32_t grid =
-      cwd_->submit(g, [this, id](const sched::WorkDistributor::GridTimes& t) {
-        KernelRun& r = *runs_[id];
-        mem_->settle();
-        r.first_start = t.first_start;
-        r.completed = t.completed;
-        r.done = true;
-        if (done_[id]) done_[id](r);
-      });
-  XPUSIM_CHECK(grid == id, "one distributor grid per chip launch");
+  queued_[o.queue].push_back(id);
+  cp_->dispatch(o.queue, packet, std::move(waits));
   if (!started_) {
     started_ = true;
     cwd_->start();
@@ -186,12 +275,92 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   return id;
 }
 
+Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLauncher::Done done) {
+  // Packets leave a queue in order, so this is the queue's oldest launch not yet dispatched.
+  XPUSIM_CHECK(!queued_[q].empty(), "a dispatch on a queue with no launch waiting");
+  const std::uint32_t id = queued_[q].front();
+  KernelRun& r = *runs_[id];
+  XPUSIM_CHECK(p.kernel_object == cp_->kernel_object(r.kernel, r.kernel->name),
+               "packets leave a queue in launch order");
+  queued_[q].pop_front();
+  // What the agent decoded: the packet's dims and the kernarg segment in simulated memory.
+  std::vector<std::byte> bytes(kernarg_bytes(r.kernel->args));
+  if (auto st = memory_.read(p.kernarg_address, bytes); !st) return st.errors();
+  auto decoded = decode_kernarg(bytes, r.kernel->args);
+  if (!decoded) return decoded.errors();
+  kernel::LaunchParams params = r.params;
+  for (int d = 0; d < 3; ++d) {
+    const std::uint32_t wg = p.workgroup_size[d], items = p.grid_size[d];
+    if (wg == 0 || items == 0) {
+      return Error{fmt::format("dispatch dimension {}: workgroup_size {} and grid_size {} must "
+                               "both be >= 1 (HSA: unused dimensions are 1)",
+                               "xyz"[d], wg, items)};
+    }
+    const std::uint32_t ctas = items / wg + (items % wg != 0 ? 1 : 0);  // a partial one is whole
+    (d == 0 ? params.block.x : d == 1 ? params.block.y : params.block.z) = wg;
+    (d == 0 ? params.grid.x : d == 1 ? params.grid.y : params.grid.z) = ctas;
+  }
+  params.cluster = decoded->cluster;
+  params.gpc_cgas_per_gpu_cga = decoded->gpc_cgas_per_gpu_cga;
+  params.priority = decoded->priority;
+  params.registers_per_thread = decoded->registers_per_thread;
+  params.multicast = decoded->multicast;
+  if (p.group_segment_size < r.kernel->static_shared_bytes) {
+    return Error{fmt::format("group_segment_size {} is below the kernel's static shared memory {}",
+                             p.group_segment_size, r.kernel->static_shared_bytes)};
+  }
+  params.dynamic_shared_bytes = p.group_segment_size - r.kernel->static_shared_bytes;
+  const sched::GridSpec g = grid_spec(*r.kernel, params);
+  if (auto st = sched::check_grid(topology_, g, spec_.topology.max_cluster_size); !st) {
+    return st.errors();
+  }
+  r.params = params;
+  r.args = std::move(decoded->args);
+  r.dispatched = cwd_->timeline_now();
+  r.agent_launch = cp_->agent(q).launches().size();  // the agent records it next
+  r.dispatched_ok = true;
+  const sim::Tick skipped = cwd_->skipped_ticks();
+  const sim::Tick at = root_.sim().now();
+  r.grid = cwd_->submit(g, [this, id, skipped, at, done = std::move(done)](
+                               const sched::WorkDistributor::GridTimes& t) {
+    KernelRun& run = *runs_[id];
+    mem_->settle();
+    run.first_start = t.first_start;
+    run.completed = t.completed;
+    run.done = true;
+    if (done_[id]) done_[id](run);
+    // The agent times on the simulation's clock: the waves skipped since dispatch are not in it.
+    const sim::Tick now = root_.sim().now();
+    const sim::Tick first =
+        std::clamp<sim::Tick>(t.first_start >= skipped ? t.first_start - skipped : at, at, now);
+    done({.first_start = first, .completed = now});
+  });
+  if (run_of_grid_.size() <= r.grid) run_of_grid_.resize(r.grid + 1, ~0u);
+  run_of_grid_[r.grid] = id;
+  return Ok{};
+}
+
+const cp::LaunchRecord* Chip::agent_record(std::uint32_t id) const {
+  const KernelRun& r = *runs_[id];
+  if (!r.dispatched_ok) return nullptr;
+  const auto& all = cp_->agent(r.queue).launches();
+  return r.agent_launch < all.size() ? &all[r.agent_launch] : nullptr;
+}
+
+std::vector<std::string> Chip::queue_errors() const {
+  std::vector<std::string> out;
+  for (std::uint32_t q = 0; q < cp_->queues(); ++q) {
+    if (const auto& e = cp_->queue(q).error()) out.push_back(e->message);
+  }
+  return out;
+}
+
 void Chip::start(const sched::CtaLaunch& cta) {
-  const KernelRun& r = *runs_[cta.grid];
+  const KernelRun& r = *runs_[run_of_grid_[cta.grid]];
   const kernel::Dim3& cl = r.params.cluster;
   core::ClusterContext* cluster = nullptr;
   if (cl.count() > 1) {
-    auto& slot = clusters_[{cta.grid, cta.unit}];
+    auto& slot = clusters_[{cta.grid, cta.cga}];
     if (!slot) {
       slot = std::make_unique<core::ClusterContext>(static_cast<std::uint32_t>(cl.count()),
                                                     r.params.warps_per_block());
@@ -235,7 +404,7 @@ std::uint64_t Chip::l1_bytes_for(const kernel::KernelDef& k, const kernel::Launc
 }
 
 void Chip::cta_exited(const sched::CtaLaunch& cta) {
-  const auto it = clusters_.find({cta.grid, cta.unit});
+  const auto it = clusters_.find({cta.grid, cta.cga});
   if (it != clusters_.end() && it->second->ctas_exited == it->second->size()) clusters_.erase(it);
   cwd_->cta_exited(cta);
 }

@@ -1,19 +1,23 @@
-// Chip: one modelled chip built from its config — the SMs (src/core) running kernel warps, the
-// memory hierarchy (src/mem), functional global memory, and the compute work distributor
-// (src/sched) placing CTAs and clusters onto the SMs through the CtaExecutor interface. The
-// distributor is the block dispatcher: with the "first-fit" policy it is the plain in-order
-// one; "waterfill" (default) is seed1's.
+// Chip: one modelled chip built from its config — the host's AQL queues and the command
+// processor (src/cp, through command_processor.h), the compute work distributor (src/sched)
+// placing CTAs and clusters onto the SMs (src/core) running kernel warps, the memory hierarchy
+// (src/mem) and functional global memory. The distributor is the block dispatcher: with the
+// "first-fit" policy it is the plain in-order one; "waterfill" (default) is seed1's.
 //
 //   auto chip = Chip::create(sim, spec, {}).value();
 //   chip->memory().write(...);                       // host-side setup, functional memory
-//   auto id = chip->launch(kernel, params, args);    // validated, then queued on the CWD
+//   auto id = chip->launch(kernel, params, args);    // validated, then dispatched (AQL)
 //   sim.run();                                       // chip->run(*id) has the times
 //
-// Several launches may be queued; they run as the distributor's task table says (priority,
-// then submission order, sharing the SMs when both fit).
+// Every launch takes one path: its kernarg segment and a dispatch packet are written into
+// simulated memory, the queue's kernel agent fetches and decodes the packet, and launches the
+// grid on the distributor (Chip is each agent's GridLauncher). Launches on one queue may overlap
+// unless a dependency sets the barrier bit; launches on different queues overlap when the
+// distributor has room, in its task table's order (priority, then submission).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -33,6 +37,7 @@
 #include "sched/distributor.h"
 #include "sched/topology.h"
 #include "sim/component.h"
+#include "system/command_processor.h"
 
 namespace xpusim::system {
 
@@ -58,16 +63,36 @@ struct ChipOptions {
   // byte-identical results, faster when the host has a core to spare). Not with tracing, which
   // keeps one thread.
   bool memory_thread = false;
+  // The host's queues (one kernel agent each) and the command processor's costs.
+  std::vector<QueueSpec> queues = {QueueSpec{}};
+  cp::AgentTiming cp_timing{};
+};
+
+// How a launch enters the command processor.
+struct LaunchOptions {
+  std::uint32_t queue = 0;
+  // Launches (ids) this one waits for: on the same queue the packet's barrier bit (it waits for
+  // every earlier packet there); on another queue a barrier-AND packet on the producer's
+  // completion signal, which the producer must have asked for with `signal`.
+  std::vector<std::uint32_t> after;
+  bool signal = false;  // give this launch a completion signal (others may wait for it)
 };
 
 // One kernel launch and when it ran (ticks).
 struct KernelRun {
   const kernel::KernelDef* kernel = nullptr;
   kernel::LaunchParams params{};
-  kernel::KernelArgs args{};
-  sim::Tick submitted = 0;
+  kernel::KernelArgs args{};  // as the command processor read them from the kernarg segment
+  std::uint32_t queue = 0;
+  std::uint64_t kernarg_address = 0;
+  std::uint64_t signal = 0;   // completion signal handle (0: none)
+  sim::Tick submitted = 0;    // the host dispatched it (chip timeline)
+  sim::Tick dispatched = 0;   // the kernel agent launched it on the distributor
   sim::Tick first_start = 0;  // its first CTA's first instruction
   sim::Tick completed = 0;    // the distributor has heard its last CTA exit
+  std::uint32_t grid = ~0u;   // its index in the distributor's task table, once dispatched
+  std::uint64_t agent_launch = 0;  // index into its queue agent's launches()
+  bool dispatched_ok = false;
   bool done = false;
 };
 
@@ -88,13 +113,16 @@ class Chip : public sched::CtaExecutor {
   Chip(const Chip&) = delete;
   Chip& operator=(const Chip&) = delete;
 
-  // Checks the launch and queues it. Errors (nothing queued): arguments that do not match the
-  // kernel's signature; a zero dimension; a CTA no SM can hold (threads, registers, shared
-  // memory: names the resource); a cluster that does not divide the grid or exceeds the
-  // chip's maximum. `done` runs at completion.
+  // Checks the launch and dispatches it through the command processor. Errors (nothing
+  // queued): arguments that do not match the kernel's signature; a zero dimension; a CTA no SM
+  // can hold (threads, registers, shared memory: names the resource); a cluster that does not
+  // divide the grid or exceeds the chip's maximum; a grid beyond AQL's 32-bit work-item counts;
+  // an unknown queue or dependency, or one on another queue without a signal. `done` runs at
+  // completion.
   Result<std::uint32_t> launch(const kernel::KernelDef& k, const kernel::LaunchParams& params,
                                const kernel::KernelArgs& args,
-                               std::function<void(const KernelRun&)> done = {});
+                               std::function<void(const KernelRun&)> done = {},
+                               const LaunchOptions& options = {});
   const KernelRun& run(std::uint32_t id) const { return *runs_[id]; }
   std::uint32_t launches() const { return static_cast<std::uint32_t>(runs_.size()); }
   bool all_done() const;
@@ -117,6 +145,12 @@ class Chip : public sched::CtaExecutor {
   const core::Sm& sm(std::uint32_t i) const { return *sms_[i]; }
   mem::MemorySystem& memory_system() { return *mem_; }
   const sched::WorkDistributor& distributor() const { return *cwd_; }
+  const CommandProcessor& command_processor() const { return *cp_; }
+  // The kernel agent's record of a launch (dispatch overhead, latency, run cycles), once the
+  // agent has launched it.
+  const cp::LaunchRecord* agent_record(std::uint32_t id) const;
+  // Queue errors (HSA error state), one per queue that has one.
+  std::vector<std::string> queue_errors() const;
   // Now on the chip's timeline: the simulation's now plus the waves wave sampling skipped.
   sim::Tick timeline_now() const { return cwd_->timeline_now(); }
   // TMA requests dropped at setup and late TMA errors on any SM (a kernel that waits for such
@@ -131,6 +165,10 @@ class Chip : public sched::CtaExecutor {
   void start(const sched::CtaLaunch& cta) override;  // CtaExecutor: the CWD starts a CTA
 
  private:
+  class QueueLauncher;
+  // The agent of queue q launches a decoded dispatch (GridLauncher).
+  Status dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLauncher::Done done);
+  sched::GridSpec grid_spec(const kernel::KernelDef& k, const kernel::LaunchParams& p) const;
   Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions& options,
        std::string_view name, std::unique_ptr<sched::Policy> policy,
        std::shared_ptr<const core::WarpScheduler> scheduler);
@@ -149,9 +187,13 @@ class Chip : public sched::CtaExecutor {
   // After the SMs (each is a child of the first SM it serves): destroyed first.
   std::vector<std::unique_ptr<tma::TmaUnit>> tma_units_;
   std::unique_ptr<sched::WorkDistributor> cwd_;
+  std::vector<std::unique_ptr<QueueLauncher>> launchers_;
+  std::unique_ptr<CommandProcessor> cp_;
   std::vector<std::unique_ptr<KernelRun>> runs_;
   std::vector<std::function<void(const KernelRun&)>> done_;
-  // Running clusters by (launch, GPC_CGA unit).
+  std::vector<std::deque<std::uint32_t>> queued_;  // per queue: launches not yet dispatched
+  std::vector<std::uint32_t> run_of_grid_;         // distributor grid → launch id
+  // Running clusters by (grid, GPC_CGA tracker handle).
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::unique_ptr<core::ClusterContext>>
       clusters_;
   std::vector<std::uint64_t> l1_bytes_;  // per SM, what its L1 holds now
