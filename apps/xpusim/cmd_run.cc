@@ -113,6 +113,9 @@ std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& run, const std:
       errors.push_back({fmt::format(
           "--max-time = {}: the simulation stopped at cycle {} before every launch finished",
           g.max_time, cycle)});
+    } else if (!chip.all_done() && !chip.queue_errors().empty()) {
+      for (const std::string& e : chip.queue_errors())
+        errors.push_back({fmt::format("queue error: {}", e)});
     } else if (!chip.all_done()) {
       hang = chip.hang_report();
       errors.push_back({fmt::format(
@@ -135,6 +138,22 @@ std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& run, const std:
     } else if (s.mode == workloads::RunMode::kTimingOnly) {
       completed = true;
       std::printf("  result              not checked (timing-only)\n");
+    } else if (s.is_graph()) {
+      completed = true;
+      for (std::size_t i = 0; i < s.graph.size(); ++i) {
+        const auto& node = run.resolved.graph[i];
+        const auto v = workloads::verify_generic_launch(chip, *node.kernel, node.args,
+                                                        chip.run(static_cast<std::uint32_t>(i)).params);
+        const std::string label = fmt::format("{} ({})", s.graph[i].name, node.kernel->name);
+        if (!v) {
+          std::printf("  result              %s: not checked (no reference)\n", label.c_str());
+        } else if (*v) {
+          std::printf("  result              %s: verified: %s\n", label.c_str(), (*v)->c_str());
+        } else {
+          for (const Error& e : v->errors())
+            errors.push_back({fmt::format("{}: verification failed: {}", label, e.message)});
+        }
+      }
     } else {
       completed = true;
       const auto v =
@@ -326,7 +345,9 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
         .memory_timing = s.memory_timing,
         .set_sampling = s.set_sampling,
         .wave_sampling = {.tolerance = s.wave_sampling / 100},
-        .memory_thread = o.memory_thread};
+        .memory_thread = o.memory_thread,
+        .queues = s.queues,
+        .cp_timing = s.cp_timing};
     auto chip = system::Chip::create(p->session->sim(), *spec, options);
     if (!chip) {
       add_errors(errors, chip.errors());
@@ -344,10 +365,9 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     PreparedRun& run = *prepared[i];
     const workloads::Scenario& s = run.s;
     const std::string header = fmt::format(
-        "run {}{}: {} {} on {} ({}, {} policy, {} warp scheduler{}{}{})", file.source,
+        "run {}{}: {} on {} ({}, {} policy, {} warp scheduler{}{}{})", file.source,
         multi ? fmt::format(": {} ({} of {})", s.name, i + 1, prepared.size()) : std::string(),
-        s.is_workload() ? "workload" : "kernel", s.is_workload() ? s.workload : s.kernel,
-        run.chip->spec().name, workloads::to_string(s.mode), s.policy, s.sm_scheduler,
+        s.what(), run.chip->spec().name, workloads::to_string(s.mode), s.policy, s.sm_scheduler,
         s.memory_timing == mem::MemoryTiming::kTransactions ? ", transaction-level memory" : "",
         s.set_sampling > 1 ? fmt::format(", TMA loads set-sampled 1 in {}", s.set_sampling)
                            : std::string(),

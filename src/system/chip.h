@@ -74,7 +74,7 @@ struct LaunchOptions {
   // Launches (ids) this one waits for: on the same queue the packet's barrier bit (it waits for
   // every earlier packet there); on another queue a barrier-AND packet on the producer's
   // completion signal, which the producer must have asked for with `signal`.
-  std::vector<std::uint32_t> after;
+  std::vector<std::uint32_t> after{};
   bool signal = false;  // give this launch a completion signal (others may wait for it)
 };
 

@@ -60,6 +60,14 @@ std::string_view to_string(BufferFill f) {
   return "?";
 }
 
+std::string Scenario::what() const {
+  if (is_workload()) return "workload " + workload;
+  if (is_graph()) {
+    return fmt::format("kernel graph ({} kernel{})", graph.size(), graph.size() == 1 ? "" : "s");
+  }
+  return "kernel " + kernel;
+}
+
 Error Scenario::error_at(SourcePos pos, std::string_view key, std::string_view message) const {
   std::string text = source;
   if (pos.line > 0) text += fmt::format(":{}:{}", pos.line, pos.column);
@@ -94,13 +102,30 @@ constexpr TimingField kTimingFields[] = {
 constexpr std::string_view kTopKeys[] = {
     "chip",    "mode",   "memory_timing", "set_sampling", "wave_sampling",    "workload",
     "params",  "policy", "sm_scheduler",  "sm_timing",    "kernel",           "launch",
-    "buffers", "args",   "stats",         "trace",        "trace_max_events", "runs"};
+    "buffers", "args",   "stats",         "trace",        "trace_max_events", "runs",
+    "queues",  "cp_timing", "kernels"};
 constexpr std::string_view kRunKeys[] = {
     "name",     "mode",   "memory_timing", "set_sampling", "wave_sampling",
-    "workload", "params", "stats",         "trace",        "trace_max_events"};
+    "workload", "params", "stats",         "trace",        "trace_max_events", "queues"};
 constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
-constexpr std::string_view kLaunchKeys[] = {"grid", "block", "cluster", "dynamic_shared_bytes",
-                                            "registers_per_thread"};
+constexpr std::string_view kLaunchKeys[] = {"grid",     "block",     "cluster",
+                                            "dynamic_shared_bytes", "registers_per_thread",
+                                            "queue",    "priority",  "multicast",
+                                            "gpu_cga"};
+constexpr std::string_view kQueueKeys[] = {"dispatch", "size"};
+constexpr std::string_view kGraphKeys[] = {"name", "kernel", "launch", "args", "after"};
+
+// cp_timing: the command processor's costs by name (cp::AgentTiming).
+struct CpTimingField {
+  std::string_view name;
+  std::uint32_t cp::AgentTiming::*member;
+};
+constexpr CpTimingField kCpTimingFields[] = {
+    {"doorbell", &cp::AgentTiming::doorbell_cycles}, {"fetch", &cp::AgentTiming::fetch_cycles},
+    {"decode", &cp::AgentTiming::decode_cycles},     {"setup", &cp::AgentTiming::setup_cycles},
+    {"diff", &cp::AgentTiming::diff_cycles},         {"cleanup", &cp::AgentTiming::cleanup_cycles},
+};
+constexpr std::uint32_t kMaxCpCycles = 1'000'000;
 constexpr std::string_view kBufferKeys[] = {"bytes", "fill"};
 constexpr std::string_view kArgKinds[] = {"u32", "u64", "f32", "ptr"};
 
@@ -242,6 +267,15 @@ class Reader {
     return n;
   }
 
+  // true | false (also 1 | 0).
+  std::optional<bool> boolean(const YAML::Node& v, std::string_view path, SourcePos key_pos) {
+    const std::string t = v.IsScalar() ? v.Scalar() : "";
+    if (t == "true" || t == "1") return true;
+    if (t == "false" || t == "0") return false;
+    error(value_pos(v, key_pos), path, fmt::format("expected true or false, got {}", describe(v)));
+    return std::nullopt;
+  }
+
   // A percentage: a number from 0 to `hi` (fractions allowed, no % sign).
   std::optional<double> percent(const YAML::Node& v, std::string_view path, SourcePos key_pos,
                                 double hi) {
@@ -324,6 +358,7 @@ class Reader {
     std::map<std::string, SourcePos, std::less<>> given;
     std::optional<YAML::Node> args;  // read last: it names buffers listed anywhere
     std::optional<YAML::Node> runs;  // read after every top-level key: runs start from them
+    std::optional<YAML::Node> graph;  // read last, as args
     entries(root, "", strings(kTopKeys),
             [&](const std::string& key, const std::string& path, SourcePos key_pos,
                 const YAML::Node& v) {
@@ -379,7 +414,14 @@ class Reader {
                 read_sm_timing(v, path, key_pos);
               } else if (key == "launch") {
                 s_.launch_pos = key_pos;
-                read_launch(v, path, key_pos);
+                read_launch(v, path, key_pos, s_.launch, s_.launch_queue, s_.launch_queue_pos);
+              } else if (key == "queues") {
+                s_.queues_pos = key_pos;
+                read_queues(v, path, key_pos, s_.queues);
+              } else if (key == "cp_timing") {
+                read_cp_timing(v, path, key_pos);
+              } else if (key == "kernels") {
+                graph.emplace(v);
               } else if (key == "buffers") {
                 read_buffers(v, path, key_pos);
               } else if (key == "args") {
@@ -396,9 +438,241 @@ class Reader {
             "missing required key 'chip' (a name in configs/chips such as h100-sxm5, or a path)");
     }
     if (kind(given, runs.has_value())) {
-      if (args && given.contains("kernel")) read_args(*args, "args", s_.args_pos);
+      if (args && given.contains("kernel")) read_args(*args, "args", s_.args_pos, s_.args);
+      if (graph) read_graph(*graph, given.find("kernels")->second);
+      if (given.contains("kernel")) check_queue(s_.launch_queue, "launch.queue", s_.launch_queue_pos);
       if (runs) read_runs(*runs, given);
     }
+  }
+
+  // A launch's queue must be one of the file's queues.
+  void check_queue(std::uint32_t q, std::string_view path, SourcePos pos) {
+    if (q >= s_.queues.size()) {
+      error(pos, path,
+            fmt::format("queue {}: the scenario has {} queue{} (queues: lists them; 0 is the "
+                        "first)",
+                        q, s_.queues.size(), s_.queues.size() == 1 ? "" : "s"));
+    }
+  }
+
+  // queues: [{dispatch: standard|condensed, size: N}, ...]
+  void read_queues(const YAML::Node& v, const std::string& path, SourcePos key_pos,
+                   std::vector<system::QueueSpec>& out) {
+    if (!v.IsSequence() || v.size() == 0 || v.size() > system::kMaxQueues) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a list of 1 to {} queues such as [{{dispatch: standard}}, "
+                        "{{dispatch: condensed, size: 64}}], got {}{}",
+                        system::kMaxQueues, describe(v),
+                        v.IsSequence() ? fmt::format(" of {}", v.size()) : ""));
+      return;
+    }
+    std::vector<system::QueueSpec> queues;
+    std::size_t i = 0;
+    for (const auto& item : v) {
+      const std::string p = fmt::format("{}[{}]", path, i++);
+      const SourcePos ip = value_pos(item, key_pos);
+      if (!item.IsMap()) {
+        error(ip, p,
+              fmt::format("expected a mapping with keys {}, got {}", join(strings(kQueueKeys)),
+                          describe(item)));
+        continue;
+      }
+      system::QueueSpec q;
+      entries(item, p, strings(kQueueKeys),
+              [&](const std::string& key, const std::string& kp, SourcePos at,
+                  const YAML::Node& x) {
+                if (key == "dispatch") {
+                  if (auto t = text(x, kp, at, "standard or condensed")) {
+                    auto m = system::parse_dispatch_mode(*t);
+                    if (m) {
+                      q.dispatch = *m;
+                    } else {
+                      error(pos_of(x), kp, m.error().message);
+                    }
+                  }
+                } else if (auto n = whole(x, kp, at, 1, cp::AqlQueue::kMaxSize)) {
+                  if (!std::has_single_bit(*n)) {
+                    error(pos_of(x), kp,
+                          fmt::format("{} is not a power of two (HSA queue sizes are)", *n));
+                  } else {
+                    q.size = static_cast<std::uint32_t>(*n);
+                  }
+                }
+              });
+      queues.push_back(q);
+    }
+    out = std::move(queues);
+  }
+
+  void read_cp_timing(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    std::vector<std::string> names;
+    for (const CpTimingField& f : kCpTimingFields)
+      names.emplace_back(f.name);
+    names.emplace_back("skip_unneeded_cleanup");
+    if (!v.IsMap()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a mapping with keys {}, got {}", join(names), describe(v)));
+      return;
+    }
+    entries(v, path, names,
+            [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
+              if (key == "skip_unneeded_cleanup") {
+                if (auto n = whole(x, p, kp, 0, 1)) s_.cp_timing.skip_unneeded_cleanup = *n == 1;
+                return;
+              }
+              for (const CpTimingField& f : kCpTimingFields) {
+                if (f.name != key) continue;
+                if (auto n = whole(x, p, kp, 0, kMaxCpCycles)) {
+                  s_.cp_timing.*f.member = static_cast<std::uint32_t>(*n);
+                }
+              }
+            });
+  }
+
+  // kernels: a graph of launches; each entry {name, kernel, launch, args, after}.
+  void read_graph(const YAML::Node& v, SourcePos key_pos) {
+    if (!v.IsSequence() || v.size() == 0) {
+      error(value_pos(v, key_pos), "kernels",
+            fmt::format("expected a non-empty list of launches such as [{{name: a, kernel: "
+                        "stream_fill, launch: {{grid: 4, block: 64}}, args: [...]}}], got {}",
+                        describe(v)));
+      return;
+    }
+    std::vector<ScenarioKernel> nodes;
+    std::map<std::string, std::size_t, std::less<>> index;
+    std::size_t i = 0;
+    for (const auto& item : v) {
+      const std::string p = fmt::format("kernels[{}]", i++);
+      const SourcePos ip = value_pos(item, key_pos);
+      if (!item.IsMap()) {
+        error(ip, p,
+              fmt::format("expected a mapping with keys {}, got {}", join(strings(kGraphKeys)),
+                          describe(item)));
+        continue;
+      }
+      ScenarioKernel k;
+      k.name = fmt::format("k{}", i - 1);
+      k.name_pos = ip;
+      std::set<std::string> seen;
+      entries(item, p, strings(kGraphKeys),
+              [&](const std::string& key, const std::string& q, SourcePos kq,
+                  const YAML::Node& x) {
+                seen.insert(key);
+                if (key == "name") {
+                  if (auto t = text(x, q, kq, "a kernel's name in the graph")) {
+                    if (!valid_run_name(*t)) {
+                      error(pos_of(x), q,
+                            fmt::format("'{}' is not a name: use letters, digits, '_', '.' and '-'",
+                                        *t));
+                    } else {
+                      k.name = *t;
+                      k.name_pos = pos_of(x);
+                    }
+                  }
+                } else if (key == "kernel") {
+                  if (auto t = text(x, q, kq, "a kernel name")) {
+                    k.kernel = *t;
+                    k.kernel_pos = pos_of(x);
+                  }
+                } else if (key == "launch") {
+                  k.launch_pos = kq;
+                  read_launch(x, q, kq, k.launch, k.queue, k.queue_pos);
+                } else if (key == "args") {
+                  k.args_pos = kq;
+                  read_args(x, q, kq, k.args);
+                } else if (key == "after") {
+                  std::vector<YAML::Node> items;
+                  if (x.IsScalar()) {
+                    items.push_back(x);
+                  } else if (x.IsSequence()) {
+                    for (const auto& y : x)
+                      items.push_back(y);
+                  } else {
+                    error(value_pos(x, kq), q,
+                          fmt::format("expected a list of kernel names, got {}", describe(x)));
+                  }
+                  for (const YAML::Node& y : items) {
+                    if (auto t = text(y, q, kq, "a kernel name of this graph")) {
+                      k.after.push_back(*t);
+                      k.after_pos.push_back(pos_of(y));
+                    }
+                  }
+                }
+              });
+      for (const char* required : {"kernel", "launch"}) {
+        if (!seen.contains(required)) {
+          error(ip, fmt::format("{}.{}", p, required),
+                fmt::format("missing required key '{}'", required));
+        }
+      }
+      check_queue(k.queue, p + ".launch.queue", k.queue_pos.line > 0 ? k.queue_pos : ip);
+      if (auto [it, fresh] = index.emplace(k.name, nodes.size()); !fresh) {
+        error(k.name_pos, p + ".name",
+              fmt::format("'{}' names kernels[{}] too; names in a graph must differ", k.name,
+                          it->second));
+        continue;
+      }
+      nodes.push_back(std::move(k));
+    }
+    // Dependencies: known names, no cycle; launch order is topological, stable in file order.
+    std::vector<std::string> names;
+    for (const ScenarioKernel& k : nodes)
+      names.push_back(k.name);
+    std::vector<std::vector<std::size_t>> deps(nodes.size());
+    bool ok = true;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+      for (std::size_t d = 0; d < nodes[n].after.size(); ++d) {
+        const std::string& dep = nodes[n].after[d];
+        const auto it = index.find(dep);
+        if (it == index.end()) {
+          error(nodes[n].after_pos[d], fmt::format("kernels[{}].after", n),
+                fmt::format("'{}' is not a kernel of this graph{}; kernels: {}", dep,
+                            sim::did_you_mean(dep, names), join(names)));
+          ok = false;
+        } else if (it->second == n) {
+          error(nodes[n].after_pos[d], fmt::format("kernels[{}].after", n),
+                fmt::format("'{}' cannot wait for itself", dep));
+          ok = false;
+        } else {
+          deps[n].push_back(it->second);
+        }
+      }
+    }
+    if (!ok) return;
+    std::vector<std::size_t> order;
+    std::vector<bool> placed(nodes.size(), false);
+    while (order.size() < nodes.size()) {
+      bool progress = false;
+      for (std::size_t n = 0; n < nodes.size(); ++n) {
+        if (placed[n]) continue;
+        if (std::all_of(deps[n].begin(), deps[n].end(), [&](std::size_t d) { return placed[d]; })) {
+          placed[n] = true;
+          order.push_back(n);
+          progress = true;
+          break;  // restart: the earliest ready entry goes first
+        }
+      }
+      if (!progress) {
+        // Walk unplaced dependencies from an unplaced entry until a name repeats: a cycle.
+        std::size_t at = 0;
+        while (placed[at])
+          ++at;
+        std::vector<std::size_t> path;
+        while (std::find(path.begin(), path.end(), at) == path.end()) {
+          path.push_back(at);
+          at = *std::find_if(deps[at].begin(), deps[at].end(),
+                             [&](std::size_t d) { return !placed[d]; });
+        }
+        std::string cycle;
+        for (auto it = std::find(path.begin(), path.end(), at); it != path.end(); ++it)
+          cycle += nodes[*it].name + " -> ";
+        error(nodes[at].name_pos, fmt::format("kernels[{}].after", at),
+              fmt::format("the graph has a cycle: {}{}", cycle, nodes[at].name));
+        return;
+      }
+    }
+    for (const std::size_t n : order)
+      s_.graph.push_back(nodes[n]);
   }
 
   // Checks that the file is one kind of scenario (a workload or a kernel launch, where runs may
@@ -406,6 +680,17 @@ class Reader {
   bool kind(std::map<std::string, SourcePos, std::less<>>& given, bool has_runs) {
     const SourcePos root_pos = root_pos_;
     const auto has = [&](std::string_view k) { return given.contains(k); };
+    if (has("kernels")) {
+      for (std::string_view k : {"workload", "kernel", "launch", "args", "params", "runs"}) {
+        if (has(k)) {
+          error(given.find(k)->second, k,
+                "not with 'kernels:' (a graph): each of its entries names its kernel, launch and "
+                "args");
+          return false;
+        }
+      }
+      return true;
+    }
     if (has("workload") && has("kernel")) {
       const SourcePos second = std::max(given["workload"], given["kernel"], [](auto a, auto b) {
         return std::pair(a.line, a.column) < std::pair(b.line, b.column);
@@ -418,8 +703,9 @@ class Reader {
     if (!has("workload") && !has("kernel") && !has_runs) {
       if (suggested_.contains("workload") || suggested_.contains("kernel")) return false;
       error(root_pos, "",
-            "missing key 'workload' or 'kernel': a scenario runs a registered workload "
-            "(workload: NAME) or one kernel launch (kernel: NAME with launch, buffers, args)");
+            "missing key 'workload', 'kernel' or 'kernels': a scenario runs a registered "
+            "workload (workload: NAME), one kernel launch (kernel: NAME with launch, buffers, "
+            "args) or a graph of launches (kernels: [...])");
       return false;
     }
     if (has_runs) {
@@ -570,6 +856,8 @@ class Reader {
               } else {
                 read_params(r.params, x, q, kq);
               }
+            } else if (key == "queues") {
+              read_queues(x, q, kq, r.queues);
             } else {
               read_output(r, key, x, q, kq);
             }
@@ -666,7 +954,8 @@ class Reader {
             });
   }
 
-  void read_launch(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+  void read_launch(const YAML::Node& v, const std::string& path, SourcePos key_pos,
+                   kernel::LaunchParams& launch, std::uint32_t& queue, SourcePos& queue_pos) {
     if (!v.IsMap()) {
       error(value_pos(v, key_pos), path,
             fmt::format("expected a mapping with keys {}, got {}", join(strings(kLaunchKeys)),
@@ -681,20 +970,35 @@ class Reader {
                 const auto d = dim3(x, p, kp);
                 if (!d) return;
                 if (key == "grid") {
-                  s_.launch.grid = *d;
+                  launch.grid = *d;
                 } else if (key == "block") {
-                  s_.launch.block = *d;
+                  launch.block = *d;
                 } else {
-                  s_.launch.cluster = *d;
+                  launch.cluster = *d;
                 }
               } else if (key == "dynamic_shared_bytes") {
                 if (auto n = size(x, p, kp, 0, std::numeric_limits<std::uint32_t>::max())) {
-                  s_.launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*n);
+                  launch.dynamic_shared_bytes = static_cast<std::uint32_t>(*n);
                 }
               } else if (key == "registers_per_thread") {
                 if (auto n = whole(x, p, kp, 0, std::numeric_limits<std::uint32_t>::max())) {
-                  s_.launch.registers_per_thread = static_cast<std::uint32_t>(*n);
+                  launch.registers_per_thread = static_cast<std::uint32_t>(*n);
                 }
+              } else if (key == "queue") {
+                if (auto n = whole(x, p, kp, 0, system::kMaxQueues - 1)) {
+                  queue = static_cast<std::uint32_t>(*n);
+                  queue_pos = pos_of(x);
+                }
+              } else if (key == "priority") {
+                if (auto n = whole(x, p, kp, 0, 0xFFFF'FFFF)) {
+                  launch.priority = static_cast<std::uint32_t>(*n);
+                }
+              } else if (key == "gpu_cga") {  // GPC_CGAs per GPU_CGA (seed1 ¶200)
+                if (auto n = whole(x, p, kp, 1, 0xFFFF)) {
+                  launch.gpc_cgas_per_gpu_cga = static_cast<std::uint32_t>(*n);
+                }
+              } else if (key == "multicast") {
+                if (auto b = boolean(x, p, kp)) launch.multicast = *b;
               }
             });
     for (const char* k : {"grid", "block"}) {
@@ -779,7 +1083,8 @@ class Reader {
         });
   }
 
-  void read_args(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+  void read_args(const YAML::Node& v, const std::string& path, SourcePos key_pos,
+                 std::vector<ScenarioArg>& out) {
     if (v.IsNull()) return;
     if (!v.IsSequence()) {
       error(value_pos(v, key_pos), path,
@@ -842,7 +1147,7 @@ class Reader {
               a.bits = b->address;
               a.buffer = *t;
             }
-            s_.args.push_back(std::move(a));
+            out.push_back(std::move(a));
           });
     }
   }
@@ -936,6 +1241,53 @@ Error param_error(const Scenario& s, const std::string& name, const ScenarioPara
 
 }  // namespace
 
+namespace {
+
+// One launch's kernel and arguments, checked against its signature; errors located at the
+// kernel, the arguments or the argument of the wrong kind (keys prefixed with `key`).
+Result<std::pair<const kernel::KernelDef*, kernel::KernelArgs>> resolve_launch(
+    const Scenario& s, const kernel::KernelRegistry& kernels, const std::string& name,
+    SourcePos kernel_pos, const std::vector<ScenarioArg>& given, SourcePos args_pos,
+    const std::string& key) {
+  auto k = kernels.find(name);
+  if (!k) return s.error_at(kernel_pos, key + "kernel", k.error().message);
+  kernel::KernelArgs args;
+  for (const ScenarioArg& a : given) {
+    switch (a.kind) {
+      case kernel::ArgKind::kU32:
+        args.u32(static_cast<std::uint32_t>(a.bits));
+        break;
+      case kernel::ArgKind::kU64:
+        args.u64(a.bits);
+        break;
+      case kernel::ArgKind::kF32:
+        args.f32(std::bit_cast<float>(static_cast<std::uint32_t>(a.bits)));
+        break;
+      case kernel::ArgKind::kPtr:
+        args.ptr(a.bits);
+        break;
+    }
+  }
+  if (auto st = args.check((*k)->name, (*k)->args); !st) {
+    // A wrong type points at that argument; a wrong count at the args key.
+    SourcePos where = args_pos.line > 0 ? args_pos : kernel_pos;
+    std::string at = key + "args";
+    if (given.size() == (*k)->args.size()) {
+      for (std::size_t i = 0; i < given.size(); ++i) {
+        if (given[i].kind != (*k)->args[i].kind) {
+          where = given[i].pos;
+          at = fmt::format("{}args[{}]", key, i);
+          break;
+        }
+      }
+    }
+    return s.error_at(where, at, st.error().message);
+  }
+  return std::pair(*k, std::move(args));
+}
+
+}  // namespace
+
 Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::KernelRegistry& kernels,
                                           const WorkloadRegistry& workloads) {
   ResolvedScenario r;
@@ -958,40 +1310,25 @@ Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::Kerne
     r.params = std::move(values).value();
     return r;
   }
-  auto k = kernels.find(s.kernel);
-  if (!k) return s.error_at(s.kernel_pos, "kernel", k.error().message);
-  r.kernel = *k;
-  for (const ScenarioArg& a : s.args) {
-    switch (a.kind) {
-      case kernel::ArgKind::kU32:
-        r.args.u32(static_cast<std::uint32_t>(a.bits));
-        break;
-      case kernel::ArgKind::kU64:
-        r.args.u64(a.bits);
-        break;
-      case kernel::ArgKind::kF32:
-        r.args.f32(std::bit_cast<float>(static_cast<std::uint32_t>(a.bits)));
-        break;
-      case kernel::ArgKind::kPtr:
-        r.args.ptr(a.bits);
-        break;
-    }
-  }
-  if (auto st = r.args.check((*k)->name, (*k)->args); !st) {
-    // A wrong type points at that argument; a wrong count at the args key.
-    SourcePos where = s.args_pos.line > 0 ? s.args_pos : s.kernel_pos;
-    std::string key = "args";
-    if (s.args.size() == (*k)->args.size()) {
-      for (std::size_t i = 0; i < s.args.size(); ++i) {
-        if (s.args[i].kind != (*k)->args[i].kind) {
-          where = s.args[i].pos;
-          key = fmt::format("args[{}]", i);
-          break;
-        }
+  if (s.is_graph()) {
+    std::vector<Error> errors;
+    for (std::size_t i = 0; i < s.graph.size(); ++i) {
+      const ScenarioKernel& g = s.graph[i];
+      auto node = resolve_launch(s, kernels, g.kernel, g.kernel_pos, g.args, g.args_pos,
+                                 fmt::format("kernels[{}].", i));
+      if (node) {
+        r.graph.push_back({.kernel = node->first, .args = std::move(node->second)});
+      } else {
+        errors.insert(errors.end(), node.errors().begin(), node.errors().end());
       }
     }
-    return s.error_at(where, key, st.error().message);
+    if (!errors.empty()) return errors;
+    return r;
   }
+  auto node = resolve_launch(s, kernels, s.kernel, s.kernel_pos, s.args, s.args_pos, "");
+  if (!node) return node.errors();
+  r.kernel = node->first;
+  r.args = std::move(node->second);
   return r;
 }
 
@@ -1064,8 +1401,31 @@ Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip
       }
     }
   }
-  auto id = chip.launch(*r.kernel, s.launch, r.args);
-  if (!id) return s.error_at(s.launch_pos, "launch", id.error().message);
+  if (!s.is_graph()) {
+    auto id = chip.launch(*r.kernel, s.launch, r.args, {}, {.queue = s.launch_queue});
+    if (!id) return s.error_at(s.launch_pos, "launch", id.error().message);
+    return Ok{};
+  }
+  // The graph in launch order: a producer another queue waits for gets a completion signal.
+  std::vector<std::uint32_t> ids;
+  for (std::size_t i = 0; i < s.graph.size(); ++i) {
+    const ScenarioKernel& g = s.graph[i];
+    system::LaunchOptions o{.queue = g.queue};
+    for (const std::string& dep : g.after) {
+      const auto at = std::find_if(s.graph.begin(), s.graph.end(),
+                                   [&](const ScenarioKernel& x) { return x.name == dep; });
+      o.after.push_back(ids[static_cast<std::size_t>(at - s.graph.begin())]);
+    }
+    o.signal = std::any_of(s.graph.begin(), s.graph.end(), [&](const ScenarioKernel& x) {
+      return x.queue != g.queue && std::find(x.after.begin(), x.after.end(), g.name) != x.after.end();
+    });
+    auto id = chip.launch(*r.graph[i].kernel, g.launch, r.graph[i].args, {}, o);
+    if (!id) {
+      return s.error_at(g.launch_pos.line > 0 ? g.launch_pos : g.name_pos,
+                        fmt::format("kernels.{}", g.name), id.error().message);
+    }
+    ids.push_back(*id);
+  }
   return Ok{};
 }
 

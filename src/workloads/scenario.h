@@ -7,7 +7,7 @@
 //   memory_timing: transactions  # events (default) | transactions
 //   set_sampling: 8              # transactions: TMA loads time one L2 set in 8
 //   wave_sampling: 1             # timing-only: skip a grid's middle waves once three agree to 1 %
-//   workload: ubench.l2_latency  # or kernel: + launch: + buffers: + args:
+//   workload: ubench.l2_latency  # or kernel: + launch: + buffers: + args:, or kernels: (a graph)
 //   params: {footprint: 4MiB}    # whole numbers; sizes may carry KiB/MiB/GiB
 //   policy: waterfill            # the work distributor's policy
 //   sm_scheduler: gto            # the SMs' warp scheduler: gto | lrr | oldest
@@ -15,6 +15,13 @@
 //   stats: out.stats.json        # optional outputs, relative to the current directory
 //   trace: out.trace.json
 //   trace_max_events: 200000     # the trace's event cap
+//   queues:                      # the host's AQL queues (default: one standard queue of 64)
+//     - {dispatch: standard, size: 64}
+//     - {dispatch: condensed}    # seed3: reference packets, then condensed diffs
+//   cp_timing: {fetch: 30}       # the command processor's costs (cp::AgentTiming) by name
+//   kernels:                     # a graph of launches instead of kernel: (buffers: as there)
+//     - {name: fill, kernel: stream_fill, launch: {grid: 4, block: 64, queue: 0}, args: [...]}
+//     - {name: copy, kernel: stream_copy, after: [fill], launch: {...}, args: [...]}
 //   runs:                        # optional: several runs, each a fresh chip (below)
 //     - {name: small, mode: functional, params: {footprint: 1MiB}}
 //     - {name: big, mode: timing-only, stats: big.json}
@@ -81,6 +88,23 @@ struct ScenarioParam {
   std::string flag;  // set by a command-line flag (e.g. "--param") rather than the file
 };
 
+// One launch of a kernel graph (`kernels:`). `after` names other entries: on the same queue
+// the launch's barrier bit, on another a barrier-AND on the producer's completion signal.
+struct ScenarioKernel {
+  std::string name;
+  config::SourcePos name_pos;  // the entry
+  std::string kernel;
+  config::SourcePos kernel_pos;
+  kernel::LaunchParams launch{};
+  config::SourcePos launch_pos;
+  std::uint32_t queue = 0;
+  config::SourcePos queue_pos;
+  std::vector<ScenarioArg> args;
+  config::SourcePos args_pos;
+  std::vector<std::string> after;
+  std::vector<config::SourcePos> after_pos;
+};
+
 struct TimingOverride {
   std::string field;  // a core::SmTiming member name
   std::uint32_t value = 0;
@@ -117,9 +141,20 @@ struct Scenario {
   config::SourcePos kernel_pos;
   kernel::LaunchParams launch{};
   config::SourcePos launch_pos;
+  std::uint32_t launch_queue = 0;  // launch: {queue: N}
+  config::SourcePos launch_queue_pos;
   std::vector<ScenarioBuffer> buffers;
   std::vector<ScenarioArg> args;
   config::SourcePos args_pos;
+
+  // A kernel graph (`kernels:`), in launch order: every entry after those it depends on, else
+  // in file order. Exclusive with workload and kernel.
+  std::vector<ScenarioKernel> graph;
+
+  // The command processor: the host's queues and the agents' costs.
+  std::vector<system::QueueSpec> queues{system::QueueSpec{}};
+  config::SourcePos queues_pos;
+  cp::AgentTiming cp_timing{};
 
   // Outputs of the run, relative to the current directory (empty: none).
   std::string stats_path;
@@ -138,6 +173,9 @@ struct Scenario {
   std::size_t index = 0;       // a run's position in runs
 
   bool is_workload() const { return !workload.empty(); }
+  bool is_graph() const { return !graph.empty(); }
+  // "workload NAME", "kernel NAME" or "kernel graph (N kernels)".
+  std::string what() const;
   // "SOURCE:LINE:COL: KEY: message" (without the position when pos.line is 0).
   Error error_at(config::SourcePos pos, std::string_view key, std::string_view message) const;
 };
@@ -174,6 +212,11 @@ struct ResolvedScenario {
   ParamValues params;                         // every declared parameter
   const kernel::KernelDef* kernel = nullptr;  // for a kernel scenario
   kernel::KernelArgs args;
+  struct Node {
+    const kernel::KernelDef* kernel = nullptr;
+    kernel::KernelArgs args;
+  };
+  std::vector<Node> graph;  // for a graph, as Scenario::graph
 };
 
 // Looks the workload or kernel up and checks the parameters or the arguments against it.
@@ -183,7 +226,7 @@ Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::Kerne
                                           const WorkloadRegistry& workloads);
 
 // Host setup before the simulation: a workload's setup(), or the buffers filled (functional
-// mode only: timing-only moves no data) and the kernel launched. Errors, located: buffers that
+// mode only: timing-only moves no data) and the kernel (or the graph's kernels) launched. Errors, located: buffers that
 // do not fit the chip's memory, a launch the chip rejects (resources, cluster shape), a
 // workload's setup error. `seed` seeds random32 fills.
 Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip& chip,

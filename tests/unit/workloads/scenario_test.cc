@@ -216,7 +216,8 @@ TEST(Scenario, StructureErrors) {
   EXPECT_EQ(errors_of(""),
             "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
             "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
-            "kernel, launch, buffers, args, stats, trace, trace_max_events, runs");
+            "kernel, launch, buffers, args, stats, trace, trace_max_events, runs, queues, "
+            "cp_timing, kernels");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -224,9 +225,9 @@ TEST(Scenario, StructureErrors) {
             "s.yaml:1:1: chip: missing required key 'chip' (a name in configs/chips such as "
             "h100-sxm5, or a path)");
   EXPECT_EQ(errors_of("chip: tiny\n"),
-            "s.yaml:1:1: missing key 'workload' or 'kernel': a scenario runs a registered "
-            "workload (workload: NAME) or one kernel launch (kernel: NAME with launch, buffers, "
-            "args)");
+            "s.yaml:1:1: missing key 'workload', 'kernel' or 'kernels': a scenario runs a "
+            "registered workload (workload: NAME), one kernel launch (kernel: NAME with launch, "
+            "buffers, args) or a graph of launches (kernels: [...])");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nkernel: k\n"),
             "s.yaml:3:1: workload and kernel are exclusive: a scenario runs a workload or one "
             "kernel launch, not both");
@@ -239,7 +240,7 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
             "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
             "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
             "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
-            "trace_max_events, runs");
+            "trace_max_events, runs, queues, cp_timing, kernels");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -247,7 +248,8 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
             "mbarrier_latency, cluster_barrier_latency, store_queue");
   EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1, clustr: 2}\n"),
             "s.yaml:3:29: launch.clustr: unknown key 'clustr' (did you mean 'cluster'?); valid "
-            "keys in launch: grid, block, cluster, dynamic_shared_bytes, registers_per_thread");
+            "keys in launch: grid, block, cluster, dynamic_shared_bytes, registers_per_thread, "
+            "queue, priority, multicast, gpu_cga");
 }
 
 TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
@@ -694,16 +696,17 @@ TEST(Scenario, RunErrorsAreLocated) {
             "{...}}, {name: big, mode: timing-only}], got a mapping");
   EXPECT_EQ(errors_of(head + "runs: [small]\n"),
             "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, memory_timing, "
-            "set_sampling, wave_sampling, workload, params, stats, trace, trace_max_events, got "
+            "set_sampling, wave_sampling, workload, params, stats, trace, trace_max_events, "
+            "queues, got "
             "\"small\"");
   EXPECT_EQ(errors_of(head + "runs: [{nmae: a}]\n"),
             "s.yaml:3:9: runs[0].nmae: unknown key 'nmae' (did you mean 'name'?); valid keys in "
             "runs[0]: name, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
-            "stats, trace, trace_max_events");
+            "stats, trace, trace_max_events, queues");
   EXPECT_EQ(errors_of(head + "runs: [{policy: first-fit}]\n"),
             "s.yaml:3:9: runs[0].policy: unknown key 'policy'; valid keys in runs[0]: name, "
             "mode, memory_timing, set_sampling, wave_sampling, workload, params, stats, trace, "
-            "trace_max_events");
+            "trace_max_events, queues");
   EXPECT_EQ(errors_of(head + "runs: [{memory_timing: transaction}]\n"),
             "s.yaml:3:24: runs[0].memory_timing: 'transaction' is not a memory timing (did you "
             "mean 'transactions'?); memory timings: events (every step at its tick, the "
