@@ -238,11 +238,14 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   auto address = cp_->kernarg(*kernarg);
   if (!address) return Error{fmt::format("{}: kernarg segment: {}", k.name, address.error().message)};
 
+  // Fences: the kernels of one chip share its memory and the host reads results after the run,
+  // so only a launch that others wait for (a completion signal) releases at system scope; the
+  // rest release nothing, and inside a condensed packet they skip their cleanup (seed3 ¶146).
   cp::DispatchPacket packet;
   packet.header = {.type = cp::PacketType::kKernelDispatch,
                    .barrier = barrier,
-                   .acquire = cp::FenceScope::kSystem,
-                   .release = cp::FenceScope::kSystem};
+                   .acquire = cp::FenceScope::kAgent,
+                   .release = o.signal ? cp::FenceScope::kSystem : cp::FenceScope::kNone};
   packet.setup = static_cast<std::uint16_t>(p.block.z > 1 || p.grid.z > 1   ? 3
                                             : p.block.y > 1 || p.grid.y > 1 ? 2
                                                                             : 1);

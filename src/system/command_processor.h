@@ -88,6 +88,12 @@ class CommandProcessor : public sim::Component {
   // handles) when there are any. The host writes it at the end of this tick.
   void dispatch(std::uint32_t q, const cp::DispatchPacket& p, std::vector<std::uint64_t> waits);
 
+  std::uint64_t packets() const { return packets_.value(); }
+  std::uint64_t dispatch_packets() const { return dispatch_packets_.value(); }
+  std::uint64_t reference_packets() const { return reference_packets_.value(); }
+  std::uint64_t condensed_packets() const { return condensed_packets_.value(); }
+  std::uint64_t doorbells() const { return doorbells_.value(); }
+
   // Where simulated memory holds the rings and kernargs: above any buffer a scenario places.
   static constexpr mem::Addr kRingRegion = mem::Addr{1} << 40;
   static constexpr mem::Addr kKernargRegion = kRingRegion + (mem::Addr{1} << 36);

@@ -2,6 +2,7 @@
 #include "workloads/gemm_mm.h"
 #include "workloads/gemm_tma.h"
 #include "workloads/kernels.h"
+#include "workloads/kripke.h"
 #include "workloads/mm_experiments.h"
 #include "workloads/ubench/ubench.h"
 #include "workloads/workload.h"
@@ -14,6 +15,7 @@ Status register_all(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads
   if (auto st = register_gemm_tma(kernels, workloads); !st) return st;
   if (auto st = register_conv_tma(kernels, workloads); !st) return st;
   if (auto st = register_mm_experiments(kernels, workloads); !st) return st;
+  if (auto st = register_kripke(kernels, workloads); !st) return st;
   return ubench::register_ubench(kernels, workloads);
 }
 
