@@ -273,6 +273,25 @@ TEST_F(RunCli, SameScenarioAndSeedGiveByteIdenticalStats) {
   EXPECT_EQ(stats["chip0.mem.dsmem"]["bytes"]["value"].get<std::uint64_t>(), 0u);
 }
 
+TEST_F(RunCli, TheKernelGraphScenarioVerifiesEveryKernelAndIsDeterministic) {
+  const std::string graph = (fs::path(XPUSIM_CONFIG_DIR) / "scenarios/kernel-graph.yaml").string();
+  const CliRun a = run("run " + graph + " --stats a.json");
+  const CliRun b = run("run " + graph + " --stats b.json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(file("a.json"), file("b.json"));
+  EXPECT_EQ(a.out, b.out);
+  for (const char* node : {"fill_a", "fill_c", "copy_ab", "sum_b", "sum_c"})
+    EXPECT_NE(a.out.find(fmt::format("result              {} (", node)), std::string::npos) << a.out;
+  EXPECT_EQ(a.out.find("failed"), std::string::npos);
+  // The per-launch table names each launch's queue and how it was dispatched.
+  EXPECT_NE(a.out.find("q1 condensed 12 B"), std::string::npos) << a.out;
+  const auto stats = nlohmann::json::parse(file("a.json"));
+  EXPECT_EQ(stats["chip0.cp"]["barrier_packets"]["value"].get<std::uint64_t>(), 2u);
+  EXPECT_EQ(stats["chip0.cp"]["condensed_packets"]["value"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(stats["chip0.cp.q1"]["rst_kernels"]["value"].get<std::uint64_t>(), 1u);
+}
+
 TEST_F(RunCli, TraceHasAWarpTrackPerSlotOfEachSm) {
   write_copy("copy.yaml", 1024);
   const CliRun r = run("run copy.yaml --trace trace.json");

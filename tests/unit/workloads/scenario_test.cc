@@ -764,3 +764,88 @@ TEST(Scenario, EachRunResolvesAgainstItsWorkload) {
 
 }  // namespace
 }  // namespace xpusim::workloads
+
+namespace xpusim::workloads {
+namespace {
+
+constexpr std::string_view kGraph =
+    "chip: tiny\n"
+    "queues: [{dispatch: standard}, {dispatch: condensed, size: 16}]\n"
+    "cp_timing: {fetch: 12, skip_unneeded_cleanup: 0}\n"
+    "buffers: {a: {bytes: 4KiB}, b: {bytes: 4KiB}}\n"
+    "kernels:\n"
+    "  - {name: copy, kernel: stream_copy, after: [fill], launch: {grid: 1, block: 64, queue: "
+    "1}, args: [{ptr: a}, {ptr: b}, {u64: 1024}]}\n"
+    "  - {name: fill, kernel: stream_fill, launch: {grid: 2, block: 64, cluster: 2, priority: 2, "
+    "multicast: true}, args: [{ptr: a}, {u64: 1024}]}\n";
+
+TEST(ScenarioGraph, LoadsQueuesCpTimingAndLaunchesInDependencyOrder) {
+  const Scenario s = load_scenario_string(kGraph, "g.yaml").value();
+  ASSERT_EQ(s.queues.size(), 2u);
+  EXPECT_EQ(s.queues[1].dispatch, system::DispatchMode::kCondensed);
+  EXPECT_EQ(s.queues[1].size, 16u);
+  EXPECT_EQ(s.cp_timing.fetch_cycles, 12u);
+  EXPECT_FALSE(s.cp_timing.skip_unneeded_cleanup);
+  ASSERT_EQ(s.graph.size(), 2u);
+  EXPECT_EQ(s.graph[0].name, "fill");  // before copy, which waits for it
+  EXPECT_EQ(s.graph[0].launch.priority, 2u);
+  EXPECT_TRUE(s.graph[0].launch.multicast);
+  EXPECT_EQ(s.graph[1].name, "copy");
+  EXPECT_EQ(s.graph[1].queue, 1u);
+  EXPECT_EQ(s.what(), "kernel graph (2 kernels)");
+}
+
+TEST(ScenarioGraph, RunsOnTheChipWithTheDependencyHonoured) {
+  Registries r;
+  const Scenario s = load_scenario_string(kGraph, "g.yaml").value();
+  auto resolved = resolve_scenario(s, r.kernels, r.workloads);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  sim::Simulation sim{1};
+  const auto spec =
+      config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto chip = system::Chip::create(sim, spec,
+                                   system::ChipOptions{.queues = s.queues,
+                                                       .cp_timing = s.cp_timing})
+                  .value();
+  ASSERT_TRUE(setup_scenario(s, *resolved, *chip, r.kernels, 1).ok());
+  sim.run();
+  ASSERT_TRUE(chip->all_done());
+  const system::KernelRun &fill = chip->run(0), &copy = chip->run(1);
+  EXPECT_EQ(copy.queue, 1u);
+  EXPECT_GE(copy.first_start, fill.completed);
+  EXPECT_NE(fill.signal, 0u);  // another queue waits for it
+  const auto v = verify_generic_launch(*chip, *resolved->graph[1].kernel, resolved->graph[1].args,
+                                       copy.params);
+  ASSERT_TRUE(v && v->ok());
+}
+
+TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
+  const std::string head = "chip: tiny\nbuffers: {a: {bytes: 4KiB}}\n";
+  const std::string k = "kernel: stream_fill, launch: {grid: 1, block: 32}, args: [{ptr: a}, "
+                        "{u64: 8}]";
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + ", after: [y]}\n  - {name: y, " + k +
+                      ", after: [x]}\n"),
+            "s.yaml:4:12: kernels[0].after: the graph has a cycle: x -> y -> x");
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + ", after: [xx]}\n"),
+            "s.yaml:4:102: kernels[0].after: 'xx' is not a kernel of this graph (did you mean "
+            "'x'?); kernels: x");
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, kernel: stream_fill, launch: {grid: 1, "
+                             "block: 32, queue: 1}, args: [{ptr: a}, {u64: 8}]}\n"),
+            "s.yaml:4:72: kernels[0].launch.queue: queue 1: the scenario has 1 queue (queues: "
+            "lists them; 0 is the first)");
+  EXPECT_EQ(errors_of(head + "kernel: stream_fill\nlaunch: {grid: 1, block: 32}\nqueues: [{size: "
+                             "48}]\n"),
+            "s.yaml:5:17: queues[0].size: 48 is not a power of two (HSA queue sizes are)");
+  EXPECT_EQ(errors_of(head + "kernel: stream_fill\nlaunch: {grid: 1, block: 32}\nqueues: "
+                             "[{dispatch: compressed}]\n"),
+            "s.yaml:5:21: queues[0].dispatch: dispatch mode 'compressed': must be standard or "
+            "condensed");
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + "}\n  - {name: x, " + k + "}\n"),
+            "s.yaml:5:12: kernels[1].name: 'x' names kernels[0] too; names in a graph must differ");
+  EXPECT_EQ(errors_of(head + "kernel: stream_fill\nkernels: []\n"),
+            "s.yaml:3:1: kernel: not with 'kernels:' (a graph): each of its entries names its "
+            "kernel, launch and args");
+}
+
+}  // namespace
+}  // namespace xpusim::workloads

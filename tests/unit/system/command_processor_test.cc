@@ -1,0 +1,296 @@
+// The one launch path: every Chip::launch goes host → AQL queue → kernel agent → work
+// distributor. Kernarg segments round-trip; the barrier bit and barrier-AND packets order
+// launches; independent launches overlap; condensed dispatch is faster and its saving is the
+// seed3 formula's; bad launches are one-line errors; a bad packet errors only its queue.
+#include "system/command_processor.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "config/chip_spec.h"
+#include "sim/simulation.h"
+#include "system/chip.h"
+#include "system/kernarg.h"
+
+namespace xpusim::system {
+namespace {
+
+using kernel::Addr;
+using kernel::Warp;
+
+config::ChipSpec tiny() {
+  return config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml")
+      .value();
+}
+
+// `cycles` ALU cycles per warp, then lane 0 of warp 0 writes its block id to out[block].
+sim::Task<> busy(Warp& w) {
+  co_await w.alu_chain(w.args().get_u32(1));
+  if (w.warp_id() == 0) {
+    const Addr at = w.args().get_ptr(0) + 4 * w.block_id().x;
+    co_await w.store_global<std::uint32_t>(kernel::Lanes<Addr>{at},
+                                           kernel::Lanes<std::uint32_t>{w.block_id().x + 1}, 1);
+  }
+}
+const kernel::KernelDef kBusy{.name = "busy",
+                              .description = "ALU work, then a word per CTA",
+                              .args = {{"out", kernel::ArgKind::kPtr},
+                                       {"cycles", kernel::ArgKind::kU32}},
+                              .body = busy,
+                              .static_shared_bytes = 0};
+const kernel::KernelDef kBusyToo{.name = "busy_too",
+                                 .description = "as busy, another code object",
+                                 .args = kBusy.args,
+                                 .body = busy,
+                                 .static_shared_bytes = 0};
+
+struct Rig {
+  explicit Rig(std::vector<QueueSpec> queues = {QueueSpec{}}, bool functional = true)
+      : chip(Chip::create(sim, tiny(),
+                          ChipOptions{.functional = functional, .queues = std::move(queues)})
+                 .value()) {}
+  std::uint64_t stat(const std::string& path) {
+    return sim.stats().find(path).value()->to_json()["value"].get<std::uint64_t>();
+  }
+  std::uint64_t cycle(sim::Tick t) const { return chip->clock().cycle_at(t); }
+  sim::Simulation sim{1};
+  std::unique_ptr<Chip> chip;
+};
+
+const kernel::LaunchParams kOneCta{.grid = {1, 1, 1}, .block = {64, 1, 1}};
+
+TEST(Kernarg, ArgumentsAndLaunchAttributesRoundTripThroughTheSegment) {
+  const std::vector<kernel::ArgDecl> sig = {{"a", kernel::ArgKind::kU32},
+                                            {"p", kernel::ArgKind::kPtr},
+                                            {"x", kernel::ArgKind::kF32},
+                                            {"n", kernel::ArgKind::kU64}};
+  const auto args = kernel::KernelArgs().u32(7).ptr(0x1234'5678'9A00).f32(1.5f).u64(~0ull);
+  const kernel::LaunchParams p{.cluster = {2, 3, 1},
+                               .registers_per_thread = 168,
+                               .gpc_cgas_per_gpu_cga = 4,
+                               .multicast = true,
+                               .priority = 9};
+  const auto bytes = encode_kernarg(args, p).value();
+  // CUDA's layout: u32 at 0, ptr at 8 (aligned), f32 at 16, u64 at 24; attributes at 32.
+  EXPECT_EQ(explicit_kernarg_bytes(sig), 32u);
+  ASSERT_EQ(bytes.size(), kernarg_bytes(sig));
+  EXPECT_EQ(std::to_integer<int>(bytes[8]), 0x00);
+  EXPECT_EQ(std::to_integer<int>(bytes[9]), 0x9A);
+  const DecodedKernarg d = decode_kernarg(bytes, sig).value();
+  EXPECT_EQ(d.args.get_u32(0), 7u);
+  EXPECT_EQ(d.args.get_ptr(1), 0x1234'5678'9A00u);
+  EXPECT_EQ(d.args.get_f32(2), 1.5f);
+  EXPECT_EQ(d.args.get_u64(3), ~0ull);
+  EXPECT_EQ(d.cluster, (kernel::Dim3{2, 3, 1}));
+  EXPECT_EQ(d.registers_per_thread, 168u);
+  EXPECT_EQ(d.gpc_cgas_per_gpu_cga, 4u);
+  EXPECT_TRUE(d.multicast);
+  EXPECT_EQ(d.priority, 9u);
+
+  auto bad = bytes;
+  bad[32] = std::byte{0};  // the magic word
+  EXPECT_NE(decode_kernarg(bad, sig).error().message.find("magic"), std::string::npos);
+  EXPECT_NE(decode_kernarg(std::span(bytes).first(20), sig).error().message.find("needs 56 B"),
+            std::string::npos);
+  EXPECT_FALSE(encode_kernarg(args, {.cluster = {70000, 1, 1}}).ok());
+}
+
+TEST(LaunchPath, ALaunchIsAPacketTheAgentDecodesBeforeTheDistributorSeesIt) {
+  Rig r;
+  const auto id = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x10000).u32(10));
+  ASSERT_TRUE(id.ok());
+  r.sim.run();
+  const KernelRun& k = r.chip->run(*id);
+  ASSERT_TRUE(k.done);
+  EXPECT_EQ(r.stat("chip0.cp.packets"), 1u);
+  EXPECT_EQ(r.stat("chip0.cp.doorbells"), 1u);
+  EXPECT_EQ(r.stat("chip0.cp.q0.kernels"), 1u);
+  EXPECT_EQ(r.stat("chip0.cp.q0.bytes_fetched"), 64u);
+  // The agent's doorbell, fetch, decode and setup come before the grid reaches the distributor.
+  const cp::AgentTiming t;
+  EXPECT_EQ(r.cycle(k.dispatched) - r.cycle(k.submitted),
+            t.doorbell_cycles + t.fetch_cycles + t.decode_cycles + t.setup_cycles);
+  EXPECT_GT(k.first_start, k.dispatched);
+  // Its cleanup ends the simulation; the kernel agent charged all of it to this launch.
+  EXPECT_EQ(r.cycle(r.sim.now()) - r.cycle(k.completed), t.cleanup_cycles);
+  const cp::LaunchRecord* a = r.chip->agent_record(*id);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->overhead_cycles, t.doorbell_cycles + t.fetch_cycles + t.decode_cycles +
+                                    t.setup_cycles + t.cleanup_cycles);
+  EXPECT_EQ(a->packet_bytes, 64u);
+  // The CTAs ran with the arguments the agent read from the kernarg segment.
+  std::uint32_t word = 0;
+  ASSERT_TRUE(r.chip->memory().read(0x10000, std::as_writable_bytes(std::span(&word, 1))).ok());
+  EXPECT_EQ(word, 1u);
+}
+
+// Launch intervals [first CTA, completion] of two runs overlap.
+bool overlap(const KernelRun& a, const KernelRun& b) {
+  return a.first_start < b.completed && b.first_start < a.completed;
+}
+
+TEST(LaunchPath, LaunchesOnOneQueueOverlapUnlessTheBarrierBitOrdersThem) {
+  for (const bool ordered : {false, true}) {
+    Rig r;
+    const auto a = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x10000).u32(2000));
+    ASSERT_TRUE(a.ok());
+    LaunchOptions o;
+    if (ordered) o.after = {*a};
+    const auto b =
+        r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x20000).u32(2000), {}, o);
+    ASSERT_TRUE(b.ok());
+    r.sim.run();
+    const KernelRun &ka = r.chip->run(*a), &kb = r.chip->run(*b);
+    ASSERT_TRUE(ka.done && kb.done);
+    if (ordered) {
+      EXPECT_FALSE(overlap(ka, kb));
+      EXPECT_GE(kb.dispatched, ka.completed);  // the agent waited for a's completion + cleanup
+      EXPECT_EQ(r.stat("chip0.cp.q0.barrier_waits"), 1u);
+    } else {
+      EXPECT_TRUE(overlap(ka, kb)) << "independent launches share the chip";
+      EXPECT_EQ(r.stat("chip0.cp.q0.barrier_waits"), 0u);
+    }
+  }
+}
+
+TEST(LaunchPath, ADependencyAcrossQueuesWaitsForTheProducersSignalAndOthersOverlap) {
+  Rig r({QueueSpec{}, QueueSpec{}});
+  const auto producer = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x10000).u32(3000),
+                                       {}, {.queue = 0, .signal = true});
+  const auto other = r.chip->launch(kBusyToo, kOneCta, kernel::KernelArgs().ptr(0x20000).u32(3000),
+                                    {}, {.queue = 0});
+  const auto consumer = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x30000).u32(10),
+                                       {}, {.queue = 1, .after = {*producer}});
+  ASSERT_TRUE(producer.ok() && other.ok() && consumer.ok());
+  r.sim.run();
+  const KernelRun &p = r.chip->run(*producer), &o = r.chip->run(*other),
+                  &c = r.chip->run(*consumer);
+  ASSERT_TRUE(p.done && o.done && c.done);
+  EXPECT_GE(c.first_start, p.completed) << "the consumer starts after its producer's completion";
+  EXPECT_TRUE(overlap(p, o)) << "two independent kernels are resident at one moment";
+  EXPECT_EQ(r.stat("chip0.cp.barrier_packets"), 1u);
+  EXPECT_EQ(r.chip->command_processor().signal(p.signal).load_acquire(), 0);  // HSA: 1 → 0
+}
+
+TEST(LaunchPath, CondensedDispatchSavesWhatTheSeed3FormulaSays) {
+  // A Kripke-like chain: 4 code objects, 10 rounds, each launch after the one before.
+  std::uint64_t total[2] = {}, formula[2] = {};
+  for (int mode = 0; mode < 2; ++mode) {
+    Rig r({QueueSpec{.dispatch = mode == 0 ? DispatchMode::kStandard : DispatchMode::kCondensed}});
+    const kernel::KernelDef* defs[4] = {&kBusy, &kBusyToo, &kBusy, &kBusyToo};
+    std::optional<std::uint32_t> prev;
+    for (int round = 0; round < 10; ++round) {
+      for (int k = 0; k < 4; ++k) {
+        LaunchOptions o;
+        if (prev) o.after = {*prev};
+        const auto id = r.chip->launch(*defs[k], {.grid = {2, 1, 1}, .block = {64, 1, 1}},
+                                       kernel::KernelArgs().ptr(0x10000 * (k % 2 + 1)).u32(50), {}, o);
+        ASSERT_TRUE(id.ok());
+        prev = *id;
+      }
+    }
+    r.sim.run();
+    ASSERT_TRUE(r.chip->all_done());
+    const cp::AgentTiming t;
+    const cp::KernelAgent& agent = r.chip->command_processor().agent(0);
+    const std::uint64_t packets = agent.packets(), kernels = agent.kernels();
+    EXPECT_EQ(kernels, 40u);
+    total[mode] = r.cycle(r.sim.now());
+    // Digest §3, written out independently of the agent: per dispatch packet fetch, decode,
+    // setup and cleanup; per condensed packet fetch, decode and one cleanup; per condensed
+    // kernel diff + setup; the doorbell once; plus the kernels' own time (launch to completion).
+    std::uint64_t x = 0;
+    for (std::uint32_t id = 0; id < r.chip->launches(); ++id) {
+      const KernelRun& k = r.chip->run(id);
+      x += r.cycle(k.completed) - r.cycle(k.dispatched);
+    }
+    if (mode == 0) {
+      EXPECT_EQ(packets, 40u);
+      formula[mode] = t.doorbell_cycles +
+                      40 * (t.fetch_cycles + t.decode_cycles + t.setup_cycles + t.cleanup_cycles) + x;
+    } else {
+      EXPECT_EQ(r.stat("chip0.cp.reference_packets"), 2u);  // kBusy and kBusyToo; kernargs shared
+      const std::uint64_t condensed = r.stat("chip0.cp.condensed_packets");
+      EXPECT_EQ(condensed, 2u);  // 38 one-slot diffs: 31 + 7
+      EXPECT_EQ(packets, 2 + condensed);
+      formula[mode] = t.doorbell_cycles +
+                      2 * (t.fetch_cycles + t.decode_cycles + t.setup_cycles + t.cleanup_cycles) +
+                      condensed * (t.fetch_cycles + t.decode_cycles + t.cleanup_cycles) +
+                      38 * (t.diff_cycles + t.setup_cycles) + x;
+    }
+  }
+  EXPECT_LT(total[1], total[0]);
+  const double saving = static_cast<double>(total[0] - total[1]);
+  const double predicted = static_cast<double>(formula[0]) - static_cast<double>(formula[1]);
+  EXPECT_NEAR(saving, predicted, 0.05 * predicted);
+}
+
+TEST(LaunchPath, BadLaunchesAreOneLineErrorsAndQueueNothing) {
+  Rig r({QueueSpec{}, QueueSpec{}});
+  const auto args = kernel::KernelArgs().ptr(0x10000).u32(1);
+  const auto a = r.chip->launch(kBusy, kOneCta, args);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(r.chip->launch(kBusy, kOneCta, args, {}, {.queue = 2}).error().message,
+            "busy: queue 2: the chip has 2 queues");
+  EXPECT_EQ(r.chip->launch(kBusy, kOneCta, args, {}, {.after = {5}}).error().message,
+            "busy: depends on launch 5, which does not exist (launches so far: 1)");
+  EXPECT_EQ(r.chip->launch(kBusy, kOneCta, args, {}, {.queue = 1, .after = {*a}}).error().message,
+            "busy: depends on launch 0 (busy) on queue 0, which has no completion signal to wait "
+            "for (launch it with a signal)");
+  EXPECT_NE(r.chip->launch(kBusy, {.grid = {1u << 23, 1, 1}, .block = {1024, 1, 1}}, args)
+                .error()
+                .message.find("AQL dispatch packet"),
+            std::string::npos);
+  EXPECT_EQ(r.chip->launches(), 1u);
+
+  sim::Simulation sim;
+  for (const auto& [queues, message] :
+       std::vector<std::pair<std::vector<QueueSpec>, std::string>>{
+           {{}, "queues: a chip needs at least one queue"},
+           {{QueueSpec{.size = 48}}, "queue 0: size 48: must be a power of two from 1 to 1048576 (HSA)"},
+           {{QueueSpec{}, QueueSpec{.size = 0}},
+            "queue 1: size 0: must be a power of two from 1 to 1048576 (HSA)"}}) {
+    const auto chip = Chip::create(sim, tiny(), ChipOptions{.queues = queues});
+    ASSERT_FALSE(chip.ok());
+    EXPECT_EQ(chip.error().message, message);
+  }
+}
+
+TEST(LaunchPath, ABadKernargSegmentErrorsItsQueueAndTheOtherQueueStillCompletes) {
+  Rig r({QueueSpec{}, QueueSpec{}});
+  const auto bad = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x10000).u32(1));
+  const auto good = r.chip->launch(kBusyToo, kOneCta, kernel::KernelArgs().ptr(0x20000).u32(1),
+                                   {}, {.queue = 1});
+  ASSERT_TRUE(bad.ok() && good.ok());
+  // Overwrite the launch attributes' magic word before the agent reads the segment.
+  const std::uint64_t magic_at = r.chip->run(*bad).kernarg_address + 16;
+  const std::uint32_t zero = 0;
+  ASSERT_TRUE(r.chip->memory().write(magic_at, std::as_bytes(std::span(&zero, 1))).ok());
+  r.sim.run();
+  EXPECT_FALSE(r.chip->run(*bad).done);
+  EXPECT_TRUE(r.chip->run(*good).done);
+  const auto errors = r.chip->queue_errors();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("queue 0: packet 0: kernel busy"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("magic"), std::string::npos) << errors[0];
+}
+
+TEST(LaunchPath, DistributorAttributesReachTheGridFromTheKernarg) {
+  Rig r;
+  const auto id = r.chip->launch(
+      kBusy, {.grid = {4, 1, 1}, .cluster = {2, 1, 1}, .block = {64, 1, 1}, .priority = 3},
+      kernel::KernelArgs().ptr(0x10000).u32(1));
+  ASSERT_TRUE(id.ok());
+  r.sim.run();
+  const KernelRun& k = r.chip->run(*id);
+  ASSERT_TRUE(k.done);
+  const sched::GridSpec& g = r.chip->distributor().grid(k.grid);
+  EXPECT_EQ(g.priority, 3u);
+  EXPECT_EQ(g.kind, sched::ClusterKind::kGpcCga);
+  EXPECT_EQ(g.cluster.x, 2u);
+  EXPECT_GE(r.chip->distributor().grid_peak(k.grid).clusters, 1u);
+}
+
+}  // namespace
+}  // namespace xpusim::system
