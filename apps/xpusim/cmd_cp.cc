@@ -11,6 +11,7 @@
 #include "config/chip_spec.h"
 #include "cp/replay.h"
 #include "sched/runtime_model.h"
+#include "system/chip.h"
 #include "system/chip_launcher.h"
 
 namespace xpusim::cli {
@@ -31,13 +32,7 @@ struct ReplayOpts {
 
 // The chip's command-processor costs, then the --cp-timing overrides.
 Status agent_timing(const config::ChipSpec& chip, const ReplayOpts& o, cp::AgentTiming& t) {
-  const config::CommandProcessorSpec& c = chip.command_processor;
-  t.doorbell_cycles = c.doorbell_cycles;
-  t.fetch_cycles = c.fetch_cycles;
-  t.decode_cycles = c.decode_cycles;
-  t.setup_cycles = c.setup_cycles;
-  t.diff_cycles = c.diff_cycles;
-  t.cleanup_cycles = c.cleanup_cycles;
+  t = system::agent_timing_of(chip);
   const Knob knobs[] = {{"doorbell", &t.doorbell_cycles}, {"fetch", &t.fetch_cycles},
                         {"decode", &t.decode_cycles},     {"setup", &t.setup_cycles},
                         {"diff", &t.diff_cycles},         {"cleanup", &t.cleanup_cycles}};

@@ -142,8 +142,8 @@ std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& run, const std:
       completed = true;
       for (std::size_t i = 0; i < s.graph.size(); ++i) {
         const auto& node = run.resolved.graph[i];
-        const auto v = workloads::verify_generic_launch(chip, *node.kernel, node.args,
-                                                        chip.run(static_cast<std::uint32_t>(i)).params);
+        const auto v = workloads::verify_generic_launch(
+            chip, *node.kernel, node.args, chip.run(static_cast<std::uint32_t>(i)).params);
         const std::string label = fmt::format("{} ({})", s.graph[i].name, node.kernel->name);
         if (!v) {
           std::printf("  result              %s: not checked (no reference)\n", label.c_str());
@@ -347,7 +347,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
         .wave_sampling = {.tolerance = s.wave_sampling / 100},
         .memory_thread = o.memory_thread,
         .queues = s.queues,
-        .cp_timing = s.cp_timing};
+        .cp_timing = workloads::scenario_cp_timing(s, system::agent_timing_of(*spec))};
     auto chip = system::Chip::create(p->session->sim(), *spec, options);
     if (!chip) {
       add_errors(errors, chip.errors());

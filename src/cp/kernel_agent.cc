@@ -35,8 +35,8 @@ struct KernelAgent::KernelRecord : sim::Component {
 struct KernelAgent::Launch {
   KernelRecord* record = nullptr;
   DispatchPacket packet;
-  std::uint64_t index = 0;    // into launch_records_
-  sim::Tick start = 0;        // when the agent launched it
+  std::uint64_t index = 0;     // into launch_records_
+  sim::Tick start = 0;         // when the agent launched it
   std::uint64_t overhead = 0;  // pre-launch agent time + its cleanup
   GridTimes times;
   bool done = false;  // the launcher reported completion
@@ -51,8 +51,8 @@ namespace {
 bool waits_for_earlier(const PacketBytes& bytes) {
   const auto type = packet_type(bytes);
   if (!type || *type == PacketType::kCondensedDispatch) return true;
-  const auto h = decode_header(static_cast<std::uint16_t>(std::to_integer<unsigned>(bytes[0]) |
-                                                          std::to_integer<unsigned>(bytes[1]) << 8));
+  const auto h = decode_header(static_cast<std::uint16_t>(
+      std::to_integer<unsigned>(bytes[0]) | std::to_integer<unsigned>(bytes[1]) << 8));
   return !h || h->barrier;
 }
 
@@ -85,8 +85,9 @@ KernelAgent::KernelAgent(sim::Component& parent, std::string_view name, const si
       errors_(add_counter("queue_errors", "errors", "packets that put the queue in error")),
       rst_kernels_(add_counter("rst_kernels", "kernels",
                                "kernels launched from a reference-state-table entry (condensed)")),
-      barrier_waits_(add_counter("barrier_waits", "packets",
-                                 "packets that waited for earlier kernels (barrier bit, condensed)")),
+      barrier_waits_(
+          add_counter("barrier_waits", "packets",
+                      "packets that waited for earlier kernels (barrier bit, condensed)")),
       occupancy_(add_average("queue_occupancy", "packets",
                              "packets published and not yet consumed, seen at each fetch")) {
   sim().spawn(run(), path() + ".process");

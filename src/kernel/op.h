@@ -86,7 +86,7 @@ struct Op {
 // A copy of `from` read field by field: what an awaiter and an executor do with an Op built a
 // moment ago in a coroutine frame. A plain copy read it back with 16-byte loads over the
 // narrower stores still in flight, a store-forwarding stall on every warp instruction
-// (docs/performance.md, twenty-fifth session); each field read alone (volatile: the compiler
+// (docs/performance.md, "Host techniques"); each field read alone (volatile: the compiler
 // may not merge them) forwards from the store that wrote it. Returned as a prvalue, so an Op
 // initialized from it is built in place.
 inline Op copy_of(const Op& from) {

@@ -2,7 +2,8 @@
 // frees (ties by line number), the earliest first. A miss frees at its HBM booking's end plus
 // the hit latency, so a new one is nearly always at or near the latest: a sorted ring takes it
 // with a short move from the back, and the earliest leaves from the front, where a binary heap
-// paid its log2(64) levels of two-field compares on both (docs/performance.md, 21st session).
+// paid its log2(64) levels of two-field compares on both (docs/performance.md, "SM + memory
+// hierarchy: full-chip streaming").
 #pragma once
 
 #include <bit>

@@ -135,9 +135,9 @@ class WorkDistributor : public sim::Component {
     std::uint64_t ctas_left = 0;   // CTAs whose cta_complete has not arrived
     GridTimes times;
     GridDone done;
-    std::uint64_t running = 0, peak_running = 0;  // CTAs resident now, and the most at once
+    std::uint64_t running = 0, peak_running = 0;    // CTAs resident now, and the most at once
     std::uint64_t clusters = 0, peak_clusters = 0;  // its GPC_CGAs with a CTA resident
-    std::uint64_t activity = 0;                   // its CTA starts and exits
+    std::uint64_t activity = 0;                     // its CTA starts and exits
     WaveSampler waves;
     sim::StatsSnapshot wave_stats;  // the stats when its last wave ended (wave sampling)
   };

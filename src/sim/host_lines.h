@@ -1,6 +1,6 @@
 // Storage aligned to the host's 64 B cache lines. A per-set array of a cache model (a set's
 // 16 tags are 128 B) from an ordinary 16 B aligned vector straddles one host line more than it
-// fills, and each set lookup then misses once more (docs/performance.md, twenty-sixth session).
+// fills, and each set lookup then misses once more (docs/performance.md, "Host techniques").
 #pragma once
 
 #include <cstddef>

@@ -3,7 +3,7 @@
 // at random; on 4 KiB pages many of those touches also miss the host's TLB. glibc (2.35 on)
 // backs malloc with transparent huge pages under GLIBC_TUNABLES=glibc.malloc.hugetlb=1, which it
 // reads only as a process starts, so a program that wants it re-executes itself once with it
-// (docs/performance.md, "Twenty-fourth session": 10-20 % on the full-chip streaming run).
+// (docs/performance.md, "Host techniques": 10-20 % on the full-chip streaming run).
 #pragma once
 
 #include <string_view>

@@ -52,7 +52,7 @@ class PendingSet {
   // The entry's fields come apart, in registers, and are stored one by one: an entry built on
   // the caller's stack and copied whole into its bucket was read back with a 16-byte load over
   // two 8-byte stores, a store-forwarding stall on every schedule (docs/performance.md,
-  // twenty-fifth session).
+  // "Host techniques").
   void push(Tick tick, std::uint64_t order, Event* event, Tick now, Tick since) {
     ++size_;
     const Tick delay = tick - since;

@@ -47,6 +47,18 @@ core::TensorTiming tensor_timing_of(const config::ChipSpec& spec) {
   return t;
 }
 
+cp::AgentTiming agent_timing_of(const config::ChipSpec& spec) {
+  const config::CommandProcessorSpec& c = spec.command_processor;
+  cp::AgentTiming t;
+  t.doorbell_cycles = c.doorbell_cycles;
+  t.fetch_cycles = c.fetch_cycles;
+  t.decode_cycles = c.decode_cycles;
+  t.setup_cycles = c.setup_cycles;
+  t.diff_cycles = c.diff_cycles;
+  t.cleanup_cycles = c.cleanup_cycles;
+  return t;
+}
+
 tma::TmaParams tma_params_of(const config::ChipSpec& spec) {
   return {.queue_depth = spec.tma.queue_depth,
           .descriptor_cache_entries = spec.tma.descriptor_cache_entries,
@@ -72,6 +84,7 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
     : spec_(spec),
       options_(options),
       timing_(options.timing ? *options.timing : sm_timing_of(spec)),
+      cp_timing_(options.cp_timing ? *options.cp_timing : agent_timing_of(spec)),
       root_(sim, name),
       topology_(sched::Topology::from_chip(spec)),
       memory_(options.max_touched_bytes),
@@ -110,11 +123,9 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
   for (std::uint32_t q = 0; q < options.queues.size(); ++q)
     launchers_.push_back(std::make_unique<QueueLauncher>(*this, q));
   queued_.resize(options.queues.size());
-  cp_ = std::move(CommandProcessor::create(root_, mem_->sm_clock(), memory_, options.queues,
-                                           options.cp_timing,
-                                           [this](std::uint32_t q) -> cp::GridLauncher& {
-                                             return *launchers_[q];
-                                           }))
+  cp_ = std::move(CommandProcessor::create(
+                      root_, mem_->sm_clock(), memory_, options.queues, cp_timing_,
+                      [this](std::uint32_t q) -> cp::GridLauncher& { return *launchers_[q]; }))
             .value();
 }
 
@@ -218,17 +229,19 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   std::vector<std::uint64_t> waits;
   for (const std::uint32_t dep : o.after) {
     if (dep >= runs_.size()) {
-      return Error{fmt::format("{}: depends on launch {}, which does not exist (launches so far: "
-                               "{})",
-                               k.name, dep, runs_.size())};
+      return Error{
+          fmt::format("{}: depends on launch {}, which does not exist (launches so far: "
+                      "{})",
+                      k.name, dep, runs_.size())};
     }
     const KernelRun& producer = *runs_[dep];
     if (producer.queue == o.queue) {
       barrier = true;  // in-order queue: the barrier bit waits for every earlier packet
     } else if (producer.signal == 0) {
-      return Error{fmt::format("{}: depends on launch {} ({}) on queue {}, which has no completion "
-                               "signal to wait for (launch it with a signal)",
-                               k.name, dep, producer.kernel->name, producer.queue)};
+      return Error{
+          fmt::format("{}: depends on launch {} ({}) on queue {}, which has no completion "
+                      "signal to wait for (launch it with a signal)",
+                      k.name, dep, producer.kernel->name, producer.queue)};
     } else if (std::find(waits.begin(), waits.end(), producer.signal) == waits.end()) {
       waits.push_back(producer.signal);
     }
@@ -236,7 +249,8 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   auto kernarg = encode_kernarg(args, p);
   if (!kernarg) return Error{fmt::format("{}: {}", k.name, kernarg.error().message)};
   auto address = cp_->kernarg(*kernarg);
-  if (!address) return Error{fmt::format("{}: kernarg segment: {}", k.name, address.error().message)};
+  if (!address)
+    return Error{fmt::format("{}: kernarg segment: {}", k.name, address.error().message)};
 
   // Fences: the kernels of one chip share its memory and the host reads results after the run,
   // so only a launch that others wait for (a completion signal) releases at system scope; the
@@ -295,9 +309,10 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   for (int d = 0; d < 3; ++d) {
     const std::uint32_t wg = p.workgroup_size[d], items = p.grid_size[d];
     if (wg == 0 || items == 0) {
-      return Error{fmt::format("dispatch dimension {}: workgroup_size {} and grid_size {} must "
-                               "both be >= 1 (HSA: unused dimensions are 1)",
-                               "xyz"[d], wg, items)};
+      return Error{
+          fmt::format("dispatch dimension {}: workgroup_size {} and grid_size {} must "
+                      "both be >= 1 (HSA: unused dimensions are 1)",
+                      "xyz"[d], wg, items)};
     }
     const std::uint32_t ctas = items / wg + (items % wg != 0 ? 1 : 0);  // a partial one is whole
     (d == 0 ? params.block.x : d == 1 ? params.block.y : params.block.z) = wg;
@@ -324,8 +339,8 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   r.dispatched_ok = true;
   const sim::Tick skipped = cwd_->skipped_ticks();
   const sim::Tick at = root_.sim().now();
-  r.grid = cwd_->submit(g, [this, id, skipped, at, done = std::move(done)](
-                               const sched::WorkDistributor::GridTimes& t) {
+  r.grid = cwd_->submit(g, [this, id, skipped, at,
+                            done = std::move(done)](const sched::WorkDistributor::GridTimes& t) {
     KernelRun& run = *runs_[id];
     mem_->settle();
     run.first_start = t.first_start;

@@ -63,9 +63,10 @@ struct ChipOptions {
   // byte-identical results, faster when the host has a core to spare). Not with tracing, which
   // keeps one thread.
   bool memory_thread = false;
-  // The host's queues (one kernel agent each) and the command processor's costs.
+  // The host's queues (one kernel agent each) and the command processor's costs; unset: the
+  // chip config's (agent_timing_of).
   std::vector<QueueSpec> queues = {QueueSpec{}};
-  cp::AgentTiming cp_timing{};
+  std::optional<cp::AgentTiming> cp_timing = std::nullopt;
 };
 
 // How a launch enters the command processor.
@@ -85,12 +86,12 @@ struct KernelRun {
   kernel::KernelArgs args{};  // as the command processor read them from the kernarg segment
   std::uint32_t queue = 0;
   std::uint64_t kernarg_address = 0;
-  std::uint64_t signal = 0;   // completion signal handle (0: none)
-  sim::Tick submitted = 0;    // the host dispatched it (chip timeline)
-  sim::Tick dispatched = 0;   // the kernel agent launched it on the distributor
-  sim::Tick first_start = 0;  // its first CTA's first instruction
-  sim::Tick completed = 0;    // the distributor has heard its last CTA exit
-  std::uint32_t grid = ~0u;   // its index in the distributor's task table, once dispatched
+  std::uint64_t signal = 0;        // completion signal handle (0: none)
+  sim::Tick submitted = 0;         // the host dispatched it (chip timeline)
+  sim::Tick dispatched = 0;        // the kernel agent launched it on the distributor
+  sim::Tick first_start = 0;       // its first CTA's first instruction
+  sim::Tick completed = 0;         // the distributor has heard its last CTA exit
+  std::uint32_t grid = ~0u;        // its index in the distributor's task table, once dispatched
   std::uint64_t agent_launch = 0;  // index into its queue agent's launches()
   bool dispatched_ok = false;
   bool done = false;
@@ -100,6 +101,8 @@ struct KernelRun {
 core::SmTiming sm_timing_of(const config::ChipSpec& spec);
 // The tensor unit's rates and register file (sm.tensor.*).
 core::TensorTiming tensor_timing_of(const config::ChipSpec& spec);
+// The kernel agents' costs (command_processor.*).
+cp::AgentTiming agent_timing_of(const config::ChipSpec& spec);
 // The TMA units' pipeline (tma.*).
 tma::TmaParams tma_params_of(const config::ChipSpec& spec);
 
@@ -140,6 +143,8 @@ class Chip : public sched::CtaExecutor {
   const ChipOptions& options() const { return options_; }
   // The SM latency classes in use (the options' or the config's).
   const core::SmTiming& timing() const { return timing_; }
+  // The command processor's costs in use (the options' or the config's).
+  const cp::AgentTiming& cp_timing() const { return cp_timing_; }
   std::uint32_t num_sms() const { return static_cast<std::uint32_t>(sms_.size()); }
   core::Sm& sm(std::uint32_t i) { return *sms_[i]; }
   const core::Sm& sm(std::uint32_t i) const { return *sms_[i]; }
@@ -177,6 +182,7 @@ class Chip : public sched::CtaExecutor {
   config::ChipSpec spec_;
   ChipOptions options_;
   core::SmTiming timing_;
+  cp::AgentTiming cp_timing_;
   sim::Component root_;
   sched::Topology topology_;
   mem::GlobalMemory memory_;

@@ -1,8 +1,8 @@
-// The launch path from the command processor into the chip: a cp::GridLauncher that turns an
-// AQL dispatch into a work-distributor grid, submits it, and reports completion when the CWD
-// has heard the grid's last CTA exit. Until the SM model exists the CTAs run on ModelledSms
-// (a synthetic run-time model, sched/runtime_model.h); the real SMs will plug in behind the
-// same CtaExecutor interface.
+// The command processor in front of a work distributor whose CTAs run on ModelledSms (a
+// synthetic run-time model, sched/runtime_model.h): the launcher of the `xpusim cp replay`
+// study, where a kernel's run time is a parameter. A cp::GridLauncher that turns an AQL
+// dispatch into a work-distributor grid, submits it, and reports completion when the CWD has
+// heard the grid's last CTA exit. Real kernels take system::Chip's path instead (chip.h).
 //
 // Dispatch → grid (HSA System Architecture spec, kernel dispatch packet):
 //  - CTAs per dimension = ceil(grid_size / workgroup_size) (HSA allows a partial last

@@ -25,8 +25,8 @@ Status check_queues(std::span<const QueueSpec> queues) {
   for (std::size_t i = 0; i < queues.size(); ++i) {
     const std::uint32_t n = queues[i].size;
     if (n == 0 || !std::has_single_bit(n) || n > cp::AqlQueue::kMaxSize) {
-      return Error{fmt::format("queue {}: size {}: must be a power of two from 1 to {} (HSA)", i,
-                               n, cp::AqlQueue::kMaxSize)};
+      return Error{fmt::format("queue {}: size {}: must be a power of two from 1 to {} (HSA)", i, n,
+                               cp::AqlQueue::kMaxSize)};
     }
   }
   return Ok{};
@@ -111,7 +111,8 @@ void CommandProcessor::dispatch(std::uint32_t q, const cp::DispatchPacket& p,
   if (!flush_posted_) {
     flush_posted_ = true;
     // The host's batch goes out once everything dispatched in this tick is staged.
-    events().post(now(), [this] { flush(); }, sim::Priority{50});
+    events().post(
+        now(), [this] { flush(); }, sim::Priority{50});
   }
 }
 

@@ -59,12 +59,9 @@ class CommandProcessor : public sim::Component {
   using LauncherOf = std::function<cp::GridLauncher&(std::uint32_t queue)>;
 
   // Builds `cp` under `parent` (stats chip0.cp.*, chip0.cp.qN.*). Errors: as check_queues.
-  static Result<std::unique_ptr<CommandProcessor>> create(sim::Component& parent,
-                                                          const sim::Clock& clock,
-                                                          mem::GlobalMemory& memory,
-                                                          std::vector<QueueSpec> queues,
-                                                          const cp::AgentTiming& timing,
-                                                          const LauncherOf& launcher_of);
+  static Result<std::unique_ptr<CommandProcessor>> create(
+      sim::Component& parent, const sim::Clock& clock, mem::GlobalMemory& memory,
+      std::vector<QueueSpec> queues, const cp::AgentTiming& timing, const LauncherOf& launcher_of);
   ~CommandProcessor() override;
 
   std::uint32_t queues() const { return static_cast<std::uint32_t>(specs_.size()); }
@@ -107,8 +104,8 @@ class CommandProcessor : public sim::Component {
   };
   // Host-side state of one queue.
   struct HostQueue {
-    std::vector<Staged> staged;          // dispatched this tick, not yet encoded
-    std::deque<cp::PacketBytes> backlog;  // encoded, waiting for ring space
+    std::vector<Staged> staged;            // dispatched this tick, not yet encoded
+    std::deque<cp::PacketBytes> backlog;   // encoded, waiting for ring space
     std::vector<cp::DispatchPacket> refs;  // condensed: what each RST slot holds
     cp::CondensedPacket open;              // condensed: the packet being filled
     std::uint32_t open_slots = 0;

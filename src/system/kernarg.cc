@@ -11,7 +11,9 @@ namespace {
 std::uint64_t arg_bytes(kernel::ArgKind k) {
   return k == kernel::ArgKind::kU32 || k == kernel::ArgKind::kF32 ? 4 : 8;
 }
-std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
+  return (v + a - 1) / a * a;
+}
 
 void put(std::vector<std::byte>& out, std::uint64_t at, std::uint64_t value, std::uint64_t n) {
   for (std::uint64_t i = 0; i < n; ++i)
@@ -42,13 +44,14 @@ Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
   constexpr std::uint32_t kU16 = 0xFFFF;
   const kernel::Dim3& c = p.cluster;
   if (c.x > kU16 || c.y > kU16 || c.z > kU16) {
-    return Error{fmt::format("cluster ({},{},{}): each dim must be at most {} (16-bit launch "
-                             "attribute)",
-                             c.x, c.y, c.z, kU16)};
+    return Error{
+        fmt::format("cluster ({},{},{}): each dim must be at most {} (16-bit launch "
+                    "attribute)",
+                    c.x, c.y, c.z, kU16)};
   }
   if (p.gpc_cgas_per_gpu_cga > kU16) {
-    return Error{fmt::format("gpu_cga {}: at most {} GPC_CGAs per GPU_CGA", p.gpc_cgas_per_gpu_cga,
-                             kU16)};
+    return Error{
+        fmt::format("gpu_cga {}: at most {} GPC_CGAs per GPU_CGA", p.gpc_cgas_per_gpu_cga, kU16)};
   }
   if (p.registers_per_thread > kU16) {
     return Error{fmt::format("registers_per_thread {}: at most {}", p.registers_per_thread, kU16)};
@@ -64,12 +67,18 @@ Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
   std::vector<std::byte> out(attr + kLaunchAttributeBytes, std::byte{0});
   for (std::size_t i = 0; i < args.size(); ++i) {
     switch (args.kind(i)) {
-      case kernel::ArgKind::kU32: put(out, offsets[i], args.get_u32(i), 4); break;
+      case kernel::ArgKind::kU32:
+        put(out, offsets[i], args.get_u32(i), 4);
+        break;
       case kernel::ArgKind::kF32:
         put(out, offsets[i], std::bit_cast<std::uint32_t>(args.get_f32(i)), 4);
         break;
-      case kernel::ArgKind::kU64: put(out, offsets[i], args.get_u64(i), 8); break;
-      case kernel::ArgKind::kPtr: put(out, offsets[i], args.get_ptr(i), 8); break;
+      case kernel::ArgKind::kU64:
+        put(out, offsets[i], args.get_u64(i), 8);
+        break;
+      case kernel::ArgKind::kPtr:
+        put(out, offsets[i], args.get_ptr(i), 8);
+        break;
     }
   }
   put(out, attr + 0, kKernargMagic, 4);
@@ -94,12 +103,18 @@ Result<DecodedKernarg> decode_kernarg(std::span<const std::byte> in,
   for (const kernel::ArgDecl& a : signature) {
     at = align_up(at, arg_bytes(a.kind));
     switch (a.kind) {
-      case kernel::ArgKind::kU32: d.args.u32(static_cast<std::uint32_t>(get(in, at, 4))); break;
+      case kernel::ArgKind::kU32:
+        d.args.u32(static_cast<std::uint32_t>(get(in, at, 4)));
+        break;
       case kernel::ArgKind::kF32:
         d.args.f32(std::bit_cast<float>(static_cast<std::uint32_t>(get(in, at, 4))));
         break;
-      case kernel::ArgKind::kU64: d.args.u64(get(in, at, 8)); break;
-      case kernel::ArgKind::kPtr: d.args.ptr(get(in, at, 8)); break;
+      case kernel::ArgKind::kU64:
+        d.args.u64(get(in, at, 8));
+        break;
+      case kernel::ArgKind::kPtr:
+        d.args.ptr(get(in, at, 8));
+        break;
     }
     at += arg_bytes(a.kind);
   }
@@ -116,15 +131,17 @@ Result<DecodedKernarg> decode_kernarg(std::span<const std::byte> in,
   d.registers_per_thread = static_cast<std::uint32_t>(get(in, attr + 16, 2));
   const auto flags = get(in, attr + 18, 1);
   if (flags > 1 || get(in, attr + 19, 5) != 0) {
-    return Error{fmt::format("kernarg launch attributes at +{}: flags {:#x} and reserved bytes "
-                             "+19..23 must be 0 but for bit 0 (multicast)",
-                             attr, flags)};
+    return Error{
+        fmt::format("kernarg launch attributes at +{}: flags {:#x} and reserved bytes "
+                    "+19..23 must be 0 but for bit 0 (multicast)",
+                    attr, flags)};
   }
   d.multicast = flags == 1;
   if (d.cluster.count() == 0 || d.gpc_cgas_per_gpu_cga == 0) {
-    return Error{fmt::format("kernarg launch attributes: cluster ({},{},{}) and GPU_CGA grouping "
-                             "{} must be at least 1",
-                             d.cluster.x, d.cluster.y, d.cluster.z, d.gpc_cgas_per_gpu_cga)};
+    return Error{
+        fmt::format("kernarg launch attributes: cluster ({},{},{}) and GPU_CGA grouping "
+                    "{} must be at least 1",
+                    d.cluster.x, d.cluster.y, d.cluster.z, d.gpc_cgas_per_gpu_cga)};
   }
   return d;
 }

@@ -19,15 +19,20 @@ constexpr std::array<const char*, 6> kSteps = {"ltimes",     "scattering", "sour
                                                "lplustimes", "sweep",      "population"};
 constexpr Addr kBuffers[2] = {0x1000'0000, 0x2000'0000};
 
-std::uint32_t scale_of(std::size_t k) { return static_cast<std::uint32_t>(2 * k + 3); }
-std::uint32_t offset_of(std::size_t k) { return static_cast<std::uint32_t>(k + 1); }
+std::uint32_t scale_of(std::size_t k) {
+  return static_cast<std::uint32_t>(2 * k + 3);
+}
+std::uint32_t offset_of(std::size_t k) {
+  return static_cast<std::uint32_t>(k + 1);
+}
 
 // y[i] = x[i] * a + b for i < n, a grid-stride loop.
 sim::Task<> kripke_step(Warp& w) {
   const Addr x = w.args().get_ptr(0), y = w.args().get_ptr(1);
   const std::uint64_t n = w.args().get_u64(2);
   const std::uint32_t a = w.args().get_u32(3), b = w.args().get_u32(4);
-  const std::uint64_t stride = std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
+  const std::uint64_t stride =
+      std::uint64_t{w.params().grid.count()} * w.params().threads_per_block();
   for (auto i = w.global_thread_ids(); i[0] < n;) {
     kernel::LaneMask m = 0;
     for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l)
@@ -116,9 +121,10 @@ class Kripke final : public Workload {
       }
       for (std::uint64_t i = 0; i < elements_; ++i) {
         if (got[i] != want[i]) {
-          return Error{fmt::format("kripke: x[{}] = {:#x} at {:#x} after {} iterations, expected "
-                                   "{:#x}",
-                                   i, got[i], kBuffers[0] + 4 * i, iterations_, want[i])};
+          return Error{
+              fmt::format("kripke: x[{}] = {:#x} at {:#x} after {} iterations, expected "
+                          "{:#x}",
+                          i, got[i], kBuffers[0] + 4 * i, iterations_, want[i])};
         }
       }
     }
@@ -127,7 +133,7 @@ class Kripke final : public Workload {
     // packet fetch + decode + cleanup (intermediate kernels need none, ¶146), each of its
     // kernels diff + setup; the doorbell once, when the agent first wakes.
     const system::CommandProcessor& cp = chip.command_processor();
-    const cp::AgentTiming& t = chip.options().cp_timing;
+    const cp::AgentTiming& t = chip.cp_timing();
     const cp::KernelAgent& agent = cp.agent(0);
     const std::uint64_t kernels = agent.kernels();
     const std::uint64_t dispatches = cp.dispatch_packets(), condensed = cp.condensed_packets();
@@ -142,7 +148,11 @@ class Kripke final : public Workload {
     const double total = static_cast<double>(chip.clock().cycle_at(chip.root().sim().now()));
     const double k = static_cast<double>(kernels);
     return std::vector<Measurement>{
-        {.name = "kernels", .measured = k, .configured = std::nullopt, .unit = "", .note = "6 per iteration"},
+        {.name = "kernels",
+         .measured = k,
+         .configured = std::nullopt,
+         .unit = "",
+         .note = "6 per iteration"},
         {.name = "packets fetched",
          .measured = static_cast<double>(agent.packets()),
          .configured = std::nullopt,

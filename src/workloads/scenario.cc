@@ -100,18 +100,17 @@ constexpr TimingField kTimingFields[] = {
 };
 
 constexpr std::string_view kTopKeys[] = {
-    "chip",    "mode",   "memory_timing", "set_sampling", "wave_sampling",    "workload",
-    "params",  "policy", "sm_scheduler",  "sm_timing",    "kernel",           "launch",
-    "buffers", "args",   "stats",         "trace",        "trace_max_events", "runs",
+    "chip",    "mode",      "memory_timing", "set_sampling", "wave_sampling",    "workload",
+    "params",  "policy",    "sm_scheduler",  "sm_timing",    "kernel",           "launch",
+    "buffers", "args",      "stats",         "trace",        "trace_max_events", "runs",
     "queues",  "cp_timing", "kernels"};
 constexpr std::string_view kRunKeys[] = {
-    "name",     "mode",   "memory_timing", "set_sampling", "wave_sampling",
-    "workload", "params", "stats",         "trace",        "trace_max_events", "queues"};
+    "name",   "mode",  "memory_timing", "set_sampling",     "wave_sampling", "workload",
+    "params", "stats", "trace",         "trace_max_events", "queues"};
 constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
-constexpr std::string_view kLaunchKeys[] = {"grid",     "block",     "cluster",
-                                            "dynamic_shared_bytes", "registers_per_thread",
-                                            "queue",    "priority",  "multicast",
-                                            "gpu_cga"};
+constexpr std::string_view kLaunchKeys[] = {
+    "grid",     "block",     "cluster", "dynamic_shared_bytes", "registers_per_thread", "queue",
+    "priority", "multicast", "gpu_cga"};
 constexpr std::string_view kQueueKeys[] = {"dispatch", "size"};
 constexpr std::string_view kGraphKeys[] = {"name", "kernel", "launch", "args", "after"};
 
@@ -356,8 +355,8 @@ class Reader {
     const SourcePos root_pos = pos_of(root);
     root_pos_ = root_pos;
     std::map<std::string, SourcePos, std::less<>> given;
-    std::optional<YAML::Node> args;  // read last: it names buffers listed anywhere
-    std::optional<YAML::Node> runs;  // read after every top-level key: runs start from them
+    std::optional<YAML::Node> args;   // read last: it names buffers listed anywhere
+    std::optional<YAML::Node> runs;   // read after every top-level key: runs start from them
     std::optional<YAML::Node> graph;  // read last, as args
     entries(root, "", strings(kTopKeys),
             [&](const std::string& key, const std::string& path, SourcePos key_pos,
@@ -440,7 +439,8 @@ class Reader {
     if (kind(given, runs.has_value())) {
       if (args && given.contains("kernel")) read_args(*args, "args", s_.args_pos, s_.args);
       if (graph) read_graph(*graph, given.find("kernels")->second);
-      if (given.contains("kernel")) check_queue(s_.launch_queue, "launch.queue", s_.launch_queue_pos);
+      if (given.contains("kernel"))
+        check_queue(s_.launch_queue, "launch.queue", s_.launch_queue_pos);
       if (runs) read_runs(*runs, given);
     }
   }
@@ -478,27 +478,27 @@ class Reader {
         continue;
       }
       system::QueueSpec q;
-      entries(item, p, strings(kQueueKeys),
-              [&](const std::string& key, const std::string& kp, SourcePos at,
-                  const YAML::Node& x) {
-                if (key == "dispatch") {
-                  if (auto t = text(x, kp, at, "standard or condensed")) {
-                    auto m = system::parse_dispatch_mode(*t);
-                    if (m) {
-                      q.dispatch = *m;
-                    } else {
-                      error(pos_of(x), kp, m.error().message);
-                    }
-                  }
-                } else if (auto n = whole(x, kp, at, 1, cp::AqlQueue::kMaxSize)) {
-                  if (!std::has_single_bit(*n)) {
-                    error(pos_of(x), kp,
-                          fmt::format("{} is not a power of two (HSA queue sizes are)", *n));
-                  } else {
-                    q.size = static_cast<std::uint32_t>(*n);
-                  }
+      entries(
+          item, p, strings(kQueueKeys),
+          [&](const std::string& key, const std::string& kp, SourcePos at, const YAML::Node& x) {
+            if (key == "dispatch") {
+              if (auto t = text(x, kp, at, "standard or condensed")) {
+                auto m = system::parse_dispatch_mode(*t);
+                if (m) {
+                  q.dispatch = *m;
+                } else {
+                  error(pos_of(x), kp, m.error().message);
                 }
-              });
+              }
+            } else if (auto n = whole(x, kp, at, 1, cp::AqlQueue::kMaxSize)) {
+              if (!std::has_single_bit(*n)) {
+                error(pos_of(x), kp,
+                      fmt::format("{} is not a power of two (HSA queue sizes are)", *n));
+              } else {
+                q.size = static_cast<std::uint32_t>(*n);
+              }
+            }
+          });
       queues.push_back(q);
     }
     out = std::move(queues);
@@ -517,14 +517,14 @@ class Reader {
     entries(v, path, names,
             [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
               if (key == "skip_unneeded_cleanup") {
-                if (auto n = whole(x, p, kp, 0, 1)) s_.cp_timing.skip_unneeded_cleanup = *n == 1;
+                if (auto b = boolean(x, p, kp)) {
+                  s_.cp_timing.push_back({.field = key, .value = *b ? 1u : 0u, .pos = kp});
+                }
                 return;
               }
-              for (const CpTimingField& f : kCpTimingFields) {
-                if (f.name != key) continue;
-                if (auto n = whole(x, p, kp, 0, kMaxCpCycles)) {
-                  s_.cp_timing.*f.member = static_cast<std::uint32_t>(*n);
-                }
+              if (auto n = whole(x, p, kp, 0, kMaxCpCycles)) {
+                s_.cp_timing.push_back(
+                    {.field = key, .value = static_cast<std::uint32_t>(*n), .pos = kp});
               }
             });
   }
@@ -555,8 +555,7 @@ class Reader {
       k.name_pos = ip;
       std::set<std::string> seen;
       entries(item, p, strings(kGraphKeys),
-              [&](const std::string& key, const std::string& q, SourcePos kq,
-                  const YAML::Node& x) {
+              [&](const std::string& key, const std::string& q, SourcePos kq, const YAML::Node& x) {
                 seen.insert(key);
                 if (key == "name") {
                   if (auto t = text(x, q, kq, "a kernel's name in the graph")) {
@@ -1230,6 +1229,16 @@ core::SmTiming scenario_sm_timing(const Scenario& s, core::SmTiming base) {
   return base;
 }
 
+cp::AgentTiming scenario_cp_timing(const Scenario& s, cp::AgentTiming base) {
+  for (const TimingOverride& o : s.cp_timing) {
+    if (o.field == "skip_unneeded_cleanup") base.skip_unneeded_cleanup = o.value != 0;
+    for (const CpTimingField& f : kCpTimingFields) {
+      if (f.name == o.field) base.*f.member = o.value;
+    }
+  }
+  return base;
+}
+
 namespace {
 
 // An error about one parameter: located in the file, or naming the flag that set it.
@@ -1417,7 +1426,8 @@ Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip
       o.after.push_back(ids[static_cast<std::size_t>(at - s.graph.begin())]);
     }
     o.signal = std::any_of(s.graph.begin(), s.graph.end(), [&](const ScenarioKernel& x) {
-      return x.queue != g.queue && std::find(x.after.begin(), x.after.end(), g.name) != x.after.end();
+      return x.queue != g.queue &&
+             std::find(x.after.begin(), x.after.end(), g.name) != x.after.end();
     });
     auto id = chip.launch(*r.graph[i].kernel, g.launch, r.graph[i].args, {}, o);
     if (!id) {

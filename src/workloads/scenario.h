@@ -151,10 +151,12 @@ struct Scenario {
   // in file order. Exclusive with workload and kernel.
   std::vector<ScenarioKernel> graph;
 
-  // The command processor: the host's queues and the agents' costs.
+  // The command processor: the host's queues, and the agents' costs over the chip config's
+  // (cp_timing: fields by name: doorbell, fetch, decode, setup, diff, cleanup,
+  // skip_unneeded_cleanup).
   std::vector<system::QueueSpec> queues{system::QueueSpec{}};
   config::SourcePos queues_pos;
-  cp::AgentTiming cp_timing{};
+  std::vector<TimingOverride> cp_timing;
 
   // Outputs of the run, relative to the current directory (empty: none).
   std::string stats_path;
@@ -205,6 +207,8 @@ Status apply_param_overrides(Scenario& s, std::string_view flag, std::string_vie
 
 // `base` (the chip's, system::sm_timing_of) with the scenario's sm_timing overrides.
 core::SmTiming scenario_sm_timing(const Scenario& s, core::SmTiming base);
+// `base` (the chip's, system::agent_timing_of) with the scenario's cp_timing overrides.
+cp::AgentTiming scenario_cp_timing(const Scenario& s, cp::AgentTiming base);
 
 // What a scenario resolved to in the registries.
 struct ResolvedScenario {
@@ -226,9 +230,9 @@ Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::Kerne
                                           const WorkloadRegistry& workloads);
 
 // Host setup before the simulation: a workload's setup(), or the buffers filled (functional
-// mode only: timing-only moves no data) and the kernel (or the graph's kernels) launched. Errors, located: buffers that
-// do not fit the chip's memory, a launch the chip rejects (resources, cluster shape), a
-// workload's setup error. `seed` seeds random32 fills.
+// mode only: timing-only moves no data) and the kernel (or the graph's kernels) launched. Errors,
+// located: buffers that do not fit the chip's memory, a launch the chip rejects (resources, cluster
+// shape), a workload's setup error. `seed` seeds random32 fills.
 Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip& chip,
                       const kernel::KernelRegistry& kernels, std::uint64_t seed);
 

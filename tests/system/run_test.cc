@@ -282,7 +282,8 @@ TEST_F(RunCli, TheKernelGraphScenarioVerifiesEveryKernelAndIsDeterministic) {
   EXPECT_EQ(file("a.json"), file("b.json"));
   EXPECT_EQ(a.out, b.out);
   for (const char* node : {"fill_a", "fill_c", "copy_ab", "sum_b", "sum_c"})
-    EXPECT_NE(a.out.find(fmt::format("result              {} (", node)), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find(fmt::format("result              {} (", node)), std::string::npos)
+        << a.out;
   EXPECT_EQ(a.out.find("failed"), std::string::npos);
   // The per-launch table names each launch's queue and how it was dispatched.
   EXPECT_NE(a.out.find("q1 condensed 12 B"), std::string::npos) << a.out;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The simulator's own speed on a lent GPU machine's CPU (docs/performance.md, twenty-sixth
-# session). That machine has no yaml-cpp, fmt or Google Benchmark, so the release build's
+# The simulator's own speed on a lent GPU machine's CPU (docs/performance.md, "How to
+# measure"). That machine has no yaml-cpp, fmt or Google Benchmark, so the release build's
 # benchmark programs travel with every library they load, the C library and loader included,
 # and run through that loader:
 #   here:  tools/silicon/host_speed.sh pack .devrun     (after make build; add /.devrun/ to

@@ -33,12 +33,12 @@ sim::Task<> busy(Warp& w) {
                                            kernel::Lanes<std::uint32_t>{w.block_id().x + 1}, 1);
   }
 }
-const kernel::KernelDef kBusy{.name = "busy",
-                              .description = "ALU work, then a word per CTA",
-                              .args = {{"out", kernel::ArgKind::kPtr},
-                                       {"cycles", kernel::ArgKind::kU32}},
-                              .body = busy,
-                              .static_shared_bytes = 0};
+const kernel::KernelDef kBusy{
+    .name = "busy",
+    .description = "ALU work, then a word per CTA",
+    .args = {{"out", kernel::ArgKind::kPtr}, {"cycles", kernel::ArgKind::kU32}},
+    .body = busy,
+    .static_shared_bytes = 0};
 const kernel::KernelDef kBusyToo{.name = "busy_too",
                                  .description = "as busy, another code object",
                                  .args = kBusy.args,
@@ -108,7 +108,7 @@ TEST(LaunchPath, ALaunchIsAPacketTheAgentDecodesBeforeTheDistributorSeesIt) {
   EXPECT_EQ(r.stat("chip0.cp.q0.kernels"), 1u);
   EXPECT_EQ(r.stat("chip0.cp.q0.bytes_fetched"), 64u);
   // The agent's doorbell, fetch, decode and setup come before the grid reaches the distributor.
-  const cp::AgentTiming t;
+  const cp::AgentTiming& t = r.chip->cp_timing();
   EXPECT_EQ(r.cycle(k.dispatched) - r.cycle(k.submitted),
             t.doorbell_cycles + t.fetch_cycles + t.decode_cycles + t.setup_cycles);
   EXPECT_GT(k.first_start, k.dispatched);
@@ -184,15 +184,16 @@ TEST(LaunchPath, CondensedDispatchSavesWhatTheSeed3FormulaSays) {
       for (int k = 0; k < 4; ++k) {
         LaunchOptions o;
         if (prev) o.after = {*prev};
-        const auto id = r.chip->launch(*defs[k], {.grid = {2, 1, 1}, .block = {64, 1, 1}},
-                                       kernel::KernelArgs().ptr(0x10000 * (k % 2 + 1)).u32(50), {}, o);
+        const auto id =
+            r.chip->launch(*defs[k], {.grid = {2, 1, 1}, .block = {64, 1, 1}},
+                           kernel::KernelArgs().ptr(0x10000 * (k % 2 + 1)).u32(50), {}, o);
         ASSERT_TRUE(id.ok());
         prev = *id;
       }
     }
     r.sim.run();
     ASSERT_TRUE(r.chip->all_done());
-    const cp::AgentTiming t;
+    const cp::AgentTiming& t = r.chip->cp_timing();
     const cp::KernelAgent& agent = r.chip->command_processor().agent(0);
     const std::uint64_t packets = agent.packets(), kernels = agent.kernels();
     EXPECT_EQ(kernels, 40u);
@@ -208,7 +209,8 @@ TEST(LaunchPath, CondensedDispatchSavesWhatTheSeed3FormulaSays) {
     if (mode == 0) {
       EXPECT_EQ(packets, 40u);
       formula[mode] = t.doorbell_cycles +
-                      40 * (t.fetch_cycles + t.decode_cycles + t.setup_cycles + t.cleanup_cycles) + x;
+                      40 * (t.fetch_cycles + t.decode_cycles + t.setup_cycles + t.cleanup_cycles) +
+                      x;
     } else {
       EXPECT_EQ(r.stat("chip0.cp.reference_packets"), 2u);  // kBusy and kBusyToo; kernargs shared
       const std::uint64_t condensed = r.stat("chip0.cp.condensed_packets");
@@ -245,10 +247,10 @@ TEST(LaunchPath, BadLaunchesAreOneLineErrorsAndQueueNothing) {
   EXPECT_EQ(r.chip->launches(), 1u);
 
   sim::Simulation sim;
-  for (const auto& [queues, message] :
-       std::vector<std::pair<std::vector<QueueSpec>, std::string>>{
+  for (const auto& [queues, message] : std::vector<std::pair<std::vector<QueueSpec>, std::string>>{
            {{}, "queues: a chip needs at least one queue"},
-           {{QueueSpec{.size = 48}}, "queue 0: size 48: must be a power of two from 1 to 1048576 (HSA)"},
+           {{QueueSpec{.size = 48}},
+            "queue 0: size 48: must be a power of two from 1 to 1048576 (HSA)"},
            {{QueueSpec{}, QueueSpec{.size = 0}},
             "queue 1: size 0: must be a power of two from 1 to 1048576 (HSA)"}}) {
     const auto chip = Chip::create(sim, tiny(), ChipOptions{.queues = queues});
@@ -260,8 +262,8 @@ TEST(LaunchPath, BadLaunchesAreOneLineErrorsAndQueueNothing) {
 TEST(LaunchPath, ABadKernargSegmentErrorsItsQueueAndTheOtherQueueStillCompletes) {
   Rig r({QueueSpec{}, QueueSpec{}});
   const auto bad = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x10000).u32(1));
-  const auto good = r.chip->launch(kBusyToo, kOneCta, kernel::KernelArgs().ptr(0x20000).u32(1),
-                                   {}, {.queue = 1});
+  const auto good =
+      r.chip->launch(kBusyToo, kOneCta, kernel::KernelArgs().ptr(0x20000).u32(1), {}, {.queue = 1});
   ASSERT_TRUE(bad.ok() && good.ok());
   // Overwrite the launch attributes' magic word before the agent reads the segment.
   const std::uint64_t magic_at = r.chip->run(*bad).kernarg_address + 16;

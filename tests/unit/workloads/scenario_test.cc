@@ -771,7 +771,7 @@ namespace {
 constexpr std::string_view kGraph =
     "chip: tiny\n"
     "queues: [{dispatch: standard}, {dispatch: condensed, size: 16}]\n"
-    "cp_timing: {fetch: 12, skip_unneeded_cleanup: 0}\n"
+    "cp_timing: {fetch: 12, skip_unneeded_cleanup: false}\n"
     "buffers: {a: {bytes: 4KiB}, b: {bytes: 4KiB}}\n"
     "kernels:\n"
     "  - {name: copy, kernel: stream_copy, after: [fill], launch: {grid: 1, block: 64, queue: "
@@ -784,8 +784,10 @@ TEST(ScenarioGraph, LoadsQueuesCpTimingAndLaunchesInDependencyOrder) {
   ASSERT_EQ(s.queues.size(), 2u);
   EXPECT_EQ(s.queues[1].dispatch, system::DispatchMode::kCondensed);
   EXPECT_EQ(s.queues[1].size, 16u);
-  EXPECT_EQ(s.cp_timing.fetch_cycles, 12u);
-  EXPECT_FALSE(s.cp_timing.skip_unneeded_cleanup);
+  const cp::AgentTiming t = scenario_cp_timing(s, cp::AgentTiming{.decode_cycles = 7});
+  EXPECT_EQ(t.fetch_cycles, 12u);
+  EXPECT_EQ(t.decode_cycles, 7u);  // the chip's, not overridden
+  EXPECT_FALSE(t.skip_unneeded_cleanup);
   ASSERT_EQ(s.graph.size(), 2u);
   EXPECT_EQ(s.graph[0].name, "fill");  // before copy, which waits for it
   EXPECT_EQ(s.graph[0].launch.priority, 2u);
@@ -801,12 +803,13 @@ TEST(ScenarioGraph, RunsOnTheChipWithTheDependencyHonoured) {
   auto resolved = resolve_scenario(s, r.kernels, r.workloads);
   ASSERT_TRUE(resolved.ok()) << resolved.error().message;
   sim::Simulation sim{1};
-  const auto spec =
-      config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-  auto chip = system::Chip::create(sim, spec,
-                                   system::ChipOptions{.queues = s.queues,
-                                                       .cp_timing = s.cp_timing})
-                  .value();
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto chip =
+      system::Chip::create(
+          sim, spec,
+          system::ChipOptions{.queues = s.queues,
+                              .cp_timing = scenario_cp_timing(s, system::agent_timing_of(spec))})
+          .value();
   ASSERT_TRUE(setup_scenario(s, *resolved, *chip, r.kernels, 1).ok());
   sim.run();
   ASSERT_TRUE(chip->all_done());
@@ -821,8 +824,9 @@ TEST(ScenarioGraph, RunsOnTheChipWithTheDependencyHonoured) {
 
 TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
   const std::string head = "chip: tiny\nbuffers: {a: {bytes: 4KiB}}\n";
-  const std::string k = "kernel: stream_fill, launch: {grid: 1, block: 32}, args: [{ptr: a}, "
-                        "{u64: 8}]";
+  const std::string k =
+      "kernel: stream_fill, launch: {grid: 1, block: 32}, args: [{ptr: a}, "
+      "{u64: 8}]";
   EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + ", after: [y]}\n  - {name: y, " + k +
                       ", after: [x]}\n"),
             "s.yaml:4:12: kernels[0].after: the graph has a cycle: x -> y -> x");
