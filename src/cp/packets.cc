@@ -390,4 +390,19 @@ void set_field(DispatchPacket& p, DiffField f, std::uint64_t value) {
   XPUSIM_CHECK(false, "unknown DiffField");
 }
 
+Result<std::array<std::uint32_t, 3>> workgroups(const DispatchPacket& p) {
+  std::array<std::uint32_t, 3> out{};
+  for (std::size_t d = 0; d < 3; ++d) {
+    const std::uint32_t wg = p.workgroup_size[d], items = p.grid_size[d];
+    if (wg == 0 || items == 0) {
+      return Error{
+          fmt::format("dispatch dimension {}: workgroup_size {} and grid_size {} must "
+                      "both be >= 1 (HSA: unused dimensions are 1)",
+                      "xyz"[d], wg, items)};
+    }
+    out[d] = items / wg + (items % wg != 0 ? 1 : 0);
+  }
+  return out;
+}
+
 }  // namespace xpusim::cp

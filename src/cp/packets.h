@@ -103,6 +103,11 @@ PacketBytes encode(const DispatchPacket& p);
 // 0x8000|slot.
 Result<DispatchPacket> decode_dispatch(const PacketBytes& bytes);
 
+// Workgroups (CTAs) per dimension: ceil(grid_size / workgroup_size), since HSA allows a partial
+// last workgroup and it takes a whole one. Error: a dimension whose workgroup_size or grid_size
+// is 0 (HSA: unused dimensions are 1).
+Result<std::array<std::uint32_t, 3>> workgroups(const DispatchPacket& p);
+
 // Cleanup info (seed3 ¶55-¶56): the release scope and the completion signal.
 struct CleanupInfo {
   FenceScope release = FenceScope::kNone;

@@ -305,19 +305,11 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   if (auto st = memory_.read(p.kernarg_address, bytes); !st) return st.errors();
   auto decoded = decode_kernarg(bytes, r.kernel->args);
   if (!decoded) return decoded.errors();
+  const auto ctas = cp::workgroups(p);
+  if (!ctas) return ctas.errors();
   kernel::LaunchParams params = r.params;
-  for (int d = 0; d < 3; ++d) {
-    const std::uint32_t wg = p.workgroup_size[d], items = p.grid_size[d];
-    if (wg == 0 || items == 0) {
-      return Error{
-          fmt::format("dispatch dimension {}: workgroup_size {} and grid_size {} must "
-                      "both be >= 1 (HSA: unused dimensions are 1)",
-                      "xyz"[d], wg, items)};
-    }
-    const std::uint32_t ctas = items / wg + (items % wg != 0 ? 1 : 0);  // a partial one is whole
-    (d == 0 ? params.block.x : d == 1 ? params.block.y : params.block.z) = wg;
-    (d == 0 ? params.grid.x : d == 1 ? params.grid.y : params.grid.z) = ctas;
-  }
+  params.block = {p.workgroup_size[0], p.workgroup_size[1], p.workgroup_size[2]};
+  params.grid = {(*ctas)[0], (*ctas)[1], (*ctas)[2]};
   params.cluster = decoded->cluster;
   params.gpc_cgas_per_gpu_cga = decoded->gpc_cgas_per_gpu_cga;
   params.priority = decoded->priority;

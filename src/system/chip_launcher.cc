@@ -32,21 +32,12 @@ Result<std::unique_ptr<ChipLauncher>> ChipLauncher::create(sim::Simulation& sim,
 Result<sched::GridSpec> ChipLauncher::grid_of(const cp::DispatchPacket& kernel) const {
   const auto it = kernels_.find(kernel.kernel_object);
   const KernelResources r = it == kernels_.end() ? KernelResources{} : it->second;
-  std::uint32_t ctas[3] = {1, 1, 1};
-  std::uint32_t threads = 1;
-  for (int d = 0; d < 3; ++d) {
-    const std::uint32_t wg = kernel.workgroup_size[d], grid = kernel.grid_size[d];
-    if (wg == 0 || grid == 0) {
-      return Error{
-          fmt::format("dispatch dimension {}: workgroup_size {} and grid_size {} must "
-                      "both be >= 1 (HSA: unused dimensions are 1)",
-                      "xyz"[d], wg, grid)};
-    }
-    ctas[d] = grid / wg + (grid % wg != 0 ? 1 : 0);  // a partial workgroup is a whole CTA
-    threads *= wg;
-  }
+  const auto ctas = cp::workgroups(kernel);
+  if (!ctas) return ctas.errors();
+  const std::uint32_t threads =
+      std::uint32_t{kernel.workgroup_size[0]} * kernel.workgroup_size[1] * kernel.workgroup_size[2];
   sched::GridSpec g;
-  g.grid = {.x = ctas[0], .y = ctas[1], .z = ctas[2]};
+  g.grid = {.x = (*ctas)[0], .y = (*ctas)[1], .z = (*ctas)[2]};
   g.cluster = r.cluster;
   g.kind = r.cluster.count() > 1 ? sched::ClusterKind::kGpcCga : sched::ClusterKind::kNone;
   g.shape = {.threads = threads,
