@@ -32,10 +32,9 @@ Status check_queues(std::span<const QueueSpec> queues) {
   return Ok{};
 }
 
-CommandProcessor::CommandProcessor(sim::Component& parent, const sim::Clock& clock,
-                                   mem::GlobalMemory& memory, std::vector<QueueSpec> queues)
+CommandProcessor::CommandProcessor(sim::Component& parent, mem::GlobalMemory& memory,
+                                   std::vector<QueueSpec> queues)
     : sim::Component(parent, "cp"),
-      clock_(clock),
       memory_(memory),
       specs_(std::move(queues)),
       host_(memory, kRingRegion),
@@ -60,8 +59,7 @@ Result<std::unique_ptr<CommandProcessor>> CommandProcessor::create(
     sim::Component& parent, const sim::Clock& clock, mem::GlobalMemory& memory,
     std::vector<QueueSpec> queues, const cp::AgentTiming& timing, const LauncherOf& launcher_of) {
   if (auto st = check_queues(queues); !st) return st.errors();
-  std::unique_ptr<CommandProcessor> cp(
-      new CommandProcessor(parent, clock, memory, std::move(queues)));
+  std::unique_ptr<CommandProcessor> cp(new CommandProcessor(parent, memory, std::move(queues)));
   for (std::uint32_t q = 0; q < cp->queues(); ++q) {
     auto queue = cp->host_.create_queue(cp->specs_[q].size);
     if (!queue) return queue.errors();

@@ -96,7 +96,7 @@ class CommandProcessor : public sim::Component {
   static constexpr mem::Addr kKernargRegion = kRingRegion + (mem::Addr{1} << 36);
 
  private:
-  CommandProcessor(sim::Component& parent, const sim::Clock& clock, mem::GlobalMemory& memory,
+  CommandProcessor(sim::Component& parent, mem::GlobalMemory& memory,
                    std::vector<QueueSpec> queues);
   struct Staged {
     cp::DispatchPacket packet;
@@ -117,7 +117,6 @@ class CommandProcessor : public sim::Component {
   void close_condensed(HostQueue& h);
   void pump(std::uint32_t q);
 
-  const sim::Clock& clock_;
   mem::GlobalMemory& memory_;
   std::vector<QueueSpec> specs_;
   cp::Host host_;
