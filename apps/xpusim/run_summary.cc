@@ -92,7 +92,7 @@ void print_kernel_table(const system::Chip& chip) {
     const cp::LaunchRecord* a = chip.agent_record(id);
     const system::QueueSpec& q = chip.command_processor().spec(k.queue);
     std::string when;
-    if (!k.dispatched_ok) {
+    if (!k.on_distributor()) {
       when = "did not complete (not dispatched)";
     } else if (chip.distributor().grid_times(k.grid).first_start == sim::kMaxTick) {
       when = "never started";

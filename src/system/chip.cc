@@ -328,7 +328,6 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   r.args = std::move(decoded->args);
   r.dispatched = cwd_->timeline_now();
   r.agent_launch = cp_->agent(q).launches().size();  // the agent records it next
-  r.dispatched_ok = true;
   const sim::Tick skipped = cwd_->skipped_ticks();
   const sim::Tick at = root_.sim().now();
   r.grid = cwd_->submit(g, [this, id, skipped, at,
@@ -352,7 +351,7 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
 
 const cp::LaunchRecord* Chip::agent_record(std::uint32_t id) const {
   const KernelRun& r = *runs_[id];
-  if (!r.dispatched_ok) return nullptr;
+  if (!r.on_distributor()) return nullptr;
   const auto& all = cp_->agent(r.queue).launches();
   return r.agent_launch < all.size() ? &all[r.agent_launch] : nullptr;
 }

@@ -93,8 +93,9 @@ struct KernelRun {
   sim::Tick completed = 0;         // the distributor has heard its last CTA exit
   std::uint32_t grid = ~0u;        // its index in the distributor's task table, once dispatched
   std::uint64_t agent_launch = 0;  // index into its queue agent's launches()
-  bool dispatched_ok = false;
   bool done = false;
+  // The kernel agent has launched it on the distributor.
+  bool on_distributor() const { return grid != ~0u; }
 };
 
 // The SM latency classes of a chip config (sm_latency.*, sm.sub_partitions).

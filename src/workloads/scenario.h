@@ -106,7 +106,7 @@ struct ScenarioKernel {
 };
 
 struct TimingOverride {
-  std::string field;  // a core::SmTiming member name
+  std::string field;  // a core::SmTiming (sm_timing) or cp::AgentTiming (cp_timing) field
   std::uint32_t value = 0;
   config::SourcePos pos;
 };

@@ -140,7 +140,8 @@ TEST(Chip, TimingOnlyGivesIdenticalTimingAndMovesNoData) {
     if (mode == 1) {  // only the command processor's: its ring and the kernarg segment
       EXPECT_EQ(f.chip->memory().pages_allocated(), 2u);
       std::uint32_t word = 1;
-      ASSERT_TRUE(f.chip->memory().read(0x100000, std::as_writable_bytes(std::span(&word, 1))).ok());
+      ASSERT_TRUE(
+          f.chip->memory().read(0x100000, std::as_writable_bytes(std::span(&word, 1))).ok());
       EXPECT_EQ(word, 0u);
     }
   }
