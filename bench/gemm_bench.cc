@@ -18,10 +18,10 @@
 
 #include "config/chip_spec.h"
 #include "huge_pages_main.h"
-#include "kernel/registry.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/run.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::system {
 namespace {
@@ -35,44 +35,40 @@ const config::ChipSpec& h100() {
 
 void gemm_bench(benchmark::State& state, mem::MemoryTiming memory_timing,
                 std::uint32_t set_sampling = 1, double wave_sampling = 0) {
-  kernel::KernelRegistry kernels;
-  workloads::WorkloadRegistry registry;
-  if (!workloads::register_all(kernels, registry).ok()) state.SkipWithError("registration");
-  workloads::Workload* w = registry.find("gemm.tma").value();
   const auto size = static_cast<std::uint64_t>(state.range(0));
-  const auto values = workloads::resolve_params(*w, {{"m", size},
-                                                     {"n", size},
-                                                     {"k", size},
-                                                     {"tile_n", 256},
-                                                     {"stages", 4},
-                                                     {"cluster_m", 2},
-                                                     {"cluster_n", 1},
-                                                     {"multicast", 1},
-                                                     {"swizzle", 1}});
-  if (!values) {
-    state.SkipWithError(values.errors().front().message.c_str());
-    return;
-  }
+  Scenario scenario = workload_scenario("h100-sxm5", "gemm.tma",
+                                        {{"m", size},
+                                         {"n", size},
+                                         {"k", size},
+                                         {"tile_n", 256},
+                                         {"stages", 4},
+                                         {"cluster_m", 2},
+                                         {"cluster_n", 1},
+                                         {"multicast", 1},
+                                         {"swizzle", 1}},
+                                        RunMode::kTimingOnly);
+  scenario.memory_timing = memory_timing;
+  scenario.set_sampling = set_sampling;
+  scenario.wave_sampling = wave_sampling * 100;  // percent
   double cycles = 0, events = 0, seconds = 0;
   for (auto _ : state) {
     state.PauseTiming();
     auto sim = std::make_unique<sim::Simulation>(1);
-    auto chip = Chip::create(*sim, h100(),
-                             ChipOptions{.functional = false,
-                                         .memory_timing = memory_timing,
-                                         .set_sampling = set_sampling,
-                                         .wave_sampling = {wave_sampling}})
-                    .value();
-    if (auto st = w->setup(*chip, kernels, *values); !st) state.SkipWithError("setup");
+    auto run = Run::create(*sim, scenario, h100(), workloads::register_all);
+    if (!run) {
+      state.SkipWithError(run.errors().front().message.c_str());
+      return;
+    }
+    Chip& chip = (*run)->chip();
     state.ResumeTiming();
     sim->run();
     state.PauseTiming();
-    if (chip->fault() || !chip->all_done()) state.SkipWithError("the GEMM did not complete");
+    if (chip.fault() || !chip.all_done()) state.SkipWithError("the GEMM did not complete");
     // The chip's timeline: with wave sampling, the skipped waves' time too.
-    cycles += static_cast<double>(chip->clock().cycle_at(chip->timeline_now()));
+    cycles += static_cast<double>(chip.clock().cycle_at(chip.timeline_now()));
     events += static_cast<double>(sim->events().processed());
-    seconds += static_cast<double>(chip->timeline_now()) * 1e-12;
-    chip.reset();
+    seconds += static_cast<double>(chip.timeline_now()) * 1e-12;
+    run->reset();
     sim.reset();
     state.ResumeTiming();
   }

@@ -20,7 +20,8 @@
 #include "kernel/registry.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/run.h"
+#include "workloads/register_all.h"
 
 namespace xpusim {
 namespace {
@@ -40,23 +41,20 @@ class Runner {
   Runner()
       : spec_(config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) /
                                      "chips/h100-sxm5.yaml")
-                  .value()) {
-    (void)workloads::register_all(kernels_, registry_);
-    gemm_ = registry_.find("gemm.tma").value();
-  }
+                  .value()) {}
 
-  Figures run(const workloads::ParamValues& overrides) {
-    const auto values = workloads::resolve_params(*gemm_, overrides);
-    if (!values) {
-      fmt::print("  error: {}\n", values.errors().front().message);
-      return {};
-    }
+  Figures run(const system::ParamValues& overrides) {
     sim::Simulation sim(1);
-    auto chip = system::Chip::create(sim, spec_, system::ChipOptions{.functional = false}).value();
-    if (auto st = gemm_->setup(*chip, kernels_, *values); !st) {
-      fmt::print("  error: {}\n", st.error().message);
+    auto run = system::Run::create(
+        sim,
+        system::workload_scenario("h100-sxm5", "gemm.tma", overrides, system::RunMode::kTimingOnly),
+        spec_, workloads::register_all);
+    if (!run) {
+      fmt::print("  error: {}\n", run.errors().front().message);
       return {};
     }
+    system::Chip* chip = &(*run)->chip();
+    const system::ParamValues* values = &(*run)->resolved().params;
     sim.run();
     if (chip->fault() || !chip->all_done()) {
       fmt::print("  error: the GEMM did not complete\n");
@@ -99,9 +97,6 @@ class Runner {
 
  private:
   config::ChipSpec spec_;
-  kernel::KernelRegistry kernels_;
-  workloads::WorkloadRegistry registry_;
-  workloads::Workload* gemm_ = nullptr;
 };
 
 std::string pct(double part, double whole) {
@@ -116,11 +111,11 @@ int main(int argc, char** argv) {
   const bool large = argc > 1 && std::string_view(argv[1]) == "--large";
   Runner r;
   // One wave of 128 x 256 CTAs on 132 SMs: M = 2048, N = 2048 (128 CTAs), K = 1024.
-  const workloads::ParamValues base{{"m", 2048},      {"n", 2048},      {"k", 1024},
-                                    {"tile_n", 256},  {"stages", 4},    {"swizzle", 1},
-                                    {"cluster_m", 1}, {"cluster_n", 1}, {"multicast", 0}};
-  const auto with = [&](workloads::ParamValues extra) {
-    workloads::ParamValues p = base;
+  const system::ParamValues base{{"m", 2048},      {"n", 2048},      {"k", 1024},
+                                 {"tile_n", 256},  {"stages", 4},    {"swizzle", 1},
+                                 {"cluster_m", 1}, {"cluster_n", 1}, {"multicast", 0}};
+  const auto with = [&](system::ParamValues extra) {
+    system::ParamValues p = base;
     for (auto& [key, value] : extra)
       p[key] = value;
     return p;

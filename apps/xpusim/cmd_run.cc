@@ -1,4 +1,4 @@
-// `run SCENARIO.yaml`: a scenario file (src/workloads/scenario.h, docs/run.md) on the whole
+// `run SCENARIO.yaml`: a scenario file (src/system/scenario.h, docs/run.md) on the whole
 // modelled chip (system::Chip): a registered workload or one kernel launch — or several runs,
 // each on a fresh chip — then per run a summary (run_summary.h): simulated time, per launch its
 // latency and run time, issue utilization and stall breakdown, cache hit rates and bandwidths,
@@ -25,9 +25,9 @@
 #include "sched/policy.h"
 #include "sim/suggest.h"
 #include "system/chip.h"
-#include "workloads/kernels.h"
-#include "workloads/scenario.h"
-#include "workloads/workload.h"
+#include "system/run.h"
+#include "system/scenario.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::cli {
 namespace {
@@ -48,16 +48,13 @@ unsigned long long ull(std::uint64_t v) {
   return static_cast<unsigned long long>(v);
 }
 
-// One run set up and ready to simulate. Each has its own registries, because a workload keeps
-// its state between setup() and report().
+// One run set up and ready to simulate. The run (its chip) goes before the session's
+// simulation: members are destroyed in reverse order.
 struct PreparedRun {
-  workloads::Scenario s;
-  kernel::KernelRegistry kernels;
-  workloads::WorkloadRegistry registry;
-  workloads::ResolvedScenario resolved;
+  system::Scenario s;
   std::unique_ptr<Session> session;
-  std::unique_ptr<system::Chip> chip;  // destroyed before the session's simulation
-  bool outputs_from_file = false;      // stats/trace named by the scenario, not the flags
+  std::unique_ptr<system::Run> run;
+  bool outputs_from_file = false;  // stats/trace named by the scenario, not the flags
 };
 
 // Appends the errors whose text is not there yet (a --param error is the same for every run).
@@ -82,7 +79,7 @@ Result<sim::Tick> slice_from_env() {
 }
 
 // A GEMM workload's m x n x k (the mm MACs it will do), 0 for other workloads.
-double expected_macs(const workloads::ResolvedScenario& r) {
+double expected_macs(const system::ResolvedScenario& r) {
   double macs = 1;
   for (const char* p : {"m", "n", "k"}) {
     const auto it = r.params.find(p);
@@ -93,92 +90,32 @@ double expected_macs(const workloads::ResolvedScenario& r) {
 }
 
 // Simulates one prepared run and prints its summary; returns its failures.
-std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& run, const std::string& header,
+std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& p, const std::string& header,
                             const SliceOptions& slicing, std::vector<std::string>& hang) {
   std::vector<Error> errors;
-  const workloads::Scenario& s = run.s;
-  sim::Simulation& sim = run.session->sim();
-  system::Chip& chip = *run.chip;
+  const system::Scenario& s = p.s;
+  system::Run& run = *p.run;
+  sim::Simulation& sim = run.sim();
+  system::Chip& chip = run.chip();
   try {
-    const sim::StopReason stop = run_in_slices(sim, chip, run.session->time_limit(), slicing);
-    chip.memory_system().settle();  // a run cut short by --max-time counts the fills back too
+    const sim::StopReason stop = run_in_slices(sim, chip, p.session->time_limit(), slicing);
+    system::RunReport report = run.report(stop);
     const RunFigures figures = read_figures(chip, sim);
     print_summary(header, chip, figures);
-    const std::uint64_t cycle = figures.cycles;
-    std::vector<workloads::Measurement> measurements;
-    bool completed = false;
-    if (auto fault = chip.fault()) {
-      errors.push_back({fmt::format("fault: {}", fault->message)});
-    } else if (!chip.all_done() && stop == sim::StopReason::kTickLimit) {
-      errors.push_back({fmt::format(
-          "--max-time = {}: the simulation stopped at cycle {} before every launch finished",
-          g.max_time, cycle)});
-    } else if (!chip.all_done() && !chip.queue_errors().empty()) {
-      for (const std::string& e : chip.queue_errors())
-        errors.push_back({fmt::format("queue error: {}", e)});
-    } else if (!chip.all_done()) {
-      hang = chip.hang_report();
-      errors.push_back({fmt::format(
-          "hang: nothing left to simulate at cycle {} but launches did not complete; {} warp{} "
-          "wait{} forever",
-          cycle, hang.size(), hang.size() == 1 ? "" : "s", hang.size() == 1 ? "s" : "")});
-    } else if (s.is_workload()) {
-      completed = true;
-      auto ms = run.resolved.workload->report(chip);
-      if (ms) {
-        measurements = std::move(ms).value();
-        print_measurements(measurements);
-        std::printf("  result              %s\n", s.mode == workloads::RunMode::kFunctional
-                                                      ? "verified"
-                                                      : "not checked (timing-only)");
-      } else {
-        for (const Error& e : ms.errors())
-          errors.push_back({fmt::format("{}: verification failed: {}", s.workload, e.message)});
-      }
-    } else if (s.mode == workloads::RunMode::kTimingOnly) {
-      completed = true;
-      std::printf("  result              not checked (timing-only)\n");
-    } else if (s.is_graph()) {
-      completed = true;
-      for (std::size_t i = 0; i < s.graph.size(); ++i) {
-        const auto& node = run.resolved.graph[i];
-        const auto v = workloads::verify_generic_launch(
-            chip, *node.kernel, node.args, chip.run(static_cast<std::uint32_t>(i)).params);
-        const std::string label = fmt::format("{} ({})", s.graph[i].name, node.kernel->name);
-        if (!v) {
-          std::printf("  result              %s: not checked (no reference)\n", label.c_str());
-        } else if (*v) {
-          std::printf("  result              %s: verified: %s\n", label.c_str(), (*v)->c_str());
-        } else {
-          for (const Error& e : v->errors())
-            errors.push_back({fmt::format("{}: verification failed: {}", label, e.message)});
-        }
-      }
-    } else {
-      completed = true;
-      const auto v =
-          workloads::verify_generic_launch(chip, *run.resolved.kernel, run.resolved.args, s.launch);
-      if (!v) {
-        std::printf("  result              not checked (kernel %s has no reference)\n",
-                    s.kernel.c_str());
-      } else if (*v) {
-        std::printf("  result              verified: %s\n", (*v)->c_str());
-      } else {
-        for (const Error& e : v->errors())
-          errors.push_back({fmt::format("{}: verification failed: {}", s.kernel, e.message)});
-      }
+    print_measurements(report.measurements);
+    for (const std::string& line : report.results)
+      std::printf("  result              %s\n", line.c_str());
+    for (Error& e : report.errors) {
+      if (report.cut_short) e.message = fmt::format("--max-time = {}: {}", g.max_time, e.message);
+      errors.push_back(std::move(e));
     }
-    // TMA requests dropped at setup (seed0 ¶88) in a run that still completed: bad input too.
-    if (completed) {
-      for (const std::string& e : chip.tma_errors())
-        errors.push_back({fmt::format("tma: {}", e)});
+    hang = std::move(report.hang);
+    if (report.completed && figures.used_tensor_unit()) {
+      const auto type = run.resolved().params.find("type");
+      const bool int8 = s.is_workload() && type != run.resolved().params.end() && type->second == 1;
+      print_headline(chip, figures, report.measurements, int8);
     }
-    if (completed && figures.used_tensor_unit()) {
-      const auto type = run.resolved.params.find("type");
-      const bool int8 = s.is_workload() && type != run.resolved.params.end() && type->second == 1;
-      print_headline(chip, figures, measurements, int8);
-    }
-    if (run.outputs_from_file && (!s.stats_path.empty() || !s.trace_path.empty())) {
+    if (p.outputs_from_file && (!s.stats_path.empty() || !s.trace_path.empty())) {
       std::string outputs;
       if (!s.stats_path.empty()) outputs = fmt::format("stats {}", s.stats_path);
       if (!s.trace_path.empty()) {
@@ -202,26 +139,26 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   if (std::error_code ec; std::filesystem::is_directory(o.scenario, ec)) {
     return fail({{fmt::format("{}: is a folder, not a scenario file", o.scenario)}});
   }
-  auto loaded = workloads::load_scenario_file(o.scenario);
+  auto loaded = system::load_scenario_file(o.scenario);
   if (!loaded) return fail(loaded.errors());
-  const workloads::Scenario file = std::move(loaded).value();
+  const system::Scenario file = std::move(loaded).value();
   const bool multi = !file.runs.empty();
-  std::vector<workloads::Scenario> runs = workloads::scenario_runs(file);
+  std::vector<system::Scenario> runs = system::scenario_runs(file);
 
   // The flags, over every run.
   std::vector<Error> errors;
   std::optional<mem::MemoryTiming> memory_timing;
   if (!o.memory_timing.empty()) {
-    auto m = workloads::parse_memory_timing_key(o.memory_timing);
+    auto m = system::parse_memory_timing_key(o.memory_timing);
     if (m) {
       memory_timing = *m;
     } else {
       errors.push_back({fmt::format("--memory-timing: {}", m.error().message)});
     }
   }
-  std::optional<workloads::RunMode> mode;
+  std::optional<system::RunMode> mode;
   if (!o.mode.empty()) {
-    auto m = workloads::parse_run_mode(o.mode);
+    auto m = system::parse_run_mode(o.mode);
     if (m) {
       mode = *m;
     } else {
@@ -246,22 +183,22 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   if (!slice) add_errors(errors, slice.errors());
   std::vector<bool> outputs_from_file(runs.size(), true);
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    workloads::Scenario& r = runs[i];
+    system::Scenario& r = runs[i];
     if (mode) r.mode = *mode;
     if (memory_timing) r.memory_timing = *memory_timing;
     if (o.set_sampling != 0) r.set_sampling = o.set_sampling;
     // Timing-only runs only: a functional run checks results the skipped CTAs would not make.
-    if (o.wave_sampling >= 0 && r.mode == workloads::RunMode::kTimingOnly) {
+    if (o.wave_sampling >= 0 && r.mode == system::RunMode::kTimingOnly) {
       r.wave_sampling = o.wave_sampling;
     }
     if (!o.policy.empty()) r.policy = o.policy;
     if (!o.scheduler.empty()) r.sm_scheduler = o.scheduler;
-    if (auto st = workloads::apply_param_overrides(r, "--param", o.params); !st) {
+    if (auto st = system::apply_param_overrides(r, "--param", o.params); !st) {
       add_errors(errors, st.errors());
     }
   }
   // --stats and --trace name the last run's files (for a file without runs:, its only run).
-  workloads::Scenario& last = runs.back();
+  system::Scenario& last = runs.back();
   if (!g.stats_path.empty() || !g.trace_path.empty()) outputs_from_file.back() = false;
   if (!g.stats_path.empty()) last.stats_path = g.stats_path;
   if (!g.trace_path.empty()) {
@@ -272,7 +209,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   for (const auto& [flag, value] :
        {std::pair{"--stats", g.stats_path}, std::pair{"--trace", g.trace_path}}) {
     if (value.empty()) continue;
-    for (const workloads::Scenario& r : runs) {
+    for (const system::Scenario& r : runs) {
       for (const auto& [key, path] :
            {std::pair{"stats", r.stats_path}, std::pair{"trace", r.trace_path}}) {
         if (path != value || (&r == &last && flag == fmt::format("--{}", key))) continue;
@@ -287,32 +224,29 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   }
   if (!errors.empty()) return fail(errors);
 
-  auto path = workloads::resolve_scenario_chip(file, config_dir(g));
+  auto path = system::resolve_scenario_chip(file, config_dir(g));
   if (!path) return fail(path.errors());
   auto spec = config::load_chip_file(*path);
   if (!spec) return fail(spec.errors());
 
-  // Every run resolved, then every run set up on its own chip: bad input anywhere is found
-  // before anything is simulated.
+  // Every run resolved, then every run built and set up on its own chip: bad input anywhere
+  // is found before anything is simulated, bad names before any output file is opened.
   std::vector<std::unique_ptr<PreparedRun>> prepared;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     auto p = std::make_unique<PreparedRun>();
     p->s = runs[i];
     p->outputs_from_file = outputs_from_file[i];
-    if (auto st = workloads::register_all(p->kernels, p->registry); !st) {
-      return fail(st.errors(), kExitSimulationFailure);  // a bug, not the user's input
-    }
-    auto resolved = workloads::resolve_scenario(p->s, p->kernels, p->registry);
-    if (resolved) {
-      p->resolved = std::move(resolved).value();
+    auto run = system::Run::resolve(p->s, workloads::register_all);
+    if (run) {
+      p->run = std::move(run).value();
       prepared.push_back(std::move(p));
     } else {
-      add_errors(errors, resolved.errors());
+      add_errors(errors, run.errors());
     }
   }
   if (!errors.empty()) return fail(errors);
   for (auto& p : prepared) {
-    const workloads::Scenario& s = p->s;
+    const system::Scenario& s = p->s;
     GlobalOptions gr = g;
     gr.stats_path = s.stats_path;
     gr.trace_path = s.trace_path;
@@ -335,26 +269,9 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
       continue;
     }
     p->session = std::move(session).value();
-    const system::ChipOptions options{
-        .functional = s.mode == workloads::RunMode::kFunctional,
-        .policy = s.policy,
-        .scheduler = s.sm_scheduler,
-        .timing = workloads::scenario_sm_timing(s, system::sm_timing_of(*spec)),
-        .distributor = {},
-        .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
-        .memory_timing = s.memory_timing,
-        .set_sampling = s.set_sampling,
-        .wave_sampling = {.tolerance = s.wave_sampling / 100},
-        .memory_thread = o.memory_thread,
-        .queues = s.queues,
-        .cp_timing = workloads::scenario_cp_timing(s, system::agent_timing_of(*spec))};
-    auto chip = system::Chip::create(p->session->sim(), *spec, options);
-    if (!chip) {
-      add_errors(errors, chip.errors());
-      continue;
-    }
-    p->chip = std::move(chip).value();
-    if (auto st = workloads::setup_scenario(s, p->resolved, *p->chip, p->kernels, g.seed); !st) {
+    if (auto st = p->run->build(p->session->sim(), *spec,
+                                {.seed = g.seed, .memory_thread = o.memory_thread});
+        !st) {
       add_errors(errors, st.errors());
     }
   }
@@ -363,11 +280,12 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   int code = kExitOk;
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     PreparedRun& run = *prepared[i];
-    const workloads::Scenario& s = run.s;
+    const system::Scenario& s = run.s;
+    system::Chip& chip = run.run->chip();
     const std::string header = fmt::format(
         "run {}{}: {} on {} ({}, {} policy, {} warp scheduler{}{}{})", file.source,
         multi ? fmt::format(": {} ({} of {})", s.name, i + 1, prepared.size()) : std::string(),
-        s.what(), run.chip->spec().name, workloads::to_string(s.mode), s.policy, s.sm_scheduler,
+        s.what(), chip.spec().name, system::to_string(s.mode), s.policy, s.sm_scheduler,
         s.memory_timing == mem::MemoryTiming::kTransactions ? ", transaction-level memory" : "",
         s.set_sampling > 1 ? fmt::format(", TMA loads set-sampled 1 in {}", s.set_sampling)
                            : std::string(),
@@ -377,7 +295,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     const SliceOptions slicing{.slice = *slice,
                                .progress = ::isatty(STDERR_FILENO) == 1,
                                .label = multi ? s.name : std::string(),
-                               .expected_macs = expected_macs(run.resolved)};
+                               .expected_macs = expected_macs(run.run->resolved())};
     std::vector<std::string> hang;  // the hang report, when launches never completed
     std::vector<Error> failed = simulate(g, run, header, slicing, hang);
     std::fflush(stdout);
@@ -428,10 +346,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
             double x = -1;
             const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
             return ec == std::errc() && end == v.data() + v.size() && x >= 0 &&
-                           x <= workloads::kMaxWaveSamplingPercent
+                           x <= system::kMaxWaveSamplingPercent
                        ? std::string()
                        : fmt::format("{}: must be a percentage from 0 (off) to {}", v,
-                                     workloads::kMaxWaveSamplingPercent);
+                                     system::kMaxWaveSamplingPercent);
           },
           "PERCENT");
   cmd->add_flag("--memory-thread", o->memory_thread,

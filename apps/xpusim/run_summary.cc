@@ -258,16 +258,16 @@ void print_summary(const std::string& header, system::Chip& chip, const RunFigur
   std::printf("  DSMEM               %.0f bytes\n", f.dsmem);
 }
 
-void print_measurements(const std::vector<workloads::Measurement>& ms) {
+void print_measurements(const std::vector<system::Measurement>& ms) {
   if (ms.empty()) return;
   std::size_t name_w = 11, unit_w = 4;
-  for (const workloads::Measurement& m : ms) {
+  for (const system::Measurement& m : ms) {
     name_w = std::max(name_w, m.name.size());
     unit_w = std::max(unit_w, m.unit.size());
   }
   std::printf("\n  %-*s %12s %12s  %-*s  %s\n", static_cast<int>(name_w), "measurement", "measured",
               "configured", static_cast<int>(unit_w), "unit", "note");
-  for (const workloads::Measurement& m : ms) {
+  for (const system::Measurement& m : ms) {
     const std::string configured =
         m.configured ? fmt::format("{:.1f}", *m.configured) : std::string("-");
     std::string line = fmt::format("  {:<{}} {:>12.1f} {:>12}  {:<{}}  {}", m.name, name_w,
@@ -279,12 +279,12 @@ void print_measurements(const std::vector<workloads::Measurement>& ms) {
 }
 
 void print_headline(system::Chip& chip, const RunFigures& f,
-                    const std::vector<workloads::Measurement>& ms, bool int8) {
+                    const std::vector<system::Measurement>& ms, bool int8) {
   const config::ChipSpec& spec = chip.spec();
   const char* what = int8 ? "OP" : "FLOP";
   double work = 2 * f.tensor[2];
   std::string source = "2 x mm.macs";
-  for (const workloads::Measurement& m : ms) {
+  for (const system::Measurement& m : ms) {
     if (m.unit == what) {
       work = m.measured;
       source = fmt::format("the workload's {}", m.name);

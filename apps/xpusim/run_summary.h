@@ -11,7 +11,7 @@
 
 #include "sim/simulation.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 namespace xpusim::cli {
 
@@ -56,14 +56,14 @@ void print_kernel_table(const system::Chip& chip);
 void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f);
 
 // The workload's measurements table (nothing when there are none).
-void print_measurements(const std::vector<workloads::Measurement>& ms);
+void print_measurements(const std::vector<system::Measurement>& ms);
 
 // The headline of a run that used the tensor unit: time, throughput against the chip's dense
 // peak, SM issue, tensor-unit busy, TMA busy, L2 hit rate, HBM bandwidth. The work is the
 // workload's measurement with unit "FLOP" (or "OP" for int8) when it reports one, else
 // 2 x mm.macs. `int8`: compare with the int8 peak instead of bf16.
 void print_headline(system::Chip& chip, const RunFigures& f,
-                    const std::vector<workloads::Measurement>& ms, bool int8);
+                    const std::vector<system::Measurement>& ms, bool int8);
 
 // Runs `sim` up to `limit` in slices of simulated time, or in one go when `slice` is 0 and no
 // progress line is wanted. Slicing changes nothing in the results: the events run in the same

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "kernel/kernel_args.h"
+#include "kernel/launch.h"
 #include "kernel/warp.h"
+#include "mem/global_memory.h"
 #include "sim/result.h"
 #include "sim/task.h"
 
@@ -18,12 +20,18 @@ namespace xpusim::kernel {
 // captures would die with the lambda object, not with the coroutine frame.
 using KernelBody = sim::Task<> (*)(Warp&);
 
+// A kernel's host-side reference check of one functional launch with `args` and `launch`: what
+// was checked ("dst == src over N u32 elements"), or an error naming the first mismatch.
+using KernelCheck = Result<std::string> (*)(const mem::GlobalMemory& memory, const KernelArgs& args,
+                                            const LaunchParams& launch);
+
 struct KernelDef {
   std::string name;
   std::string description;
   std::vector<ArgDecl> args;
   KernelBody body = nullptr;
   std::uint32_t static_shared_bytes = 0;  // __shared__ arrays; dynamic comes with the launch
+  KernelCheck check = nullptr;            // nullptr: no reference (a run reports "not checked")
 };
 
 class KernelRegistry {

@@ -107,19 +107,19 @@ sim::Task<> conv_tma_kernel(Warp& w) {
   return tma_gemm_body(w, conv_load_a, conv_load_b);
 }
 
-std::uint64_t param(const ParamValues& v, std::string_view name) {
+std::uint64_t param(const system::ParamValues& v, std::string_view name) {
   return ubench::param(v, name);
 }
 
-class ConvTma final : public Workload {
+class ConvTma final : public system::Workload {
  public:
   std::string_view name() const override { return kName; }
   std::string_view description() const override {
     return "implicit-GEMM convolution (NHWC x KRSC -> NPQK, bf16 -> fp32 or s8 -> int32) on "
            "gemm.tma's kernel, A gathered by TMA im2col loads";
   }
-  std::vector<ParamDecl> params() const override {
-    std::vector<ParamDecl> p{
+  std::vector<system::ParamDecl> params() const override {
+    std::vector<system::ParamDecl> p{
         {.name = "n", .description = "images", .default_value = 2, .min = 1, .max = 4096},
         {.name = "h", .description = "input height", .default_value = 16, .min = 1, .max = 4096},
         {.name = "w", .description = "input width", .default_value = 16, .min = 1, .max = 4096},
@@ -150,13 +150,13 @@ class ConvTma final : public Workload {
          .min = 1,
          .max = 255},
     };
-    for (ParamDecl& d : tma_gemm_tiling_params())
+    for (system::ParamDecl& d : tma_gemm_tiling_params())
       p.push_back(std::move(d));
     return p;
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     n_ = param(values, "n"), h_ = param(values, "h"), w_ = param(values, "w");
     c_ = param(values, "c"), k_ = param(values, "k"), r_ = param(values, "r");
     s_ = param(values, "s"), stride_ = param(values, "stride"), pad_ = param(values, "pad");
@@ -274,7 +274,7 @@ class ConvTma final : public Workload {
     return Ok{};
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = ubench::check_completed(chip, launch_, kName); !st) return st.errors();
     if (chip.options().functional) {
       if (auto st = verify(chip); !st) return st.errors();
@@ -348,7 +348,7 @@ class ConvTma final : public Workload {
 
 }  // namespace
 
-Status register_conv_tma(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_conv_tma(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads) {
   std::vector<kernel::ArgDecl> args = tma_gemm_arg_decls();
   for (const char* name : {"p", "q", "stride", "pad", "dilation", "filter_s", "channel_blocks"})
     args.push_back({name, kernel::ArgKind::kU32});

@@ -6,11 +6,11 @@
 
 #include "kernel/registry.h"
 #include "sim/result.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 namespace xpusim::workloads {
 
 // The kernel "conv_tma" and the workload "conv.tma".
-Status register_conv_tma(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
+Status register_conv_tma(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads);
 
 }  // namespace xpusim::workloads

@@ -163,18 +163,18 @@ sim::Task<> gemm_mm_kernel(Warp& w) {
   }
 }
 
-std::uint64_t param(const ParamValues& v, std::string_view name) {
+std::uint64_t param(const system::ParamValues& v, std::string_view name) {
   return ubench::param(v, name);
 }
 
-class GemmMm final : public Workload {
+class GemmMm final : public system::Workload {
  public:
   std::string_view name() const override { return kName; }
   std::string_view description() const override {
     return "C = A x B (bf16 -> fp32 or s8 -> int32) on the mm tensor instruction: B tiles "
            "through shared memory, A rows in registers, C in registers";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {
         {.name = "m",
          .description = "rows of A and C",
@@ -230,7 +230,7 @@ class GemmMm final : public Workload {
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     m_ = param(values, "m"), n_ = param(values, "n"), k_ = param(values, "k");
     int8_ = param(values, "type") == 1;
     t1_ = param(values, "b_layout") == 1;
@@ -320,7 +320,7 @@ class GemmMm final : public Workload {
     return Ok{};
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = ubench::check_completed(chip, launch_, kName); !st) return st.errors();
     const bool functional = chip.options().functional;
     if (functional) {
@@ -350,7 +350,7 @@ class GemmMm final : public Workload {
         fmt::format("{} x {} x {} {}, B {}, CTA {} warps x tile_n {} x tile_k {}, {} stage{}", m_,
                     n_, k_, int8_ ? "s8" : "bf16", t1_ ? "row-major (t1)" : "column-major (t0)",
                     warps_, tn_, tk_, stages_, stages_ == 1 ? "" : "s");
-    std::vector<Measurement> out{
+    std::vector<system::Measurement> out{
         {.name = "cycles",
          .measured = cycles,
          .configured = std::nullopt,
@@ -454,7 +454,7 @@ class GemmMm final : public Workload {
 
 }  // namespace
 
-Status register_gemm_mm(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_gemm_mm(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "C = A x B with mm: B tiles via shared memory, A rows "
                                             "in registers (the gemm.mm workload)",

@@ -6,7 +6,7 @@
 #include "kernel/op.h"
 #include "kernel/registry.h"
 #include "sim/result.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 namespace xpusim::workloads {
 
@@ -17,6 +17,6 @@ inline constexpr kernel::Addr kGemmMmB = 0x2'0000'0000;
 inline constexpr kernel::Addr kGemmMmC = 0x3'0000'0000;
 
 // The kernel "gemm_mm" and the workload "gemm.mm".
-Status register_gemm_mm(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
+Status register_gemm_mm(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads);
 
 }  // namespace xpusim::workloads

@@ -71,7 +71,7 @@ struct Chunk {  // 16 bytes: one lane's share of a copy or a register load
   std::uint32_t w[4];
 };
 
-std::uint64_t param(const ParamValues& v, std::string_view name) {
+std::uint64_t param(const system::ParamValues& v, std::string_view name) {
   return ubench::param(v, name);
 }
 
@@ -140,7 +140,7 @@ TmaGemmLayout tma_gemm_layout(const TmaGemmTiling& t) {
   return l;
 }
 
-std::vector<ParamDecl> tma_gemm_tiling_params() {
+std::vector<system::ParamDecl> tma_gemm_tiling_params() {
   return {
       {.name = "type",
        .description = "0: bf16 inputs, fp32 C; 1: s8 inputs, int32 C",
@@ -207,7 +207,7 @@ std::vector<ParamDecl> tma_gemm_tiling_params() {
   };
 }
 
-TmaGemmTiling tma_gemm_tiling(const ParamValues& values, const config::ChipSpec& spec,
+TmaGemmTiling tma_gemm_tiling(const system::ParamValues& values, const config::ChipSpec& spec,
                               std::string_view workload, std::vector<Error>& errors) {
   TmaGemmTiling t;
   t.int8 = param(values, "type") == 1;
@@ -612,11 +612,11 @@ std::string tma_gemm_tiling_text(const TmaGemmTiling& t) {
                      t.copy ? "per-thread copies" : "TMA loads");
 }
 
-Result<std::vector<Measurement>> tma_gemm_measurements(system::Chip& chip, U32 launch,
-                                                       const TmaGemmTiling& t, double ops,
-                                                       double expected_mm,
-                                                       const TmaGemmCounters& before,
-                                                       const std::string& shape) {
+Result<std::vector<system::Measurement>> tma_gemm_measurements(system::Chip& chip, U32 launch,
+                                                               const TmaGemmTiling& t, double ops,
+                                                               double expected_mm,
+                                                               const TmaGemmCounters& before,
+                                                               const std::string& shape) {
   const config::ChipSpec& spec = chip.spec();
   const system::KernelRun& run = chip.run(launch);
   const double ps = static_cast<double>(run.completed - run.first_start);
@@ -628,7 +628,7 @@ Result<std::vector<Measurement>> tma_gemm_measurements(system::Chip& chip, U32 l
   const double cores = spec.sm.tensor.cores;
   const bool functional = chip.options().functional;
   const kernel::Dim3 grid = run.params.grid;
-  std::vector<Measurement> out{
+  std::vector<system::Measurement> out{
       {.name = "cycles",
        .measured = cycles,
        .configured = std::nullopt,
@@ -688,15 +688,15 @@ sim::Task<> gemm_tma_kernel(Warp& w) {
   return tma_gemm_body(w, gemm_load_a, gemm_load_b);
 }
 
-class GemmTma final : public Workload {
+class GemmTma final : public system::Workload {
  public:
   std::string_view name() const override { return kName; }
   std::string_view description() const override {
     return "C = A x B (bf16 -> fp32 or s8 -> int32) on mm, fed by a TMA producer warp through an "
            "mbarrier ring (clusters, multicast, swizzle), C out through TMA stores";
   }
-  std::vector<ParamDecl> params() const override {
-    std::vector<ParamDecl> p{
+  std::vector<system::ParamDecl> params() const override {
+    std::vector<system::ParamDecl> p{
         {.name = "m",
          .description = "rows of A and C",
          .default_value = 256,
@@ -713,13 +713,13 @@ class GemmTma final : public Workload {
          .min = 16,
          .max = kMaxDim},
     };
-    for (ParamDecl& d : tma_gemm_tiling_params())
+    for (system::ParamDecl& d : tma_gemm_tiling_params())
       p.push_back(std::move(d));
     return p;
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     m_ = param(values, "m"), n_ = param(values, "n"), k_ = param(values, "k");
     std::vector<Error> errors;
     t_ = tma_gemm_tiling(values, chip.spec(), kName, errors);
@@ -783,7 +783,7 @@ class GemmTma final : public Workload {
     return Ok{};
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = ubench::check_completed(chip, launch_, kName); !st) return st.errors();
     if (chip.options().functional) {
       if (auto st = verify(chip); !st) return st.errors();
@@ -836,7 +836,7 @@ class GemmTma final : public Workload {
 
 }  // namespace
 
-Status register_gemm_tma(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_gemm_tma(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads) {
   std::vector<kernel::ArgDecl> args = tma_gemm_arg_decls();
   args.push_back({"copy", kernel::ArgKind::kU32});
   if (auto st = kernels.add({.name = std::string(kKernel),

@@ -19,8 +19,8 @@
 #include "kernel/warp.h"
 #include "sim/result.h"
 #include "sim/task.h"
+#include "system/workload.h"
 #include "tma/tensor_map.h"
-#include "workloads/workload.h"
 
 namespace xpusim::workloads {
 
@@ -76,11 +76,11 @@ TmaGemmLayout tma_gemm_layout(const TmaGemmTiling& t);
 
 // The parameters tma_gemm_tiling reads (type, consumers, tile_n, tile_k, stages, cluster_m,
 // cluster_n, multicast, swizzle, copy, seed), with defaults.
-std::vector<ParamDecl> tma_gemm_tiling_params();
+std::vector<system::ParamDecl> tma_gemm_tiling_params();
 // Reads the tiling and appends every rule it breaks that does not depend on the problem size
 // (tile shapes, registers, box limits, multicast slices, shared memory) to `errors`, each one
 // line prefixed by `workload`.
-TmaGemmTiling tma_gemm_tiling(const ParamValues& values, const config::ChipSpec& spec,
+TmaGemmTiling tma_gemm_tiling(const system::ParamValues& values, const config::ChipSpec& spec,
                               std::string_view workload, std::vector<Error>& errors);
 
 // The kernel arguments both kernels start with (kernels.h style declarations, in order).
@@ -139,15 +139,13 @@ TmaGemmCounters read_tma_gemm_counters(system::Chip& chip);
 // cycles, TFLOP/s (TOPS), % of dense peak, tensor-unit busy, mm instructions, shared
 // wavefronts and bank conflicts, TMA bytes read and the L2 hit rate; `ops` = 2·M·N·K, `shape` goes
 // into the cycles note.
-Result<std::vector<Measurement>> tma_gemm_measurements(system::Chip& chip, std::uint32_t launch,
-                                                       const TmaGemmTiling& t, double ops,
-                                                       double expected_mm,
-                                                       const TmaGemmCounters& before,
-                                                       const std::string& shape);
+Result<std::vector<system::Measurement>> tma_gemm_measurements(
+    system::Chip& chip, std::uint32_t launch, const TmaGemmTiling& t, double ops,
+    double expected_mm, const TmaGemmCounters& before, const std::string& shape);
 // "CTA 128 x 128 x 64 (4 consumers), 4 stages, cluster 2x1 multicast, swizzle, TMA".
 std::string tma_gemm_tiling_text(const TmaGemmTiling& t);
 
 // The kernel "gemm_tma" and the workload "gemm.tma".
-Status register_gemm_tma(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
+Status register_gemm_tma(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads);
 
 }  // namespace xpusim::workloads

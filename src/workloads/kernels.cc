@@ -98,7 +98,9 @@ sim::Task<> hang_demo(Warp& w) {
   co_await w.mbarrier_wait_parity(0, 0);
 }
 
-Result<std::string> verify_stream_copy(system::Chip& chip, const kernel::KernelArgs& args) {
+Result<std::string> verify_stream_copy(const mem::GlobalMemory& memory,
+                                       const kernel::KernelArgs& args,
+                                       const kernel::LaunchParams& /*launch*/) {
   const Addr src = args.get_ptr(0), dst = args.get_ptr(1);
   const std::uint64_t n = args.get_u64(2);
   constexpr std::uint64_t kChunk = 1 << 16;  // elements compared at a time
@@ -107,8 +109,8 @@ Result<std::string> verify_stream_copy(system::Chip& chip, const kernel::KernelA
     const std::uint64_t count = std::min(kChunk, n - at);
     const auto ra = std::as_writable_bytes(std::span(a.data(), count));
     const auto rb = std::as_writable_bytes(std::span(b.data(), count));
-    if (auto st = chip.memory().read(src + 4 * at, ra); !st) return st.errors();
-    if (auto st = chip.memory().read(dst + 4 * at, rb); !st) return st.errors();
+    if (auto st = memory.read(src + 4 * at, ra); !st) return st.errors();
+    if (auto st = memory.read(dst + 4 * at, rb); !st) return st.errors();
     for (std::uint64_t i = 0; i < count; ++i) {
       if (a[i] != b[i]) {
         return Error{fmt::format(
@@ -122,13 +124,12 @@ Result<std::string> verify_stream_copy(system::Chip& chip, const kernel::KernelA
 
 // Reads n u32 from `at` in chunks, calling f(index, value) for each.
 template <class F>
-Status for_each_u32(system::Chip& chip, Addr at, std::uint64_t n, F&& f) {
+Status for_each_u32(const mem::GlobalMemory& memory, Addr at, std::uint64_t n, F&& f) {
   constexpr std::uint64_t kChunk = 1 << 16;
   std::vector<std::uint32_t> a(kChunk);
   for (std::uint64_t i = 0; i < n; i += kChunk) {
     const std::uint64_t count = std::min(kChunk, n - i);
-    if (auto st =
-            chip.memory().read(at + 4 * i, std::as_writable_bytes(std::span(a.data(), count)));
+    if (auto st = memory.read(at + 4 * i, std::as_writable_bytes(std::span(a.data(), count)));
         !st) {
       return st;
     }
@@ -138,20 +139,21 @@ Status for_each_u32(system::Chip& chip, Addr at, std::uint64_t n, F&& f) {
   return Ok{};
 }
 
-Result<std::string> verify_stream_sum(system::Chip& chip, const kernel::KernelArgs& args,
+Result<std::string> verify_stream_sum(const mem::GlobalMemory& memory,
+                                      const kernel::KernelArgs& args,
                                       const kernel::LaunchParams& launch) {
   const Addr src = args.get_ptr(0), out = args.get_ptr(2);
   const std::uint64_t n = args.get_u64(1);
   const std::uint64_t threads = std::uint64_t{launch.grid.count()} * launch.threads_per_block();
   // The naive reference: thread t's elements are t, t + threads, ... (mod 2^32 sums).
   std::vector<std::uint32_t> want(threads, 0);
-  if (auto st = for_each_u32(chip, src, n,
+  if (auto st = for_each_u32(memory, src, n,
                              [&](std::uint64_t i, std::uint32_t v) { want[i % threads] += v; });
       !st) {
     return st.errors();
   }
   std::optional<Error> bad;
-  if (auto st = for_each_u32(chip, out, threads,
+  if (auto st = for_each_u32(memory, out, threads,
                              [&](std::uint64_t t, std::uint32_t v) {
                                if (!bad && v != want[t]) {
                                  bad = Error{fmt::format(
@@ -166,11 +168,13 @@ Result<std::string> verify_stream_sum(system::Chip& chip, const kernel::KernelAr
   return fmt::format("out == per-thread sums over {} u32 elements", n);
 }
 
-Result<std::string> verify_stream_fill(system::Chip& chip, const kernel::KernelArgs& args) {
+Result<std::string> verify_stream_fill(const mem::GlobalMemory& memory,
+                                       const kernel::KernelArgs& args,
+                                       const kernel::LaunchParams& /*launch*/) {
   const Addr dst = args.get_ptr(0);
   const std::uint64_t n = args.get_u64(1);
   std::optional<Error> bad;
-  if (auto st = for_each_u32(chip, dst, n,
+  if (auto st = for_each_u32(memory, dst, n,
                              [&](std::uint64_t i, std::uint32_t v) {
                                if (!bad && v != static_cast<std::uint32_t>(i)) {
                                  bad = Error{fmt::format(
@@ -195,7 +199,8 @@ Status register_kernels(kernel::KernelRegistry& kernels) {
                 {"dst", kernel::ArgKind::kPtr},
                 {"n", kernel::ArgKind::kU64}},
        .body = stream_copy,
-       .static_shared_bytes = 0},
+       .static_shared_bytes = 0,
+       .check = verify_stream_copy},
       {.name = "stream_sum",
        .description = "out[t] = sum of src[i] over thread t's elements of n u32, grid-stride "
                       "loop, one load in flight per thread",
@@ -203,12 +208,14 @@ Status register_kernels(kernel::KernelRegistry& kernels) {
                 {"n", kernel::ArgKind::kU64},
                 {"out", kernel::ArgKind::kPtr}},
        .body = stream_sum,
-       .static_shared_bytes = 0},
+       .static_shared_bytes = 0,
+       .check = verify_stream_sum},
       {.name = "stream_fill",
        .description = "dst[i] = i for n u32 elements, grid-stride loop",
        .args = {{"dst", kernel::ArgKind::kPtr}, {"n", kernel::ArgKind::kU64}},
        .body = stream_fill,
-       .static_shared_bytes = 0},
+       .static_shared_bytes = 0,
+       .check = verify_stream_fill},
       {.name = "hang_demo",
        .description = "an mbarrier expecting two arrivals gets one: shows the hang report",
        .args = {},
@@ -219,16 +226,6 @@ Status register_kernels(kernel::KernelRegistry& kernels) {
     if (auto st = kernels.add(d); !st) return st;
   }
   return Ok{};
-}
-
-std::optional<Result<std::string>> verify_generic_launch(system::Chip& chip,
-                                                         const kernel::KernelDef& k,
-                                                         const kernel::KernelArgs& args,
-                                                         const kernel::LaunchParams& launch) {
-  if (k.body == stream_copy) return verify_stream_copy(chip, args);
-  if (k.body == stream_sum) return verify_stream_sum(chip, args, launch);
-  if (k.body == stream_fill) return verify_stream_fill(chip, args);
-  return std::nullopt;
 }
 
 }  // namespace xpusim::workloads

@@ -1,5 +1,5 @@
 // Kernels a scenario launches on their own (`kernel:` in a scenario file, docs/run.md), with
-// the host-side reference check of a generic launch where the kernel has one:
+// the host-side reference check of a launch (KernelDef::check) where the kernel has one:
 //
 //  - stream_copy(src ptr, dst ptr, n u64): dst[i] = src[i] for n u32 elements, a grid-stride
 //    loop (each warp instruction moves 32 consecutive elements, 128 B). Verified: dst == src.
@@ -12,25 +12,11 @@
 //    forever: shows the hang report (`xpusim run` exits 1 and lists the parked warps).
 #pragma once
 
-#include <optional>
-#include <string>
-
-#include "kernel/kernel_args.h"
-#include "kernel/launch.h"
 #include "kernel/registry.h"
 #include "sim/result.h"
-#include "system/chip.h"
 
 namespace xpusim::workloads {
 
 Status register_kernels(kernel::KernelRegistry& kernels);
-
-// After a functional run of `k` with `args` and `launch`: nullopt when the kernel has no reference
-// check; else what was checked ("dst == src over N u32 elements"), or an error naming the first
-// mismatch.
-std::optional<Result<std::string>> verify_generic_launch(system::Chip& chip,
-                                                         const kernel::KernelDef& k,
-                                                         const kernel::KernelArgs& args,
-                                                         const kernel::LaunchParams& launch);
 
 }  // namespace xpusim::workloads

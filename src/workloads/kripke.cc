@@ -50,14 +50,14 @@ sim::Task<> kripke_step(Warp& w) {
   }
 }
 
-class Kripke final : public Workload {
+class Kripke final : public system::Workload {
  public:
   std::string_view name() const override { return "kripke"; }
   std::string_view description() const override {
     return "seed3's Kripke loop on the SMs: 6 dependent small kernels x iterations on queue 0 "
            "(dispatch mode from the scenario's queues)";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {{"iterations", "loop iterations (6 launches each)", 20, 1, 10'000},
             {"elements", "u32 words each kernel reads and writes", 4096, 1, 1 << 24},
             {"ctas", "CTAs per kernel", 8, 1, 1 << 16},
@@ -65,7 +65,7 @@ class Kripke final : public Workload {
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& v) override {
+               const system::ParamValues& v) override {
     iterations_ = ubench::param(v, "iterations");
     elements_ = ubench::param(v, "elements");
     std::array<const kernel::KernelDef*, 6> defs{};
@@ -102,7 +102,7 @@ class Kripke final : public Workload {
     return Ok{};
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     for (std::uint32_t id = 0; id < chip.launches(); ++id) {
       if (auto st = ubench::check_completed(chip, id, name()); !st) return st.errors();
     }
@@ -147,7 +147,7 @@ class Kripke final : public Workload {
         (kernels - dispatches) * (t.diff_cycles + t.setup_cycles);
     const double total = static_cast<double>(chip.clock().cycle_at(chip.root().sim().now()));
     const double k = static_cast<double>(kernels);
-    return std::vector<Measurement>{
+    return std::vector<system::Measurement>{
         {.name = "kernels",
          .measured = k,
          .configured = std::nullopt,
@@ -188,7 +188,7 @@ class Kripke final : public Workload {
 
 }  // namespace
 
-Status register_kripke(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_kripke(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads) {
   for (const char* step : kSteps) {
     if (auto st = kernels.add({.name = fmt::format("kripke.{}", step),
                                .description = "y[i] = x[i]*a + b over n u32 words (a Kripke step)",

@@ -12,10 +12,10 @@
 
 #include "kernel/registry.h"
 #include "sim/result.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 namespace xpusim::workloads {
 
-Status register_kripke(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
+Status register_kripke(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads);
 
 }  // namespace xpusim::workloads

@@ -193,10 +193,10 @@ Figures figures_of(const std::vector<double>& d) {
   return f;
 }
 
-class MmExperiment : public Workload {
+class MmExperiment : public system::Workload {
  public:
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     auto k = kernels.find(kKernel);
     if (!k) return k.errors();
     kernel_ = *k;
@@ -220,7 +220,7 @@ class MmExperiment : public Workload {
     return launch(chip, 0);
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (failed_) return *failed_;
     for (std::size_t i = 0; i < variants_.size(); ++i) {
       if (i >= launches_.size()) return Error{fmt::format("{}: launch {} never ran", name(), i)};
@@ -241,19 +241,19 @@ class MmExperiment : public Workload {
         figures_[i].mm_cycles = *span;
       }
     }
-    std::vector<Measurement> out;
+    std::vector<system::Measurement> out;
     summarize(chip, out);
     return out;
   }
 
  protected:
-  virtual Result<std::vector<Variant>> variants(const ParamValues& values) const = 0;
-  virtual void summarize(system::Chip& chip, std::vector<Measurement>& out) const = 0;
+  virtual Result<std::vector<Variant>> variants(const system::ParamValues& values) const = 0;
+  virtual void summarize(system::Chip& chip, std::vector<system::Measurement>& out) const = 0;
 
   const Variant& variant(std::size_t i) const { return variants_[i]; }
   // The mm's cycles where measured, else the kernel's.
   static double cycles_of(const Figures& f) { return f.mm_cycles.value_or(f.cycles); }
-  static void mm_cycles(const Variant& v, const Figures& f, std::vector<Measurement>& out) {
+  static void mm_cycles(const Variant& v, const Figures& f, std::vector<system::Measurement>& out) {
     if (!f.mm_cycles) return;
     out.push_back({.name = v.label + ": mm cycles",
                    .measured = *f.mm_cycles,
@@ -264,7 +264,7 @@ class MmExperiment : public Workload {
   const Figures& fig(std::size_t i) const { return figures_[i]; }
 
   // The usual per-launch lines: cycles, B fetched by the mm, what the L1 saw.
-  static void common(const Variant& v, const Figures& f, std::vector<Measurement>& out) {
+  static void common(const Variant& v, const Figures& f, std::vector<system::Measurement>& out) {
     mm_cycles(v, f, out);
     out.push_back({.name = v.label + ": cycles",
                    .measured = f.cycles,
@@ -410,7 +410,7 @@ U64 round_up(U64 x, U64 to) {
   return (x + to - 1) / to * to;
 }
 
-ParamDecl type_param() {
+system::ParamDecl type_param() {
   return {.name = "int8",
           .description = "element type: 0 = bf16 x bf16 -> fp32, 1 = s8 x s8 -> int32",
           .default_value = 0,
@@ -418,7 +418,7 @@ ParamDecl type_param() {
           .max = 1};
 }
 
-ParamDecl k_param() {
+system::ParamDecl k_param() {
   return {.name = "k",
           .description = "K: A elements per thread (A registers from r256)",
           .default_value = 64,
@@ -427,7 +427,7 @@ ParamDecl k_param() {
 }
 
 // The type, K and N of the parameters; B column-major (t0), each column padded to whole lines.
-Variant column_major(const ParamValues& values) {
+Variant column_major(const system::ParamValues& values) {
   Variant v;
   v.type = static_cast<U32>(ubench::param(values, "int8"));
   v.k = static_cast<U32>(ubench::param(values, "k"));
@@ -444,7 +444,7 @@ class Broadcast final : public MmExperiment {
     return "M x N x K mm on warps x 32 rows, B in global memory (t0): B fetched once per warp "
            "(broadcast) vs once per thread";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {{.name = "warps",
              .description = "warps of the CTA, 32 C rows each (M = 32 x warps)",
              .default_value = 8,
@@ -460,7 +460,7 @@ class Broadcast final : public MmExperiment {
   }
 
  protected:
-  Result<std::vector<Variant>> variants(const ParamValues& values) const override {
+  Result<std::vector<Variant>> variants(const system::ParamValues& values) const override {
     Variant v = column_major(values);
     v.warps = v.mm_warps = static_cast<U32>(ubench::param(values, "warps"));
     v.m = 32 * v.warps;
@@ -471,7 +471,7 @@ class Broadcast final : public MmExperiment {
     return std::vector<Variant>{on, off};
   }
 
-  void summarize(system::Chip&, std::vector<Measurement>& out) const override {
+  void summarize(system::Chip&, std::vector<system::Measurement>& out) const override {
     const Variant& v = variant(0);
     const double lines = static_cast<double>(v.stride / kLine);  // per column (stride = lines)
     const double per_warp = v.n * lines * kLine;                 // B bytes one fetch of B reads
@@ -505,7 +505,7 @@ class KaUtilization final : public MmExperiment {
     return "16 C rows on 64 threads (seed2 ¶113): ka1 (warp 0, rows = 16; 48 threads idle) vs "
            "ka4 (both warps, 8 rows x 4 threads each)";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {{.name = "n",
              .description = "B columns (ka1: n C registers per thread; ka4: n / 4)",
              .default_value = 256,
@@ -516,7 +516,7 @@ class KaUtilization final : public MmExperiment {
   }
 
  protected:
-  Result<std::vector<Variant>> variants(const ParamValues& values) const override {
+  Result<std::vector<Variant>> variants(const system::ParamValues& values) const override {
     Variant v = column_major(values);
     v.warps = 2;
     v.m = 16;
@@ -531,7 +531,7 @@ class KaUtilization final : public MmExperiment {
     return std::vector<Variant>{ka1, ka4};
   }
 
-  void summarize(system::Chip&, std::vector<Measurement>& out) const override {
+  void summarize(system::Chip&, std::vector<system::Measurement>& out) const override {
     constexpr double kThreads = 64;
     for (std::size_t i = 0; i < 2; ++i) {
       const Variant& v = variant(i);
@@ -595,7 +595,7 @@ class T1Retention final : public MmExperiment {
     return "row-major B (t1), lines retained until every column used them vs re-read per column: "
            "seed2's 4x4 int8 example and a K-row case whose lines exceed the L1";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {{.name = "rows",
              .description = "large case: B rows (K, s8 A elements per thread; A in r256..)",
              .default_value = 256,
@@ -620,7 +620,7 @@ class T1Retention final : public MmExperiment {
   }
 
  protected:
-  Result<std::vector<Variant>> variants(const ParamValues& values) const override {
+  Result<std::vector<Variant>> variants(const system::ParamValues& values) const override {
     Variant small;
     small.type = kTypeS8;
     small.k = 4;
@@ -650,13 +650,13 @@ class T1Retention final : public MmExperiment {
     return std::vector<Variant>{s0, s1, b0, b1};
   }
 
-  void summarize(system::Chip&, std::vector<Measurement>& out) const override {
+  void summarize(system::Chip&, std::vector<system::Measurement>& out) const override {
     for (std::size_t i = 0; i < 4; ++i) {
       const Variant& v = variant(i);
       common(v, fig(i), out);
       const bool retained = (v.flags & kRetention) != 0;
       const double lines_per_row = static_cast<double>((v.n + kLine - 1) / kLine);
-      Measurement& fetches = out[out.size() - 5];
+      system::Measurement& fetches = out[out.size() - 5];
       fetches.configured = retained ? v.k * lines_per_row : static_cast<double>(v.k) * v.n;
       fetches.note += retained ? " (configured: each row's lines once)"
                                : " (configured: one per (column, row) selection)";
@@ -688,7 +688,8 @@ class T1Retention final : public MmExperiment {
 
 }  // namespace
 
-Status register_mm_experiments(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_mm_experiments(kernel::KernelRegistry& kernels,
+                               system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "warps < mm_warps: one mm on A written to the "
                                             "registers, B in global memory; C stored column-major",

@@ -8,10 +8,11 @@
 
 #include "kernel/registry.h"
 #include "sim/result.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 namespace xpusim::workloads {
 
-Status register_mm_experiments(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
+Status register_mm_experiments(kernel::KernelRegistry& kernels,
+                               system::WorkloadRegistry& workloads);
 
 }  // namespace xpusim::workloads

@@ -1,3 +1,4 @@
+#include "system/workload.h"
 #include "workloads/conv_tma.h"
 #include "workloads/gemm_mm.h"
 #include "workloads/gemm_tma.h"
@@ -5,11 +6,10 @@
 #include "workloads/kripke.h"
 #include "workloads/mm_experiments.h"
 #include "workloads/ubench/ubench.h"
-#include "workloads/workload.h"
 
 namespace xpusim::workloads {
 
-Status register_all(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_all(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads) {
   if (auto st = register_kernels(kernels); !st) return st;
   if (auto st = register_gemm_mm(kernels, workloads); !st) return st;
   if (auto st = register_gemm_tma(kernels, workloads); !st) return st;

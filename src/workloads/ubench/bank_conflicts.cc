@@ -49,13 +49,13 @@ U32 busiest_bank(U32 stride, U32 banks) {
   return *std::max_element(lanes.begin(), lanes.end());
 }
 
-class BankConflicts final : public Workload {
+class BankConflicts final : public system::Workload {
  public:
   std::string_view name() const override { return "ubench.bank_conflicts"; }
   std::string_view description() const override {
     return "shared-memory wavefronts per warp access at word strides min_stride..max_stride";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {{.name = "min_stride",
              .description = "first stride, in 4 B words",
              .default_value = 1,
@@ -74,7 +74,7 @@ class BankConflicts final : public Workload {
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     min_ = static_cast<U32>(param(values, "min_stride"));
     max_ = static_cast<U32>(param(values, "max_stride"));
     repeats_ = static_cast<U32>(param(values, "repeats"));
@@ -93,13 +93,13 @@ class BankConflicts final : public Workload {
     return launch(chip, min_);
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (failed_) return *failed_;
     if (wavefronts_.size() != max_ - min_ + 1) {
       return Error{fmt::format("{}: {} of {} strides completed", name(), wavefronts_.size(),
                                max_ - min_ + 1)};
     }
-    std::vector<Measurement> out;
+    std::vector<system::Measurement> out;
     for (U32 s = min_; s <= max_; ++s) {
       const std::uint32_t id = launches_[s - min_];
       if (auto st = check_completed(chip, id, name()); !st) return st.errors();
@@ -160,7 +160,8 @@ class BankConflicts final : public Workload {
 
 }  // namespace
 
-Status register_bank_conflicts(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_bank_conflicts(kernel::KernelRegistry& kernels,
+                               system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "one warp stores then loads shared word lane x stride",
                              .args = {{"stride", kernel::ArgKind::kU32},

@@ -8,7 +8,7 @@
 
 namespace xpusim::workloads::ubench {
 
-std::uint64_t param(const ParamValues& values, std::string_view name) {
+std::uint64_t param(const system::ParamValues& values, std::string_view name) {
   const auto it = values.find(name);
   XPUSIM_CHECK(it != values.end(), "a workload reads only parameters it declared");
   return it->second;
@@ -76,17 +76,17 @@ Status check_completed(const system::Chip& chip, std::uint32_t launch, std::stri
   return Ok{};
 }
 
-std::optional<Measurement> l2_hit_rate(system::Chip& chip) {
+std::optional<system::Measurement> l2_hit_rate(system::Chip& chip) {
   const std::string l2 = chip.memory_system().l2().path();
   auto hits = stat_value(chip, l2 + ".hits");
   auto misses = stat_value(chip, l2 + ".misses");
   auto merged = stat_value(chip, l2 + ".merged_misses");
   if (!hits || !misses || !merged || *hits + *misses + *merged == 0) return std::nullopt;
-  return Measurement{.name = "L2 hit rate",
-                     .measured = *hits / (*hits + *misses + *merged),
-                     .configured = std::nullopt,
-                     .unit = "ratio",
-                     .note = "L2 reads that found their sectors resident (whole run)"};
+  return system::Measurement{.name = "L2 hit rate",
+                             .measured = *hits / (*hits + *misses + *merged),
+                             .configured = std::nullopt,
+                             .unit = "ratio",
+                             .note = "L2 reads that found their sectors resident (whole run)"};
 }
 
 }  // namespace xpusim::workloads::ubench

@@ -12,7 +12,7 @@
 #include "kernel/op.h"
 #include "sim/result.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 namespace xpusim::workloads::ubench {
 
@@ -22,7 +22,7 @@ inline constexpr kernel::Addr kResults = 0x1000;
 inline constexpr kernel::Addr kData = 0x1'0000'0000;
 
 // The resolved value of a declared parameter (resolve_params fills in every one).
-std::uint64_t param(const ParamValues& values, std::string_view name);
+std::uint64_t param(const system::ParamValues& values, std::string_view name);
 
 // Timing-only mode moves no data: an error naming `why` the workload needs it (a pointer chase
 // follows loaded values; a clock64 result comes back through memory).
@@ -41,7 +41,7 @@ Result<double> stat_value(system::Chip& chip, const std::string& path);
 Result<double> sum_over_sms(system::Chip& chip, std::string_view stat);
 // The whole run's L2 hit rate (hits over hits + misses + merged misses) as a measurement;
 // nothing when L2 saw no reads.
-std::optional<Measurement> l2_hit_rate(system::Chip& chip);
+std::optional<system::Measurement> l2_hit_rate(system::Chip& chip);
 
 // Configured figures converted to SM cycles.
 double l2_to_sm_cycles(const config::ChipSpec& spec, double l2_cycles);

@@ -62,7 +62,7 @@ class DsmemLatency final : public SharedChase {
             .hops = 512};
   }
 
-  Result<Measurement> measure(system::Chip& chip, double cycles_per_hop) const override {
+  Result<system::Measurement> measure(system::Chip& chip, double cycles_per_hop) const override {
     const std::vector<std::uint32_t> sms = busy_sms(chip);
     if (sms.size() != 2) {
       return Error{
@@ -76,20 +76,22 @@ class DsmemLatency final : public SharedChase {
     const double configured = static_cast<double>(
         2 * U64{d.latency_cycles} + serialization(mem::kControlMessageBytes, d.bytes_per_cycle) +
         serialization(4, d.bytes_per_cycle));
-    return Measurement{.name = "DSMEM load latency",
-                       .measured = cycles_per_hop,
-                       .configured = configured,
-                       .unit = "cycles",
-                       .note = fmt::format("{} hops of 4 B from SM {} into SM {}; configured = 2 "
-                                           "x dsmem.latency_cycles + request and data "
-                                           "serialization",
-                                           hops_, sms[0], sms[1])};
+    return system::Measurement{
+        .name = "DSMEM load latency",
+        .measured = cycles_per_hop,
+        .configured = configured,
+        .unit = "cycles",
+        .note = fmt::format("{} hops of 4 B from SM {} into SM {}; configured = 2 "
+                            "x dsmem.latency_cycles + request and data "
+                            "serialization",
+                            hops_, sms[0], sms[1])};
   }
 };
 
 }  // namespace
 
-Status register_dsmem_latency(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_dsmem_latency(kernel::KernelRegistry& kernels,
+                              system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "rank 0 of a cluster of 2 follows a chain of 4 B "
                                             "offsets in rank 1's shared memory over DSMEM",

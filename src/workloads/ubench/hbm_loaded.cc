@@ -109,14 +109,14 @@ double percentile(const std::vector<double>& sorted, double q) {
   return sorted[std::min(sorted.size() - 1, at)];
 }
 
-class HbmLoaded final : public Workload {
+class HbmLoaded final : public system::Workload {
  public:
   std::string_view name() const override { return "ubench.hbm_loaded"; }
   std::string_view description() const override {
     return "HBM read latency under load: one thread chases random cold lines while the rest of "
            "the grid streams a sum, a fill, a copy or an add (tools/silicon/kernels.cu --loaded)";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {{.name = "background",
              .description = "what the other warps stream: 0 nothing (the probe alone), 1 a sum "
                             "(reads), 2 a fill (writes), 3 a copy (both), 4 an add of two arrays "
@@ -152,7 +152,7 @@ class HbmLoaded final : public Workload {
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     if (auto st = require_functional(chip, name(), kChase); !st) return st;
     background_ = param(values, "background");
     hops_ = param(values, "hops");
@@ -205,7 +205,7 @@ class HbmLoaded final : public Workload {
     return Ok{};
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = check_completed(chip, launch_, name()); !st) return st.errors();
     auto out = read_words(chip, out_, hops_ + warps_);
     if (!out) return out.errors();
@@ -234,7 +234,7 @@ class HbmLoaded final : public Workload {
     const std::string shape =
         fmt::format("{} timed cold-line loads; background {} from {:.3g} warps per SM", hops_,
                     kNames[background_], static_cast<double>(warps_) / chip.num_sms());
-    std::vector<Measurement> m;
+    std::vector<system::Measurement> m;
     const auto add = [&](std::string what, double v) {
       m.push_back({.name = "probe latency " + what,
                    .measured = v,
@@ -293,7 +293,7 @@ class HbmLoaded final : public Workload {
 
 }  // namespace
 
-Status register_hbm_loaded(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_hbm_loaded(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "one thread times loads of random cold lines while "
                                             "the other warps stream until it is done",

@@ -55,13 +55,13 @@ sim::Task<> ping_pong(kernel::Warp& w) {
                                Lanes<U64>{(c2 - c1) - (c1 - c0), U64{a_done && b_done}}, 0b11);
 }
 
-class MbarrierRoundTrip final : public Workload {
+class MbarrierRoundTrip final : public system::Workload {
  public:
   std::string_view name() const override { return "ubench.mbarrier_round_trip"; }
   std::string_view description() const override {
     return "mbarrier round trip: two warps ping-pong on two mbarriers (arrive / wait_parity)";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {{.name = "round_trips",
              .description = "timed round trips",
              .default_value = 1024,
@@ -75,7 +75,7 @@ class MbarrierRoundTrip final : public Workload {
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     if (auto st = require_functional(chip, name(), "its clock64 result comes back through memory");
         !st)
       return st;
@@ -94,7 +94,7 @@ class MbarrierRoundTrip final : public Workload {
     return Ok{};
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = check_completed(chip, launch_, name()); !st) return st.errors();
     auto out = read_words(chip, kResults, 2);
     if (!out) return out.errors();
@@ -104,7 +104,7 @@ class MbarrierRoundTrip final : public Workload {
     // Each hand-off: the arrive completes the phase at issue and the parked waiter issues again
     // mbarrier_latency later (core/sm.cc mbarrier_op); its own arrive then goes out at once.
     const core::SmTiming& t = chip.timing();
-    return std::vector<Measurement>{
+    return std::vector<system::Measurement>{
         {.name = "mbarrier round trip",
          .measured = static_cast<double>((*out)[0]) / static_cast<double>(round_trips_),
          .configured = 2.0 * t.mbarrier_latency,
@@ -121,7 +121,8 @@ class MbarrierRoundTrip final : public Workload {
 
 }  // namespace
 
-Status register_mbarrier_round_trip(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_mbarrier_round_trip(kernel::KernelRegistry& kernels,
+                                    system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "two warps ping-pong on two mbarriers, timing the "
                                             "round trips with clock64",

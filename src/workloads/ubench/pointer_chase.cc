@@ -47,14 +47,14 @@ struct Defaults {
   std::uint64_t footprint, stride, hops, warmup;
 };
 
-class ChaseLatency final : public Workload {
+class ChaseLatency final : public system::Workload {
  public:
   ChaseLatency(Level level, std::string name, std::string description, Defaults d)
       : level_(level), name_(std::move(name)), description_(std::move(description)), d_(d) {}
 
   std::string_view name() const override { return name_; }
   std::string_view description() const override { return description_; }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {{.name = "footprint",
              .description = "bytes the chain spans",
              .default_value = d_.footprint,
@@ -78,7 +78,7 @@ class ChaseLatency final : public Workload {
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     if (auto st = require_functional(chip, name_, kChase); !st) return st;
     footprint_ = param(values, "footprint");
     stride_ = param(values, "stride");
@@ -110,7 +110,7 @@ class ChaseLatency final : public Workload {
     return Ok{};
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = check_completed(chip, launch_, name_); !st) return st.errors();
     auto out = read_words(chip, kResults, 2);
     if (!out) return out.errors();
@@ -128,7 +128,7 @@ class ChaseLatency final : public Workload {
         "{} hops of {} B over {} B on SM {}{}; {:.0f}% of lines in the far L2 partition", hops_,
         stride_, footprint_, sms[0], warmup_ != 0 ? " after a warm-up pass" : ", cold", 100 * far);
     const config::ChipSpec& s = chip.spec();
-    return std::vector<Measurement>{
+    return std::vector<system::Measurement>{
         {.name = fmt::format("{} load latency", level_name()),
          .measured = measured,
          .configured = configured,
@@ -214,7 +214,8 @@ class ChaseLatency final : public Workload {
 
 }  // namespace
 
-Status register_pointer_chase(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_pointer_chase(kernel::KernelRegistry& kernels,
+                              system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "one thread follows a chain of 8 B pointers in "
                                             "global memory, timing the hops with clock64",

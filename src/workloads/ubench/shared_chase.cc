@@ -28,7 +28,7 @@ std::vector<kernel::ArgDecl> chase_args() {
           {"out", kernel::ArgKind::kPtr}};
 }
 
-std::vector<ParamDecl> SharedChase::params() const {
+std::vector<system::ParamDecl> SharedChase::params() const {
   const Shape s = shape();
   return {{.name = "footprint",
            .description = std::string(s.footprint_note),
@@ -53,7 +53,7 @@ std::vector<ParamDecl> SharedChase::params() const {
 }
 
 Status SharedChase::setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-                          const ParamValues& values) {
+                          const system::ParamValues& values) {
   if (auto st = require_functional(chip, name(), kChase); !st) return st;
   footprint_ = param(values, "footprint");
   stride_ = param(values, "stride");
@@ -86,7 +86,7 @@ Status SharedChase::setup(system::Chip& chip, const kernel::KernelRegistry& kern
   return Ok{};
 }
 
-Result<std::vector<Measurement>> SharedChase::report(system::Chip& chip) {
+Result<std::vector<system::Measurement>> SharedChase::report(system::Chip& chip) {
   if (auto st = check_completed(chip, launch_, name()); !st) return st.errors();
   auto out = read_words(chip, kResults, 2);
   if (!out) return out.errors();
@@ -97,7 +97,7 @@ Result<std::vector<Measurement>> SharedChase::report(system::Chip& chip) {
   }
   auto m = measure(chip, static_cast<double>((*out)[0]) / static_cast<double>(hops_));
   if (!m) return m.errors();
-  return std::vector<Measurement>{*m};
+  return std::vector<system::Measurement>{*m};
 }
 
 }  // namespace xpusim::workloads::ubench

@@ -11,7 +11,7 @@
 
 #include "kernel/warp.h"
 #include "sim/task.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 namespace xpusim::workloads::ubench {
 
@@ -21,13 +21,13 @@ sim::Task<> write_chain(kernel::Warp& w, std::uint32_t elements, std::uint32_t s
 // The kernel's arguments: elements, stride (bytes), warm-up hops, timed hops, out.
 std::vector<kernel::ArgDecl> chase_args();
 
-class SharedChase : public Workload {
+class SharedChase : public system::Workload {
  public:
-  std::vector<ParamDecl> params() const override;
+  std::vector<system::ParamDecl> params() const override;
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override;
+               const system::ParamValues& values) override;
   // Checks the run and where the chase ended, then measure().
-  Result<std::vector<Measurement>> report(system::Chip& chip) override;
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override;
 
  protected:
   struct Shape {
@@ -38,7 +38,7 @@ class SharedChase : public Workload {
     std::uint64_t hops = 0;
   };
   virtual Shape shape() const = 0;
-  virtual Result<Measurement> measure(system::Chip& chip, double cycles_per_hop) const = 0;
+  virtual Result<system::Measurement> measure(system::Chip& chip, double cycles_per_hop) const = 0;
 
   std::uint64_t footprint_ = 0, stride_ = 0, hops_ = 0, warmup_ = 0, elements_ = 0;
   std::uint32_t launch_ = 0;

@@ -56,12 +56,12 @@ class SharedLatency final : public SharedChase {
             .hops = 2048};
   }
 
-  Result<Measurement> measure(system::Chip& chip, double cycles_per_hop) const override {
+  Result<system::Measurement> measure(system::Chip& chip, double cycles_per_hop) const override {
     // The SM's path for a conflict-free access (core/sm.cc dispatch): the LSU issue slot, one
     // wavefront on the shared data stage, then the shared latency.
     const core::SmTiming& t = chip.timing();
     const double configured = t.lsu_issue_cycles + 1 + t.shared_latency - 1;
-    return Measurement{
+    return system::Measurement{
         .name = "shared load latency",
         .measured = cycles_per_hop,
         .configured = configured,
@@ -74,7 +74,8 @@ class SharedLatency final : public SharedChase {
 
 }  // namespace
 
-Status register_shared_latency(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_shared_latency(kernel::KernelRegistry& kernels,
+                               system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "one lane follows a chain of 4 B offsets in shared "
                                             "memory, timing the hops with clock64",

@@ -111,7 +111,7 @@ U64 pattern_sum(U64 first, U64 last) {
 // launches, the second reading twice what the first does, give the steady-state bandwidth
 // from their difference: launch ramp-up and drain cancel out (a simulated run is too short
 // for them to vanish in the average, as they do in a real benchmark's long loop).
-class StreamBandwidth final : public Workload {
+class StreamBandwidth final : public system::Workload {
  public:
   StreamBandwidth(Target target, std::string name, std::string description, U64 footprint)
       : target_(target),
@@ -121,24 +121,25 @@ class StreamBandwidth final : public Workload {
 
   std::string_view name() const override { return name_; }
   std::string_view description() const override { return description_; }
-  std::vector<ParamDecl> params() const override {
-    std::vector<ParamDecl> p{{.name = "footprint",
-                              .description = "bytes the buffer spans: best a multiple of 512 B x "
-                                             "the grid's warps (the default, on H100), so that "
-                                             "every warp reads as many chunks",
-                              .default_value = footprint_default_,
-                              .min = kChunk,
-                              .max = U64{1} << 34},
-                             {.name = "ctas_per_sm",
-                              .description = "CTAs per SM in the grid",
-                              .default_value = 2,
-                              .min = 1,
-                              .max = 32},
-                             {.name = "threads",
-                              .description = "threads per CTA (a multiple of 32)",
-                              .default_value = 1024,
-                              .min = 32,
-                              .max = 1024}};
+  std::vector<system::ParamDecl> params() const override {
+    std::vector<system::ParamDecl> p{
+        {.name = "footprint",
+         .description = "bytes the buffer spans: best a multiple of 512 B x "
+                        "the grid's warps (the default, on H100), so that "
+                        "every warp reads as many chunks",
+         .default_value = footprint_default_,
+         .min = kChunk,
+         .max = U64{1} << 34},
+        {.name = "ctas_per_sm",
+         .description = "CTAs per SM in the grid",
+         .default_value = 2,
+         .min = 1,
+         .max = 32},
+        {.name = "threads",
+         .description = "threads per CTA (a multiple of 32)",
+         .default_value = 1024,
+         .min = 32,
+         .max = 1024}};
     if (target_ == Target::kL2) {
       p.push_back({.name = "passes",
                    .description = "reads of the buffer by the first timed launch (the second "
@@ -151,7 +152,7 @@ class StreamBandwidth final : public Workload {
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     const U64 f = param(values, "footprint");
     const U64 threads = param(values, "threads");
     if (f % kChunk != 0 || threads % kernel::kWarpSize != 0) {
@@ -188,7 +189,7 @@ class StreamBandwidth final : public Workload {
     return queue(chip);
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (failed_) return *failed_;
     if (ids_.size() != plan_.size()) {
       return Error{fmt::format("{}: {} of {} launches ran", name_, ids_.size(), plan_.size())};
@@ -217,7 +218,7 @@ class StreamBandwidth final : public Workload {
     const std::string shape =
         fmt::format("{} CTAs of {} threads, 16 B per lane", ctas_, launch_.threads_per_block());
     // bytes per ps = TB/s; x 1000 = GB/s.
-    return std::vector<Measurement>{
+    return std::vector<system::Measurement>{
         {.name = what,
          .measured = static_cast<double>(b.read() - a.read()) / (ps(rb) - ps(ra)) * 1e3,
          .configured = peak / 1e9,
@@ -316,7 +317,7 @@ class StreamBandwidth final : public Workload {
 
 }  // namespace
 
-Status register_stream(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_stream(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "grid-stride streaming read, 16 B per lane, each "
                                             "warp writing the sum of what it read",

@@ -55,7 +55,7 @@ sim::Task<> box_latency(kernel::Warp& w) {
   co_await w.store_global<U64>(Lanes<Addr>{out}, Lanes<U64>{total}, 0b1);
 }
 
-class TmaLatency final : public Workload {
+class TmaLatency final : public system::Workload {
  public:
   TmaLatency(std::string_view name, bool warm) : name_(name), warm_(warm) {}
   std::string_view name() const override { return name_; }
@@ -63,7 +63,7 @@ class TmaLatency final : public Workload {
     return warm_ ? "TMA load latency of an L2-hit box (issue to mbarrier phase complete)"
                  : "TMA load latency of a cold box from HBM (issue to mbarrier phase complete)";
   }
-  std::vector<ParamDecl> params() const override {
+  std::vector<system::ParamDecl> params() const override {
     return {
         {.name = "box",
          .description = "box side in f16 elements (a square box; 64: 8 KiB)",
@@ -74,7 +74,7 @@ class TmaLatency final : public Workload {
   }
 
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
-               const ParamValues& values) override {
+               const system::ParamValues& values) override {
     if (auto st = require_functional(chip, name(), "its clock64 result comes back through memory");
         !st)
       return st;
@@ -107,12 +107,12 @@ class TmaLatency final : public Workload {
     return Ok{};
   }
 
-  Result<std::vector<Measurement>> report(system::Chip& chip) override {
+  Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = check_completed(chip, launch_, name()); !st) return st.errors();
     auto out = read_words(chip, kResults, 1);
     if (!out) return out.errors();
     const double cycles = static_cast<double>((*out)[0]) / static_cast<double>(boxes_);
-    return std::vector<Measurement>{
+    return std::vector<system::Measurement>{
         {.name = warm_ ? "TMA box load latency, L2 hit" : "TMA box load latency, cold",
          .measured = cycles,
          .configured = std::nullopt,
@@ -139,7 +139,7 @@ class TmaLatency final : public Workload {
 
 }  // namespace
 
-Status register_tma_latency(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+Status register_tma_latency(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads) {
   if (auto st = kernels.add({.name = std::string(kKernel),
                              .description = "one warp loads TMA boxes one at a time, timing each "
                                             "from arrive.expect_tx to the phase's completion",

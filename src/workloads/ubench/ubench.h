@@ -4,10 +4,10 @@
 #pragma once
 
 #include "kernel/registry.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 namespace xpusim::workloads::ubench {
 
-Status register_ubench(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
+Status register_ubench(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads);
 
 }  // namespace xpusim::workloads::ubench

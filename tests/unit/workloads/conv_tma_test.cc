@@ -12,7 +12,8 @@
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/run.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::workloads {
 namespace {
@@ -22,26 +23,18 @@ config::ChipSpec tiny() {
       .value();
 }
 
-Result<std::vector<Measurement>> run(const ParamValues& overrides, bool functional = true) {
-  sim::Simulation sim{1};
-  const config::ChipSpec spec = tiny();
-  auto chip = system::Chip::create(
-      sim, spec,
-      system::ChipOptions{.functional = functional, .timing = system::sm_timing_of(spec)});
-  if (!chip) return chip.errors();
-  kernel::KernelRegistry kernels;
-  WorkloadRegistry workloads;
-  if (auto st = register_all(kernels, workloads); !st) return st.errors();
-  auto w = workloads.find("conv.tma");
-  if (!w) return w.errors();
-  auto values = resolve_params(**w, overrides);
-  if (!values) return values.errors();
-  if (auto st = (*w)->setup(**chip, kernels, *values); !st) return st.errors();
-  sim.run();
-  return (*w)->report(**chip);
+Result<std::vector<system::Measurement>> run(const system::ParamValues& overrides,
+                                             bool functional = true) {
+  auto r = system::run(system::workload_scenario("tiny", "conv.tma", overrides,
+                                                 functional ? system::RunMode::kFunctional
+                                                            : system::RunMode::kTimingOnly),
+                       tiny(), register_all);
+  if (!r) return r.errors();
+  if (!r->ok()) return r->errors;
+  return r->measurements;
 }
 
-std::string describe(const ParamValues& p) {
+std::string describe(const system::ParamValues& p) {
   std::string s;
   for (const auto& [k, v] : p)
     s += k + "=" + std::to_string(v) + " ";
@@ -49,16 +42,17 @@ std::string describe(const ParamValues& p) {
 }
 
 // 2 images of 8 x 8 x 64 channels, 64 filters of 3 x 3, 2 consumers, tile_n 64.
-ParamValues small(ParamValues extra) {
-  ParamValues p{{"n", 2},         {"h", 8},       {"w", 8},      {"c", 64},  {"k", 64},
-                {"r", 3},         {"s", 3},       {"stride", 1}, {"pad", 1}, {"dilation", 1},
-                {"consumers", 2}, {"tile_n", 64}, {"stages", 3}};
+system::ParamValues small(system::ParamValues extra) {
+  system::ParamValues p{{"n", 2},     {"h", 8},        {"w", 8},         {"c", 64},
+                        {"k", 64},    {"r", 3},        {"s", 3},         {"stride", 1},
+                        {"pad", 1},   {"dilation", 1}, {"consumers", 2}, {"tile_n", 64},
+                        {"stages", 3}};
   for (const auto& [k, v] : extra)
     p[k] = v;
   return p;
 }
 
-void expect_verifies(const ParamValues& p) {
+void expect_verifies(const system::ParamValues& p) {
   auto r = run(p);
   ASSERT_TRUE(r.ok()) << describe(p) << ": " << r.error().message;
 }
@@ -97,22 +91,26 @@ TEST(ConvTma, ExpressibleOnlyParametersAreNamedErrors) {
   auto copy = run(small({{"copy", 1}}));
   ASSERT_FALSE(copy.ok());
   EXPECT_EQ(copy.error().message,
-            "conv.tma: copy 1 is gemm.tma's variant; conv.tma loads A with TMA im2col (copy 0)");
+            "workload: conv.tma: copy 1 is gemm.tma's variant; conv.tma loads A with TMA im2col "
+            "(copy 0)");
   auto offsets = run(small({{"dilation", 130}, {"h", 300}, {"w", 8}, {"s", 1}, {"pad", 0}}));
   ASSERT_FALSE(offsets.ok());
-  EXPECT_EQ(offsets.error().message,
-            "conv.tma: (r 3 - 1) x dilation 130 = 260: im2col offsets of a 4-D map are 8 bits "
-            "(at most 255)");
+  EXPECT_EQ(
+      offsets.error().message,
+      "workload: conv.tma: (r 3 - 1) x dilation 130 = 260: im2col offsets of a 4-D map are 8 bits "
+      "(at most 255)");
   auto channels = run(small({{"c", 12}}));
   ASSERT_FALSE(channels.ok());
-  EXPECT_EQ(channels.error().message,
-            "conv.tma: c 12 makes 24 B pixels; a pixel must be a multiple of 16 B (cuda.h "
-            "globalStrides rule)");
+  EXPECT_EQ(
+      channels.error().message,
+      "workload: conv.tma: c 12 makes 24 B pixels; a pixel must be a multiple of 16 B (cuda.h "
+      "globalStrides rule)");
   auto empty = run(small({{"h", 1}, {"pad", 0}}));
   ASSERT_FALSE(empty.ok());
-  EXPECT_EQ(empty.error().message,
-            "conv.tma: h 1 + 2 x pad 0 is smaller than the dilated filter (3 - 1) x 1 + 1; P "
-            "would be empty");
+  EXPECT_EQ(
+      empty.error().message,
+      "workload: conv.tma: h 1 + 2 x pad 0 is smaller than the dilated filter (3 - 1) x 1 + 1; P "
+      "would be empty");
 }
 
 TEST(ConvTma, TimingOnlyRuns) {

@@ -13,7 +13,8 @@
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/run.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::workloads {
 namespace {
@@ -25,34 +26,31 @@ config::ChipSpec tiny() {
 
 // Sets up gemm.mm with `overrides` on a fresh tiny chip, runs it, calls `after_run` (it may
 // touch memory), and returns the report. A setup error comes back as the result.
-Result<std::vector<Measurement>> run(const ParamValues& overrides, bool functional = true,
-                                     const std::function<void(system::Chip&)>& after_run = {}) {
+Result<std::vector<system::Measurement>> run(
+    const system::ParamValues& overrides, bool functional = true,
+    const std::function<void(system::Chip&)>& after_run = {}) {
   sim::Simulation sim{1};
-  const config::ChipSpec spec = tiny();
-  auto chip = system::Chip::create(
-      sim, spec,
-      system::ChipOptions{.functional = functional, .timing = system::sm_timing_of(spec)});
-  if (!chip) return chip.errors();
-  kernel::KernelRegistry kernels;
-  WorkloadRegistry workloads;
-  if (auto st = register_all(kernels, workloads); !st) return st.errors();
-  auto w = workloads.find("gemm.mm");
-  if (!w) return w.errors();
-  auto values = resolve_params(**w, overrides);
-  if (!values) return values.errors();
-  if (auto st = (*w)->setup(**chip, kernels, *values); !st) return st.errors();
-  sim.run();
-  if (after_run) after_run(**chip);
-  return (*w)->report(**chip);
+  auto run =
+      system::Run::create(sim,
+                          system::workload_scenario("tiny", "gemm.mm", overrides,
+                                                    functional ? system::RunMode::kFunctional
+                                                               : system::RunMode::kTimingOnly),
+                          tiny(), register_all);
+  if (!run) return run.errors();
+  const sim::StopReason stop = (*run)->simulate();
+  if (after_run) after_run((*run)->chip());
+  system::RunReport r = (*run)->report(stop);
+  if (!r.ok()) return r.errors;
+  return r.measurements;
 }
 
-ParamValues small(std::uint64_t type, std::uint64_t b_layout) {
+system::ParamValues small(std::uint64_t type, std::uint64_t b_layout) {
   return {{"m", 128},   {"n", 128},    {"k", 128}, {"type", type}, {"b_layout", b_layout},
           {"warps", 4}, {"tile_n", 64}};
 }
 
-double measured(const std::vector<Measurement>& ms, std::string_view name) {
-  for (const Measurement& m : ms)
+double measured(const std::vector<system::Measurement>& ms, std::string_view name) {
+  for (const system::Measurement& m : ms)
     if (m.name == name) return m.measured;
   ADD_FAILURE() << "no measurement " << name;
   return 0;
@@ -111,12 +109,12 @@ TEST(GemmMm, ABadShapeIsANamedSetupError) {
   auto r = run({{"m", 100}, {"n", 128}, {"k", 128}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
-            "gemm.mm: m 100 is not a multiple of the CTA's 128 rows (32 x warps 4)");
+            "workload: gemm.mm: m 100 is not a multiple of the CTA's 128 rows (32 x warps 4)");
   auto s = run({{"m", 128}, {"n", 100}, {"k", 40}, {"tile_n", 64}});
   ASSERT_FALSE(s.ok());
   ASSERT_EQ(s.errors().size(), 2u);
-  EXPECT_EQ(s.errors()[0].message, "gemm.mm: n 100 is not a multiple of tile_n 64");
-  EXPECT_EQ(s.errors()[1].message, "gemm.mm: k 40 is not a multiple of tile_k 32");
+  EXPECT_EQ(s.errors()[0].message, "workload: gemm.mm: n 100 is not a multiple of tile_n 64");
+  EXPECT_EQ(s.errors()[1].message, "workload: gemm.mm: k 40 is not a multiple of tile_k 32");
 }
 
 TEST(GemmMm, TimingOnlyRunsAndReportsCyclesWithTheSameTiming) {

@@ -18,8 +18,9 @@
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
+#include "system/run.h"
+#include "workloads/register_all.h"
 #include "workloads/ubench/common.h"
-#include "workloads/workload.h"
 
 namespace xpusim::workloads {
 namespace {
@@ -31,42 +32,38 @@ config::ChipSpec tiny() {
 
 // Sets up gemm.tma with `overrides` on a fresh tiny chip, runs it, calls `after_run`, and
 // returns the report (or the setup error).
-Result<std::vector<Measurement>> run(const ParamValues& overrides, bool functional = true,
-                                     const std::function<void(system::Chip&)>& after_run = {},
-                                     const std::function<void(config::ChipSpec&)>& tweak = {},
-                                     mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents,
-                                     std::uint32_t set_sampling = 1, double wave_sampling = 0) {
+Result<std::vector<system::Measurement>> run(
+    const system::ParamValues& overrides, bool functional = true,
+    const std::function<void(system::Chip&)>& after_run = {},
+    const std::function<void(config::ChipSpec&)>& tweak = {},
+    mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents, std::uint32_t set_sampling = 1,
+    double wave_sampling = 0) {
   sim::Simulation sim{1};
   config::ChipSpec spec = tiny();
   if (tweak) tweak(spec);
-  auto chip = system::Chip::create(sim, spec,
-                                   system::ChipOptions{.functional = functional,
-                                                       .timing = system::sm_timing_of(spec),
-                                                       .memory_timing = memory_timing,
-                                                       .set_sampling = set_sampling,
-                                                       .wave_sampling = {wave_sampling}});
-  if (!chip) return chip.errors();
-  kernel::KernelRegistry kernels;
-  WorkloadRegistry workloads;
-  if (auto st = register_all(kernels, workloads); !st) return st.errors();
-  auto w = workloads.find("gemm.tma");
-  if (!w) return w.errors();
-  auto values = resolve_params(**w, overrides);
-  if (!values) return values.errors();
-  if (auto st = (*w)->setup(**chip, kernels, *values); !st) return st.errors();
-  sim.run();
-  if (after_run) after_run(**chip);
-  return (*w)->report(**chip);
+  system::Scenario s = system::workload_scenario(
+      "tiny", "gemm.tma", overrides,
+      functional ? system::RunMode::kFunctional : system::RunMode::kTimingOnly);
+  s.memory_timing = memory_timing;
+  s.set_sampling = set_sampling;
+  s.wave_sampling = wave_sampling * 100;  // the scenario's is in percent
+  auto run = system::Run::create(sim, s, spec, register_all);
+  if (!run) return run.errors();
+  const sim::StopReason stop = (*run)->simulate();
+  if (after_run) after_run((*run)->chip());
+  system::RunReport r = (*run)->report(stop);
+  if (!r.ok()) return r.errors;
+  return r.measurements;
 }
 
-double measured(const std::vector<Measurement>& ms, std::string_view name) {
-  for (const Measurement& m : ms)
+double measured(const std::vector<system::Measurement>& ms, std::string_view name) {
+  for (const system::Measurement& m : ms)
     if (m.name == name) return m.measured;
   ADD_FAILURE() << "no measurement " << name;
   return 0;
 }
 
-std::string describe(const ParamValues& p) {
+std::string describe(const system::ParamValues& p) {
   std::string s;
   for (const auto& [k, v] : p)
     s += k + "=" + std::to_string(v) + " ";
@@ -74,14 +71,14 @@ std::string describe(const ParamValues& p) {
 }
 
 // 128 x 128 x 256 with 2 consumers (64-row CTA tiles) unless overridden.
-ParamValues small(ParamValues extra) {
-  ParamValues p{{"m", 128}, {"n", 128}, {"k", 256}, {"consumers", 2}, {"tile_n", 64}};
+system::ParamValues small(system::ParamValues extra) {
+  system::ParamValues p{{"m", 128}, {"n", 128}, {"k", 256}, {"consumers", 2}, {"tile_n", 64}};
   for (const auto& [k, v] : extra)
     p[k] = v;
   return p;
 }
 
-void expect_verifies(const ParamValues& p) {
+void expect_verifies(const system::ParamValues& p) {
   auto r = run(p);
   ASSERT_TRUE(r.ok()) << describe(p) << ": " << r.error().message;
   const std::uint64_t m = p.at("m"), n = p.at("n"), k = p.at("k");
@@ -174,7 +171,7 @@ TEST(GemmTma, CyclesGrowWithK) {
 // (4 slices x 64 B per cycle) every GEMM here is bound by the L2 first (each 64x64 CTA tile
 // reads its A and B panels through it). These small GEMMs also pay pipeline latency (they run
 // 2-4x above both bounds), so the test checks which resource they respond to, not the ratio.
-double cycles_with(const ParamValues& p, double hbm_scale, double tensor_scale) {
+double cycles_with(const system::ParamValues& p, double hbm_scale, double tensor_scale) {
   auto r = run(p, false, {}, [&](config::ChipSpec& s) {
     s.l2.slice_bytes_per_cycle *= 8;
     s.hbm.bandwidth_bytes_per_s =
@@ -189,12 +186,14 @@ double cycles_with(const ParamValues& p, double hbm_scale, double tensor_scale) 
 TEST(GemmTma, BandwidthAndComputeBoundRegimesFollowTheRoofline) {
   // 64 x 1024 x 1024: 134 Mflop over 2 MiB of B read once from HBM (~64 flop/B, below the
   // ridge of 32 768 flop per cycle / 200 B per cycle = 164 flop/B): memory-bound.
-  const ParamValues thin{{"m", 64}, {"n", 1024}, {"k", 1024}, {"consumers", 2}, {"tile_n", 64}};
+  const system::ParamValues thin{
+      {"m", 64}, {"n", 1024}, {"k", 1024}, {"consumers", 2}, {"tile_n", 64}};
   const double thin_base = cycles_with(thin, 1, 1);
   EXPECT_GT(cycles_with(thin, 0.5, 1), 1.25 * thin_base);
   EXPECT_LT(cycles_with(thin, 1, 0.5), 1.05 * thin_base);
   // 512 x 512 x 512: 268 Mflop over 1 MiB of A and B (~256 flop/B): compute-bound.
-  const ParamValues fat{{"m", 512}, {"n", 512}, {"k", 512}, {"consumers", 2}, {"tile_n", 64}};
+  const system::ParamValues fat{
+      {"m", 512}, {"n", 512}, {"k", 512}, {"consumers", 2}, {"tile_n", 64}};
   const double fat_base = cycles_with(fat, 1, 1);
   EXPECT_GT(cycles_with(fat, 1, 0.5), 1.25 * fat_base);
   EXPECT_LT(cycles_with(fat, 0.5, 1), 1.08 * fat_base);
@@ -260,8 +259,9 @@ TEST(GemmTma, WarpgroupMmVerifiesAndFetchesBOncePerWarpgroup) {
 // wait for their A registers where the reference does not: they waited 5 368 cycles (against
 // 9) while a credited box's wavefronts queued behind the shared accesses booked meanwhile.
 TEST(GemmTma, TransactionTimingMatchesEventsOnABusyH100) {
-  const ParamValues p{{"m", 2048},     {"n", 2048},      {"k", 512},       {"consumers", 8},
-                      {"tile_n", 128}, {"cluster_m", 2}, {"multicast", 1}, {"warpgroup_mm", 1}};
+  const system::ParamValues p{{"m", 2048},      {"n", 2048},        {"k", 512},
+                              {"consumers", 8}, {"tile_n", 128},    {"cluster_m", 2},
+                              {"multicast", 1}, {"warpgroup_mm", 1}};
   const auto h100 = [](config::ChipSpec& s) {
     s = config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/h100-sxm5.yaml")
             .value();
@@ -292,8 +292,9 @@ TEST(GemmTma, TransactionTimingMatchesEventsOnABusyH100) {
 // GEMM kept only 41 % of its write-backs). There the cycles are 6 % short:
 // docs/memory-hierarchy.md.
 TEST(GemmTma, SetSamplingMatchesEventsOnABusyH100) {
-  const ParamValues p{{"m", 2048},     {"n", 2048},      {"k", 512},       {"consumers", 8},
-                      {"tile_n", 128}, {"cluster_m", 2}, {"multicast", 1}, {"warpgroup_mm", 1}};
+  const system::ParamValues p{{"m", 2048},      {"n", 2048},        {"k", 512},
+                              {"consumers", 8}, {"tile_n", 128},    {"cluster_m", 2},
+                              {"multicast", 1}, {"warpgroup_mm", 1}};
   struct Figures {
     double cycles = 0, reads = 0, hbm_sectors = 0, writes = 0, writebacks = 0, tma_requests = 0;
   };
@@ -365,8 +366,8 @@ TEST(GemmTma, BadSetSamplingIsANamedError) {
 // down to 32.0 k). Skipping the middle waves once three agree must still give the full run's
 // cycles within 1.5 %, its TMA bytes exactly and its HBM traffic and mm count within 2 %.
 TEST(GemmTma, WaveSamplingGivesTheFullRunsFiguresOnATinyChip) {
-  const ParamValues p{{"m", 4096},     {"n", 2048},      {"k", 1024},     {"consumers", 4},
-                      {"tile_n", 256}, {"cluster_m", 2}, {"multicast", 1}};
+  const system::ParamValues p{{"m", 4096},     {"n", 2048},      {"k", 1024},     {"consumers", 4},
+                              {"tile_n", 256}, {"cluster_m", 2}, {"multicast", 1}};
   struct Figures {
     double cycles = 0, mm = 0, tma = 0, hbm = 0, skipped = 0;
   };
@@ -423,24 +424,26 @@ TEST(GemmTma, BadParametersAreNamedSetupErrors) {
   auto shape = run({{"m", 100}, {"n", 96}, {"k", 100}, {"tile_n", 64}});
   ASSERT_FALSE(shape.ok());
   ASSERT_EQ(shape.errors().size(), 3u);
-  EXPECT_EQ(shape.errors()[0].message,
-            "gemm.tma: m 100 is not a multiple of 128 (tile rows 128 = 32 x consumers 4, x "
-            "cluster_m 1)");
+  EXPECT_EQ(
+      shape.errors()[0].message,
+      "workload: gemm.tma: m 100 is not a multiple of 128 (tile rows 128 = 32 x consumers 4, x "
+      "cluster_m 1)");
   EXPECT_EQ(shape.errors()[1].message,
-            "gemm.tma: n 96 is not a multiple of 64 (tile_n 64 x cluster_n 1)");
-  EXPECT_EQ(shape.errors()[2].message, "gemm.tma: k 100 is not a multiple of tile_k 64");
+            "workload: gemm.tma: n 96 is not a multiple of 64 (tile_n 64 x cluster_n 1)");
+  EXPECT_EQ(shape.errors()[2].message, "workload: gemm.tma: k 100 is not a multiple of tile_k 64");
 
   auto mc = run(small({{"multicast", 1}}));
   ASSERT_FALSE(mc.ok());
   EXPECT_EQ(mc.error().message,
-            "gemm.tma: multicast 1 needs a cluster of more than one CTA (cluster_m or "
+            "workload: gemm.tma: multicast 1 needs a cluster of more than one CTA (cluster_m or "
             "cluster_n > 1)");
 
   auto tn = run(small({{"tile_n", 48}}));
   ASSERT_FALSE(tn.ok());
-  EXPECT_EQ(tn.error().message,
-            "gemm.tma: tile_n 48 is not a multiple of 32 (above 32, C leaves in 32-column "
-            "boxes)");
+  EXPECT_EQ(
+      tn.error().message,
+      "workload: gemm.tma: tile_n 48 is not a multiple of 32 (above 32, C leaves in 32-column "
+      "boxes)");
 
   auto smem = run(small({{"tile_n", 256}, {"consumers", 8}, {"stages", 8}}));
   ASSERT_FALSE(smem.ok());
@@ -451,13 +454,15 @@ TEST(GemmTma, BadParametersAreNamedSetupErrors) {
   auto wg = run(small({{"warpgroup_mm", 1}}));  // 2 consumers
   ASSERT_FALSE(wg.ok());
   EXPECT_EQ(wg.error().message,
-            "gemm.tma: warpgroup_mm 1 needs consumers a multiple of 4 (a warpgroup is 4 warps), "
+            "workload: gemm.tma: warpgroup_mm 1 needs consumers a multiple of 4 (a warpgroup is 4 "
+            "warps), "
             "got 2");
 
   auto swz = run(small({{"tile_k", 128}}));
   ASSERT_FALSE(swz.ok());
   EXPECT_EQ(swz.error().message,
-            "gemm.tma: tile_k 128 makes 256 B rows; swizzle 1 (SWIZZLE_128B) needs at most 128 B");
+            "workload: gemm.tma: tile_k 128 makes 256 B rows; swizzle 1 (SWIZZLE_128B) needs at "
+            "most 128 B");
 }
 
 }  // namespace

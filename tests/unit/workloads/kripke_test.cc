@@ -10,7 +10,8 @@
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/run.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::workloads {
 namespace {
@@ -21,24 +22,17 @@ struct Figure {
 };
 
 std::map<std::string, Figure> run_kripke(system::DispatchMode mode) {
-  sim::Simulation sim{1};
   const config::ChipSpec spec =
       config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-  auto chip =
-      system::Chip::create(sim, spec, system::ChipOptions{.queues = {{.dispatch = mode}}}).value();
-  kernel::KernelRegistry kernels;
-  WorkloadRegistry workloads;
-  EXPECT_TRUE(register_all(kernels, workloads).ok());
-  Workload* w = workloads.find("kripke").value();
-  const auto values =
-      resolve_params(*w, {{"iterations", 6}, {"elements", 512}, {"ctas", 2}}).value();
-  EXPECT_TRUE(w->setup(*chip, kernels, values).ok());
-  sim.run();
-  auto report = w->report(*chip);
+  system::Scenario s = system::workload_scenario(
+      "tiny", "kripke", {{"iterations", 6}, {"elements", 512}, {"ctas", 2}});
+  s.queues = {{.dispatch = mode}};
+  auto report = system::run(s, spec, register_all);
   EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().message);
   std::map<std::string, Figure> out;
   if (!report.ok()) return out;
-  for (const Measurement& m : *report)
+  EXPECT_TRUE(report->ok()) << (report->ok() ? "" : report->errors.front().message);
+  for (const system::Measurement& m : report->measurements)
     out[m.name] = {.measured = m.measured, .configured = m.configured.value_or(-1)};
   return out;
 }

@@ -13,7 +13,8 @@
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/run.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::workloads {
 namespace {
@@ -21,29 +22,18 @@ namespace {
 using Figures = std::map<std::string, double>;
 
 // Runs one workload on a fresh tiny chip; its measurements by name (printed).
-Figures run(std::string_view name, const ParamValues& overrides, bool functional = true) {
-  sim::Simulation sim{1};
+Figures run(std::string_view name, const system::ParamValues& overrides, bool functional = true) {
   const config::ChipSpec spec =
       config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-  auto chip = system::Chip::create(
-      sim, spec,
-      system::ChipOptions{.functional = functional, .timing = system::sm_timing_of(spec)});
-  EXPECT_TRUE(chip.ok());
-  kernel::KernelRegistry kernels;
-  WorkloadRegistry workloads;
-  EXPECT_TRUE(register_all(kernels, workloads).ok());
-  auto w = workloads.find(name);
-  EXPECT_TRUE(w.ok());
-  auto values = resolve_params(**w, overrides);
-  EXPECT_TRUE(values.ok()) << (values.ok() ? "" : values.error().message);
-  auto st = (*w)->setup(**chip, kernels, *values);
-  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().message);
-  sim.run();
-  auto report = (*w)->report(**chip);
+  auto report = system::run(system::workload_scenario("tiny", name, overrides,
+                                                      functional ? system::RunMode::kFunctional
+                                                                 : system::RunMode::kTimingOnly),
+                            spec, register_all);
   EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().message);
   Figures out;
   if (!report.ok()) return out;
-  for (const Measurement& m : *report) {
+  EXPECT_TRUE(report->ok()) << (report->ok() ? "" : report->errors.front().message);
+  for (const system::Measurement& m : report->measurements) {
     std::cout << "  " << name << ": " << m.name << " = " << m.measured << " " << m.unit << "\n";
     out[m.name] = m.measured;
   }

@@ -13,7 +13,8 @@
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/run.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::workloads {
 namespace {
@@ -26,50 +27,39 @@ config::ChipSpec chip_spec(const std::string& name) {
 
 // Registers everything, runs one workload on a fresh chip (the H100 unless `chip` names
 // another config) and returns its report.
-Result<std::vector<Measurement>> run(std::string_view name, const ParamValues& overrides = {},
-                                     bool functional = true,
-                                     const std::string& chip_name = "h100-sxm5") {
-  sim::Simulation sim{1};
-  const config::ChipSpec spec = chip_spec(chip_name);
-  auto chip = system::Chip::create(
-      sim, spec,
-      system::ChipOptions{.functional = functional, .timing = system::sm_timing_of(spec)});
-  if (!chip) return chip.errors();
-  kernel::KernelRegistry kernels;
-  WorkloadRegistry workloads;
-  if (auto st = register_all(kernels, workloads); !st) return st.errors();
-  auto w = workloads.find(name);
-  if (!w) return w.errors();
-  auto values = resolve_params(**w, overrides);
-  if (!values) return values.errors();
-  if (auto st = (*w)->setup(**chip, kernels, *values); !st) return st.errors();
-  sim.run();
-  auto report = (*w)->report(**chip);
-  if (report) {
-    for (const Measurement& m : *report) {
-      std::cout << "  " << name << ": " << m.name << " = " << m.measured << " " << m.unit
-                << " (configured " << m.configured.value_or(-1) << "; " << m.note << ")\n";
-    }
+Result<std::vector<system::Measurement>> run(std::string_view name,
+                                             const system::ParamValues& overrides = {},
+                                             bool functional = true,
+                                             const std::string& chip_name = "h100-sxm5") {
+  auto r = system::run(system::workload_scenario(chip_name, name, overrides,
+                                                 functional ? system::RunMode::kFunctional
+                                                            : system::RunMode::kTimingOnly),
+                       chip_spec(chip_name), register_all);
+  if (!r) return r.errors();
+  if (!r->ok()) return r->errors;
+  for (const system::Measurement& m : r->measurements) {
+    std::cout << "  " << name << ": " << m.name << " = " << m.measured << " " << m.unit
+              << " (configured " << m.configured.value_or(-1) << "; " << m.note << ")\n";
   }
-  return report;
+  return r->measurements;
 }
 
 // The first measurement, which every workload gives; the test fails if the run did not.
-Measurement first(std::string_view name, const ParamValues& overrides = {}) {
+system::Measurement first(std::string_view name, const system::ParamValues& overrides = {}) {
   auto r = run(name, overrides);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   if (!r.ok() || r->empty()) return {};
   return r->front();
 }
 
-void expect_within(const Measurement& m, double tolerance) {
+void expect_within(const system::Measurement& m, double tolerance) {
   ASSERT_TRUE(m.configured.has_value()) << m.name;
   EXPECT_NEAR(m.measured, *m.configured, tolerance * *m.configured) << m.name << ": " << m.note;
 }
 
 TEST(Ubench, EveryWorkloadIsRegisteredWithItsKernel) {
   kernel::KernelRegistry kernels;
-  WorkloadRegistry workloads;
+  system::WorkloadRegistry workloads;
   ASSERT_TRUE(register_all(kernels, workloads).ok());
   for (const char* name :
        {"ubench.l1_latency", "ubench.l2_latency", "ubench.hbm_latency", "ubench.shared_latency",
@@ -79,7 +69,7 @@ TEST(Ubench, EveryWorkloadIsRegisteredWithItsKernel) {
     auto w = workloads.find(name);
     ASSERT_TRUE(w.ok()) << name;
     EXPECT_FALSE((*w)->description().empty()) << name;
-    EXPECT_TRUE(resolve_params(**w, {}).ok()) << name;  // the defaults are in range
+    EXPECT_TRUE(system::resolve_params(**w, {}).ok()) << name;  // the defaults are in range
   }
   for (const char* kernel :
        {"ubench.pointer_chase", "ubench.shared_chase", "ubench.stream_read", "ubench.bank_stride",
@@ -89,9 +79,10 @@ TEST(Ubench, EveryWorkloadIsRegisteredWithItsKernel) {
 }
 
 TEST(Ubench, GlobalLatenciesAreOrderedAndMatchTheConfiguredPath) {
-  const Measurement l1 = first("ubench.l1_latency");
-  const Measurement l2 = first("ubench.l2_latency", {{"footprint", 1 << 20}, {"hops", 512}});
-  const Measurement hbm = first("ubench.hbm_latency", {{"hops", 256}});
+  const system::Measurement l1 = first("ubench.l1_latency");
+  const system::Measurement l2 =
+      first("ubench.l2_latency", {{"footprint", 1 << 20}, {"hops", 512}});
+  const system::Measurement hbm = first("ubench.hbm_latency", {{"hops", 256}});
   EXPECT_LT(l1.measured, l2.measured);
   EXPECT_LT(l2.measured, hbm.measured);
   expect_within(l1, 0.03);
@@ -100,13 +91,13 @@ TEST(Ubench, GlobalLatenciesAreOrderedAndMatchTheConfiguredPath) {
 }
 
 TEST(Ubench, SharedLatencyMatchesTheSmTimingAndBeatsL1) {
-  const Measurement shared = first("ubench.shared_latency", {{"hops", 256}});
+  const system::Measurement shared = first("ubench.shared_latency", {{"hops", 256}});
   expect_within(shared, 0.05);
   EXPECT_LT(shared.measured, first("ubench.l1_latency", {{"hops", 256}}).measured);
 }
 
 TEST(Ubench, DsmemLatencyIsARoundTripAndSlowerThanShared) {
-  const Measurement dsmem = first("ubench.dsmem_latency", {{"hops", 64}});
+  const system::Measurement dsmem = first("ubench.dsmem_latency", {{"hops", 64}});
   expect_within(dsmem, 0.03);
   EXPECT_GT(dsmem.measured, first("ubench.shared_latency", {{"hops", 64}}).measured);
 }
@@ -120,10 +111,10 @@ TEST(Ubench, BandwidthsReachMostOfTheConfiguredPeakInBothModes) {
     auto functional = run(name);
     ASSERT_TRUE(functional.ok()) << functional.error().message;
     ASSERT_EQ(functional->size(), 4u);
-    const Measurement& steady = (*functional)[0];
-    const Measurement& whole = (*functional)[1];
-    const Measurement& l2_hits = (*functional)[2];
-    const Measurement& l1_hits = (*functional)[3];
+    const system::Measurement& steady = (*functional)[0];
+    const system::Measurement& whole = (*functional)[1];
+    const system::Measurement& l2_hits = (*functional)[2];
+    const system::Measurement& l1_hits = (*functional)[3];
     ASSERT_TRUE(steady.configured.has_value());
     EXPECT_GE(steady.measured, 0.70 * *steady.configured) << name;
     EXPECT_LE(steady.measured, 1.01 * *steady.configured) << name;
@@ -152,18 +143,18 @@ TEST(Ubench, BankConflictWavefrontsFollowTheGcdRuleForEveryStride) {
 
 TEST(Ubench, BadParametersAreNamedErrors) {
   kernel::KernelRegistry kernels;
-  WorkloadRegistry workloads;
+  system::WorkloadRegistry workloads;
   ASSERT_TRUE(register_all(kernels, workloads).ok());
-  Workload* l2 = workloads.find("ubench.l2_latency").value();
-  auto unknown = resolve_params(*l2, {{"footprnt", 1}});
+  system::Workload* l2 = workloads.find("ubench.l2_latency").value();
+  auto unknown = system::resolve_params(*l2, {{"footprnt", 1}});
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("footprint"), std::string::npos)
       << unknown.error().message;
-  auto range = resolve_params(*l2, {{"warmup", 2}});
+  auto range = system::resolve_params(*l2, {{"warmup", 2}});
   ASSERT_FALSE(range.ok());
   EXPECT_NE(range.error().message.find("warmup = 2"), std::string::npos) << range.error().message;
   // In range one by one, but not together or not for this level: setup says why.
-  const auto setup_error = [](std::string_view name, const ParamValues& p) {
+  const auto setup_error = [](std::string_view name, const system::ParamValues& p) {
     auto r = run(name, p);
     return r.ok() ? std::string() : r.error().message;
   };
@@ -186,9 +177,9 @@ TEST(Ubench, BadParametersAreNamedErrors) {
 }
 
 // The measurement of a report by name (the test fails if it is missing).
-double measured(const std::vector<Measurement>& r, std::string_view name) {
-  const auto m =
-      std::find_if(r.begin(), r.end(), [&](const Measurement& x) { return x.name == name; });
+double measured(const std::vector<system::Measurement>& r, std::string_view name) {
+  const auto m = std::find_if(r.begin(), r.end(),
+                              [&](const system::Measurement& x) { return x.name == name; });
   EXPECT_NE(m, r.end()) << name;
   return m == r.end() ? 0.0 : m->measured;
 }
@@ -207,9 +198,9 @@ TEST(Ubench, HbmLoadedProbeMatchesTheColdChaseAndTheBackgroundRunsToItsEnd) {
                                        {"hops", 16},
                                        {"delay_ns", 500}});
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-    return r.ok() ? *r : std::vector<Measurement>{};
+    return r.ok() ? *r : std::vector<system::Measurement>{};
   };
-  const std::vector<Measurement> alone = loaded(0, 1, 32);
+  const std::vector<system::Measurement> alone = loaded(0, 1, 32);
   // The chase's first 16 lines are all in the near partition (its note says so).
   auto chase = run("ubench.hbm_latency", {{"hops", 16}});
   ASSERT_TRUE(chase.ok()) << chase.error().message;
@@ -221,7 +212,7 @@ TEST(Ubench, HbmLoadedProbeMatchesTheColdChaseAndTheBackgroundRunsToItsEnd) {
   EXPECT_NEAR(measured(alone, "probe latency max"), chase_ns + far_ns, 0.05 * chase_ns);
   EXPECT_EQ(measured(alone, "background bandwidth"), 0.0);
 
-  const std::vector<Measurement> sum = loaded(1, 4, 512);
+  const std::vector<system::Measurement> sum = loaded(1, 4, 512);
   const double bw = measured(sum, "background bandwidth");
   EXPECT_GT(bw, 1500.0);
   EXPECT_LT(bw, 3350.0 * 1.01);  // h100-sxm5's HBM peak
@@ -239,9 +230,10 @@ TEST(Ubench, HbmLoadedProbeMatchesTheColdChaseAndTheBackgroundRunsToItsEnd) {
 
   auto tiny = run("ubench.hbm_loaded", {{"footprint", 4096}});
   ASSERT_FALSE(tiny.ok());
-  EXPECT_EQ(tiny.error().message,
-            "ubench.hbm_loaded: footprint 4096 must hold an element for each of the grid's "
-            "135168 threads (4 B each)");
+  EXPECT_EQ(
+      tiny.error().message,
+      "workload: ubench.hbm_loaded: footprint 4096 must hold an element for each of the grid's "
+      "135168 threads (4 B each)");
   auto timing_only = run("ubench.hbm_loaded", {}, false);
   ASSERT_FALSE(timing_only.ok());
   EXPECT_NE(timing_only.error().message.find("functional"), std::string::npos);
@@ -291,8 +283,8 @@ TEST(Ubench, TheSiliconConfigReproducesTheH100Measurements) {
     const bool functional = std::string_view(w.unit) != "GB/s";
     auto r = run(w.workload, {}, functional, "h100-sxm5-silicon");
     ASSERT_TRUE(r.ok()) << r.error().message;
-    const auto m =
-        std::find_if(r->begin(), r->end(), [&](const Measurement& x) { return x.unit == w.unit; });
+    const auto m = std::find_if(r->begin(), r->end(),
+                                [&](const system::Measurement& x) { return x.unit == w.unit; });
     ASSERT_NE(m, r->end());
     EXPECT_NEAR(m->measured, w.silicon, w.tolerance * w.silicon) << m->note;
   }
@@ -315,7 +307,7 @@ TEST(Ubench, TmaBoxLatencyIsOrderedAndNearTheH100s) {
   auto bad = run("ubench.tma_latency", {{"box", 12}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
-            "ubench.tma_latency: box = 12: must be a multiple of 8 (16 B rows)");
+            "workload: ubench.tma_latency: box = 12: must be a multiple of 8 (16 B rows)");
 }
 
 }  // namespace

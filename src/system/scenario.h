@@ -46,9 +46,9 @@
 #include "kernel/registry.h"
 #include "sim/result.h"
 #include "system/chip.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
 
-namespace xpusim::workloads {
+namespace xpusim::system {
 
 enum class RunMode { kFunctional, kTimingOnly };
 std::string_view to_string(RunMode m);
@@ -118,7 +118,7 @@ inline constexpr double kMaxWaveSamplingPercent = 50;
 inline constexpr std::uint64_t kDefaultTraceMaxEvents = 200'000;
 
 struct Scenario {
-  std::string source;         // the file name used in messages
+  std::string source;         // the file name used in messages ("": none, a scenario in code)
   std::filesystem::path dir;  // the file's folder: relative chip paths start here
 
   std::string chip;
@@ -193,6 +193,11 @@ Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view so
 // Same from a file (its name in messages, its folder for relative chip paths).
 Result<Scenario> load_scenario_file(const std::filesystem::path& path);
 
+// A scenario in code, for tests and benchmarks: what a file with `chip:`, `workload:`,
+// `params:` and `mode:` says (no source name: its errors start at the key).
+Scenario workload_scenario(std::string_view chip, std::string_view workload,
+                           const ParamValues& params, RunMode mode = RunMode::kFunctional);
+
 // What a loaded scenario runs, in order: its `runs`, or the scenario itself when it has none.
 std::vector<Scenario> scenario_runs(const Scenario& s);
 
@@ -232,8 +237,11 @@ Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::Kerne
 // Host setup before the simulation: a workload's setup(), or the buffers filled (functional
 // mode only: timing-only moves no data) and the kernel (or the graph's kernels) launched. Errors,
 // located: buffers that do not fit the chip's memory, a launch the chip rejects (resources, cluster
-// shape), a workload's setup error. `seed` seeds random32 fills.
-Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip& chip,
-                      const kernel::KernelRegistry& kernels, std::uint64_t seed);
+// shape), a workload's setup error. `seed` seeds random32 fills. Returns the chip's launch ids:
+// the kernel's, the graph's in Scenario::graph order, or the workload's launches.
+Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const ResolvedScenario& r,
+                                                  system::Chip& chip,
+                                                  const kernel::KernelRegistry& kernels,
+                                                  std::uint64_t seed);
 
-}  // namespace xpusim::workloads
+}  // namespace xpusim::system

@@ -1,4 +1,4 @@
-#include "workloads/scenario.h"
+#include "system/scenario.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +10,7 @@
 #include <charconv>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <span>
 #include <sstream>
@@ -21,7 +22,7 @@
 #include "sched/policy.h"
 #include "sim/suggest.h"
 
-namespace xpusim::workloads {
+namespace xpusim::system {
 
 using config::SourcePos;
 
@@ -71,7 +72,7 @@ std::string Scenario::what() const {
 Error Scenario::error_at(SourcePos pos, std::string_view key, std::string_view message) const {
   std::string text = source;
   if (pos.line > 0) text += fmt::format(":{}:{}", pos.line, pos.column);
-  text += ": ";
+  if (!text.empty()) text += ": ";
   if (!key.empty()) text += fmt::format("{}: ", key);
   text += message;
   return Error{std::move(text)};
@@ -1176,6 +1177,17 @@ Result<Scenario> load_scenario_file(const std::filesystem::path& path) {
   return s;
 }
 
+Scenario workload_scenario(std::string_view chip, std::string_view workload,
+                           const ParamValues& params, RunMode mode) {
+  Scenario s;
+  s.chip = chip;
+  s.workload = workload;
+  s.mode = mode;
+  for (const auto& [name, value] : params)
+    s.params[name] = ScenarioParam{.value = value, .pos = {}, .flag = {}};
+  return s;
+}
+
 std::vector<Scenario> scenario_runs(const Scenario& s) {
   if (!s.runs.empty()) return s.runs;
   return {s};
@@ -1374,8 +1386,10 @@ Status fill_buffer(mem::GlobalMemory& memory, const ScenarioBuffer& b, std::uint
 
 }  // namespace
 
-Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip& chip,
-                      const kernel::KernelRegistry& kernels, std::uint64_t seed) {
+Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const ResolvedScenario& r,
+                                                  system::Chip& chip,
+                                                  const kernel::KernelRegistry& kernels,
+                                                  std::uint64_t seed) {
   if (s.is_workload()) {
     if (auto st = r.workload->setup(chip, kernels, r.params); !st) {
       // A run's setup error points at the run, whose parameters it may be about.
@@ -1388,7 +1402,9 @@ Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip
       }
       return errors;
     }
-    return Ok{};
+    std::vector<std::uint32_t> ids(chip.launches());
+    std::iota(ids.begin(), ids.end(), 0u);
+    return ids;
   }
   const std::uint64_t capacity = chip.spec().hbm.capacity_bytes;
   for (const ScenarioBuffer& b : s.buffers) {
@@ -1413,7 +1429,7 @@ Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip
   if (!s.is_graph()) {
     auto id = chip.launch(*r.kernel, s.launch, r.args, {}, {.queue = s.launch_queue});
     if (!id) return s.error_at(s.launch_pos, "launch", id.error().message);
-    return Ok{};
+    return std::vector<std::uint32_t>{*id};
   }
   // The graph in launch order: a producer another queue waits for gets a completion signal.
   std::vector<std::uint32_t> ids;
@@ -1436,7 +1452,7 @@ Status setup_scenario(const Scenario& s, const ResolvedScenario& r, system::Chip
     }
     ids.push_back(*id);
   }
-  return Ok{};
+  return ids;
 }
 
-}  // namespace xpusim::workloads
+}  // namespace xpusim::system

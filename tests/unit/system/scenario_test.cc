@@ -1,8 +1,8 @@
-// The scenario loader (workloads/scenario.h): good files of both kinds, every class of bad
+// The scenario loader (system/scenario.h): good files of both kinds, every class of bad
 // input as one located line with its exact text, name resolution against the registries (a
 // test workload here, so that these tests do not depend on the microbenchmarks), and the host
 // setup on the tiny chip (buffers placed and filled, launches the chip rejects).
-#include "workloads/scenario.h"
+#include "system/scenario.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -17,9 +17,10 @@
 
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
+#include "system/run.h"
 #include "workloads/kernels.h"
 
-namespace xpusim::workloads {
+namespace xpusim::system {
 namespace {
 
 namespace fs = std::filesystem;
@@ -53,7 +54,7 @@ class TestWorkload : public Workload {
              .max = 1 << 20},
             {.name = "ctas", .description = "grid size", .default_value = 2, .min = 1, .max = 64}};
   }
-  Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
+  Status setup(Chip& chip, const kernel::KernelRegistry& kernels,
                const ParamValues& values) override {
     if (values.at("bytes") % 4 != 0) {
       return Error{fmt::format("bytes = {} is not a multiple of 4", values.at("bytes"))};
@@ -67,14 +68,18 @@ class TestWorkload : public Workload {
     if (!id) return id.errors();
     return Ok{};
   }
-  Result<std::vector<Measurement>> report(system::Chip&) override {
-    return std::vector<Measurement>{};
-  }
+  Result<std::vector<Measurement>> report(Chip&) override { return std::vector<Measurement>{}; }
 };
+
+// The registrar of these tests: the generic kernels and the stand-in workload.
+Status register_for_tests(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+  if (auto st = workloads::register_kernels(kernels); !st) return st;
+  return workloads.add(std::make_unique<TestWorkload>());
+}
 
 struct Registries {
   Registries() {
-    EXPECT_TRUE(register_kernels(kernels).ok());
+    EXPECT_TRUE(workloads::register_kernels(kernels).ok());
     EXPECT_TRUE(workloads.add(std::make_unique<TestWorkload>()).ok());
   }
   kernel::KernelRegistry kernels;
@@ -422,17 +427,17 @@ struct TinyChip {
   explicit TinyChip(bool functional = true, std::optional<std::uint32_t> store_queue = {}) {
     spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
     if (store_queue) spec.sm.store_queue = *store_queue;
-    chip = system::Chip::create(sim, spec,
-                                system::ChipOptions{.functional = functional,
-                                                    .policy = "waterfill",
-                                                    .timing = system::sm_timing_of(spec),
-                                                    .distributor = {},
-                                                    .max_touched_bytes = 1 << 30})
+    chip = Chip::create(sim, spec,
+                        ChipOptions{.functional = functional,
+                                    .policy = "waterfill",
+                                    .timing = sm_timing_of(spec),
+                                    .distributor = {},
+                                    .max_touched_bytes = 1 << 30})
                .value();
   }
   sim::Simulation sim{1};
   config::ChipSpec spec;
-  std::unique_ptr<system::Chip> chip;
+  std::unique_ptr<Chip> chip;
 };
 
 TEST(Scenario, SetupFillsTheBuffersAndTheCopyVerifies) {
@@ -449,16 +454,15 @@ TEST(Scenario, SetupFillsTheBuffersAndTheCopyVerifies) {
   EXPECT_EQ(head[3], 1003u);
   t.sim.run();
   ASSERT_TRUE(t.chip->all_done());
-  const auto v = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, s.launch);
-  ASSERT_TRUE(v.has_value());
-  ASSERT_TRUE(v->ok()) << v->error().message;
-  EXPECT_EQ(**v, "dst == src over 1024 u32 elements");
+  const auto v = resolved->kernel->check(t.chip->memory(), resolved->args, s.launch);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(*v, "dst == src over 1024 u32 elements");
   // A wrong element is named.
   const std::uint32_t bad = 5;
   ASSERT_TRUE(t.chip->memory().write(0x1030'0000 + 4 * 17, std::as_bytes(std::span(&bad, 1))).ok());
-  const auto w = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, s.launch);
-  ASSERT_FALSE(w->ok());
-  EXPECT_EQ(w->error().message,
+  const auto w = resolved->kernel->check(t.chip->memory(), resolved->args, s.launch);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().message,
             "stream_copy: dst[17] = 0x5 at 0x10300044, expected src[17] = 0x11 (at 0x10000044)");
 }
 
@@ -489,8 +493,8 @@ args: [{ptr: dst}, {u64: 3200}]
     XPUSIM_CHECK(t.chip->all_done(), "fill done");
     return t.chip->clock().cycle_at(t.sim.now());
   };
-  const core::SmTiming tm = system::sm_timing_of(
-      config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value());
+  const core::SmTiming tm =
+      sm_timing_of(config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value());
   const std::uint64_t loop = 100 * (tm.lsu_issue_cycles + 12 * tm.alu_latency);
   const std::uint64_t posted = cycles(32);
   EXPECT_GT(posted, loop);
@@ -522,16 +526,15 @@ args: [{ptr: src}, {u64: 1000}, {ptr: out}]
                     .read(0x1010'0000 + 4 * 5, std::as_writable_bytes(std::span(&out5, 1)))
                     .ok());
     EXPECT_EQ(out5, 5u + 197 + 389 + 581 + 773 + 965);
-    const auto v = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, sum.launch);
-    ASSERT_TRUE(v.has_value());
-    ASSERT_TRUE(v->ok()) << v->error().message;
-    EXPECT_EQ(**v, "out == per-thread sums over 1000 u32 elements");
+    const auto v = resolved->kernel->check(t.chip->memory(), resolved->args, sum.launch);
+    ASSERT_TRUE(v.ok()) << v.error().message;
+    EXPECT_EQ(*v, "out == per-thread sums over 1000 u32 elements");
     const std::uint32_t bad = 1;
     ASSERT_TRUE(
         t.chip->memory().write(0x1010'0000 + 4 * 191, std::as_bytes(std::span(&bad, 1))).ok());
-    const auto w = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, sum.launch);
-    ASSERT_FALSE(w->ok());
-    EXPECT_EQ(w->error().message, "stream_sum: out[191] = 0x1 at 0x101002fc, expected 0xb3b");
+    const auto w = resolved->kernel->check(t.chip->memory(), resolved->args, sum.launch);
+    ASSERT_FALSE(w.ok());
+    EXPECT_EQ(w.error().message, "stream_sum: out[191] = 0x1 at 0x101002fc, expected 0xb3b");
   }
   const Scenario fill = load(R"(
 chip: tiny
@@ -547,10 +550,9 @@ args: [{ptr: dst}, {u64: 1000}]
   ASSERT_TRUE(setup_scenario(fill, *resolved, *t.chip, r.kernels, 7).ok());
   t.sim.run();
   ASSERT_TRUE(t.chip->all_done());
-  const auto v = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, fill.launch);
-  ASSERT_TRUE(v.has_value());
-  ASSERT_TRUE(v->ok()) << v->error().message;
-  EXPECT_EQ(**v, "dst[i] == i over 1000 u32 elements");
+  const auto v = resolved->kernel->check(t.chip->memory(), resolved->args, fill.launch);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(*v, "dst[i] == i over 1000 u32 elements");
   // Nothing past n is written.
   std::uint32_t past = 7;
   ASSERT_TRUE(t.chip->memory()
@@ -560,9 +562,9 @@ args: [{ptr: dst}, {u64: 1000}]
   const std::uint32_t bad = 3;
   ASSERT_TRUE(
       t.chip->memory().write(0x1000'0000 + 4 * 999, std::as_bytes(std::span(&bad, 1))).ok());
-  const auto w = verify_generic_launch(*t.chip, *resolved->kernel, resolved->args, fill.launch);
-  ASSERT_FALSE(w->ok());
-  EXPECT_EQ(w->error().message, "stream_fill: dst[999] = 0x3 at 0x10000f9c, expected 0x3e7");
+  const auto w = resolved->kernel->check(t.chip->memory(), resolved->args, fill.launch);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().message, "stream_fill: dst[999] = 0x3 at 0x10000f9c, expected 0x3e7");
 }
 
 TEST(Scenario, RandomFillFollowsTheSeedAndTimingOnlyWritesNothing) {
@@ -763,9 +765,9 @@ TEST(Scenario, EachRunResolvesAgainstItsWorkload) {
 }
 
 }  // namespace
-}  // namespace xpusim::workloads
+}  // namespace xpusim::system
 
-namespace xpusim::workloads {
+namespace xpusim::system {
 namespace {
 
 constexpr std::string_view kGraph =
@@ -782,7 +784,7 @@ constexpr std::string_view kGraph =
 TEST(ScenarioGraph, LoadsQueuesCpTimingAndLaunchesInDependencyOrder) {
   const Scenario s = load_scenario_string(kGraph, "g.yaml").value();
   ASSERT_EQ(s.queues.size(), 2u);
-  EXPECT_EQ(s.queues[1].dispatch, system::DispatchMode::kCondensed);
+  EXPECT_EQ(s.queues[1].dispatch, DispatchMode::kCondensed);
   EXPECT_EQ(s.queues[1].size, 16u);
   const cp::AgentTiming t = scenario_cp_timing(s, cp::AgentTiming{.decode_cycles = 7});
   EXPECT_EQ(t.fetch_cycles, 12u);
@@ -797,29 +799,28 @@ TEST(ScenarioGraph, LoadsQueuesCpTimingAndLaunchesInDependencyOrder) {
   EXPECT_EQ(s.what(), "kernel graph (2 kernels)");
 }
 
+// Through system::Run, the one builder: the graph's queues, costs and dependency on the chip,
+// and every node checked by its kernel's reference.
 TEST(ScenarioGraph, RunsOnTheChipWithTheDependencyHonoured) {
-  Registries r;
   const Scenario s = load_scenario_string(kGraph, "g.yaml").value();
-  auto resolved = resolve_scenario(s, r.kernels, r.workloads);
-  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
   sim::Simulation sim{1};
   const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-  auto chip =
-      system::Chip::create(
-          sim, spec,
-          system::ChipOptions{.queues = s.queues,
-                              .cp_timing = scenario_cp_timing(s, system::agent_timing_of(spec))})
-          .value();
-  ASSERT_TRUE(setup_scenario(s, *resolved, *chip, r.kernels, 1).ok());
-  sim.run();
-  ASSERT_TRUE(chip->all_done());
-  const system::KernelRun &fill = chip->run(0), &copy = chip->run(1);
+  auto run = Run::create(sim, s, spec, register_for_tests);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  Chip& chip = (*run)->chip();
+  EXPECT_EQ(chip.cp_timing().fetch_cycles, 12u);  // cp_timing over the chip config's
+  EXPECT_EQ(chip.command_processor().queues(), 2u);
+  const RunReport report = (*run)->report((*run)->simulate());
+  ASSERT_TRUE(report.ok()) << report.errors.front().message;
+  EXPECT_TRUE(report.completed);
+  const KernelRun &fill = chip.run(0), &copy = chip.run(1);
   EXPECT_EQ(copy.queue, 1u);
   EXPECT_GE(copy.first_start, fill.completed);
   EXPECT_NE(fill.signal, 0u);  // another queue waits for it
-  const auto v = verify_generic_launch(*chip, *resolved->graph[1].kernel, resolved->graph[1].args,
-                                       copy.params);
-  ASSERT_TRUE(v && v->ok());
+  EXPECT_EQ(report.results,
+            (std::vector<std::string>{
+                "fill (stream_fill): verified: dst[i] == i over 1024 u32 elements",
+                "copy (stream_copy): verified: dst == src over 1024 u32 elements"}));
 }
 
 TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
@@ -852,4 +853,4 @@ TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
 }
 
 }  // namespace
-}  // namespace xpusim::workloads
+}  // namespace xpusim::system

@@ -1,10 +1,10 @@
-#include "workloads/workload.h"
+#include "system/workload.h"
 
 #include <fmt/format.h>
 
 #include "sim/suggest.h"
 
-namespace xpusim::workloads {
+namespace xpusim::system {
 
 Status WorkloadRegistry::add(std::unique_ptr<Workload> w) {
   if (w == nullptr || w->name().empty()) return Error{"workload registry: a workload needs a name"};
@@ -55,4 +55,4 @@ Result<ParamValues> resolve_params(const Workload& w, const ParamValues& overrid
   return out;
 }
 
-}  // namespace xpusim::workloads
+}  // namespace xpusim::system

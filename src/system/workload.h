@@ -1,7 +1,8 @@
 // Workload: what a scenario runs — one or more registered kernels plus the host side a real
 // benchmark has: inputs written into device memory, the launches queued, and afterwards the
-// results checked (functional mode) and the measurements read out. The microbenchmarks
-// (ubench/) and, later, the flagship GEMM/convolution are workloads.
+// results checked (functional mode) and the measurements read out. The concrete workloads
+// (microbenchmarks, GEMM, convolution, Kripke) live in src/workloads and register through
+// workloads::register_all (workloads/register_all.h); the system layer knows only this interface.
 //
 // Parameters are whole numbers (sizes, strides, counts) with defaults; a scenario file or the
 // CLI overrides them by name. Workloads register into a WorkloadRegistry the caller owns (no
@@ -20,7 +21,7 @@
 #include "sim/result.h"
 #include "system/chip.h"
 
-namespace xpusim::workloads {
+namespace xpusim::system {
 
 struct ParamDecl {
   std::string name;
@@ -73,7 +74,4 @@ class WorkloadRegistry {
 // a value outside [min, max] (naming both).
 Result<ParamValues> resolve_params(const Workload& w, const ParamValues& overrides);
 
-// Every kernel and workload of this folder tree (kernels.cc, ubench/).
-Status register_all(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads);
-
-}  // namespace xpusim::workloads
+}  // namespace xpusim::system
