@@ -100,8 +100,9 @@ void print_kernel_table(const system::Chip& chip) {
       const sim::Tick first = chip.distributor().grid_times(k.grid).first_start;
       const auto peak = chip.distributor().grid_peak(k.grid);
       when = fmt::format("launch latency {} cycles, ", cycles(k.dispatched, first));
-      when += k.done ? fmt::format("ran {} cycles", cycles(first, k.completed))
-                     : std::string("did not complete");
+      when += k.done    ? fmt::format("ran {} cycles", cycles(first, k.completed))
+              : k.fault ? std::string("faulted (its queue stopped)")
+                        : std::string("did not complete");
       when += fmt::format(", {} CTAs", k.params.grid.count());
       if (k.params.cluster.count() > 1) when += fmt::format(", {} clusters at peak", peak.clusters);
     }

@@ -204,11 +204,15 @@ void Sm::retire_cta(Cta& c) {
 void Sm::raise(WarpSlot& w, const std::string& what) {
   const kernel::Dim3& b = w.cta.work.block_id;
   w.faulted = true;
-  if (!fault_) {
-    fault_ = Error{fmt::format("{}: block ({},{},{}) warp {}: {}", w.cta.work.kernel->name, b.x,
-                               b.y, b.z, w.warp.warp_id(), what)};
+  const Error e{fmt::format("{}: block ({},{},{}) warp {}: {}", w.cta.work.kernel->name, b.x, b.y,
+                            b.z, w.warp.warp_id(), what)};
+  if (!fault_) fault_ = e;
+  // The warp stays parked (the hang report lists it); its CTA keeps its resources.
+  if (cfg_.on_fault) {
+    cfg_.on_fault(w.cta.work, e);
+  } else {
+    sim().stop();
   }
-  sim().stop();
 }
 
 void Sm::stall(WarpSlot& w, StallReason r) {

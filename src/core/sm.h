@@ -59,7 +59,11 @@ struct CtaWork {
   std::uint32_t cluster_rank = 0;
   // The running cluster (DSMEM targets, cluster barrier); null for a plain CTA.
   ClusterContext* cluster = nullptr;
+  std::uint32_t launch = 0;  // the launcher's id of the CTA's launch (SmConfig::on_fault)
 };
+
+// A warp of `cta` faulted with `error` (the SM's message: kernel, block, warp, what).
+using FaultHandler = std::function<void(const CtaWork& cta, const Error& error)>;
 
 struct SmConfig {
   std::uint32_t id = 0;
@@ -75,6 +79,9 @@ struct SmConfig {
   // The TMA unit serving this SM (one per SM, or shared; tma/tma_unit.h); null: TMA
   // operations fault.
   tma::TmaUnit* tma = nullptr;
+  // Who hears of a fault (the chip: the kernel's queue enters its error state and the other
+  // queues go on); null: the simulation stops at the fault.
+  FaultHandler on_fault{};
 };
 
 enum class StallReason : std::uint8_t { kIssue, kDependency, kMemory, kBarrier, kNone };

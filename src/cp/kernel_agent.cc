@@ -157,6 +157,18 @@ bool KernelAgent::fail(Error e, std::uint64_t completion_signal) {
   return false;
 }
 
+void KernelAgent::fault(std::uint64_t launch, const Error& error) {
+  errors_.inc();
+  if (queue_.active()) {
+    queue_.set_error(Error{fmt::format("queue {}: {}", queue_.id(), error.message)});
+  }
+  const auto it = live_.find(launch);
+  if (it == live_.end()) return;
+  if (const auto s = signals_.find(it->second->packet.completion_signal); s != signals_.end()) {
+    s->second->store_release(kErrorSignalValue);
+  }
+}
+
 sim::Task<> KernelAgent::run() {
   while (queue_.active()) {
     const std::optional<PacketBytes> packet = queue_.peek();
@@ -272,7 +284,7 @@ sim::Task<> KernelAgent::barrier(const PacketBytes& bytes) {
     fail(b.error(), 0);
     co_return;
   }
-  std::vector<Signal*> deps;
+  std::vector<std::pair<std::uint64_t, Signal*>> deps;
   for (const std::uint64_t h : b->dep_signal) {
     if (h == 0) continue;
     const auto it = signals_.find(h);
@@ -281,18 +293,38 @@ sim::Task<> KernelAgent::barrier(const PacketBytes& bytes) {
            b->completion_signal);
       co_return;
     }
-    deps.push_back(it->second);
+    deps.emplace_back(h, it->second);
   }
   const bool any = b->header.type == PacketType::kBarrierOr;
   const auto satisfied = [&] {
     std::size_t zero = 0;
-    for (Signal* s : deps)
+    for (const auto& [h, s] : deps)
       zero += s->load_acquire() == 0 ? 1 : 0;
     return deps.empty() || (any ? zero > 0 : zero == deps.size());
   };
+  // A negative dependent signal: what it stands for failed (an error value). A barrier-AND
+  // can then never be met, a barrier-OR once every dependency failed; the barrier fails and its
+  // queue with it.
+  const auto failed_dep = [&]() -> std::optional<std::pair<std::uint64_t, Signal::Value>> {
+    std::optional<std::pair<std::uint64_t, Signal::Value>> first;
+    std::size_t failed = 0;
+    for (const auto& [h, s] : deps) {
+      if (const Signal::Value v = s->load_acquire(); v < 0) {
+        if (!first) first = std::pair{h, v};
+        ++failed;
+      }
+    }
+    return any && failed < deps.size() ? std::nullopt : first;
+  };
   while (!satisfied()) {
+    if (const auto bad = failed_dep()) {
+      fail(Error{fmt::format("barrier-{}: dep_signal {:#x} is {}: the packet it waits for failed",
+                             any ? "OR" : "AND", bad->first, bad->second)},
+           b->completion_signal);
+      co_return;
+    }
     woken_ = false;
-    for (Signal* s : deps) {
+    for (const auto& [h, s] : deps) {
       s->on_next_store([this](Signal::Value) {
         woken_ = true;
         wake_.notify_all();

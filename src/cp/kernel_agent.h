@@ -14,7 +14,9 @@
 // Bad packets (unknown type, reserved bits, an empty RST slot, a malformed condensed packet, an
 // unregistered kernel object) put the queue in its error state with a named error and stop
 // this agent's processing of it; the packet's completion signal, when it can be read, gets
-// kErrorSignalValue. Nothing else is touched.
+// kErrorSignalValue. Nothing else is touched. A kernel that faults does the same (fault()),
+// and a barrier packet whose dependent signal is negative (the packet it waits for failed)
+// fails too: errors travel along the dependencies instead of leaving a queue waiting forever.
 #pragma once
 
 #include <cstdint>
@@ -101,6 +103,11 @@ class KernelAgent : public sim::Component {
   void set_consumed_hook(std::function<void()> hook) { consumed_ = std::move(hook); }
   // Kernels launched and not yet cleaned up.
   std::uint32_t in_flight() const { return in_flight_; }
+  // The launcher reports that launch `launch` (an index into launches()) faulted: the queue
+  // enters its error state with `error` (HSA: the queue takes no more packets), and the
+  // launch's completion signal gets kErrorSignalValue, so a barrier packet on another queue
+  // that waits for it fails too instead of waiting forever. The launch never completes.
+  void fault(std::uint64_t launch, const Error& error);
 
   std::uint64_t packets() const { return packets_.value(); }
   std::uint64_t kernels() const { return kernels_.value(); }

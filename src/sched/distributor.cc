@@ -37,6 +37,8 @@ WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
       failed_steps_(add_counter("failed_steps", "decisions", "steps that launched nothing")),
       decision_cycles_(add_counter("decision_cycles", "cycles", "cycles spent deciding")),
       ctas_launched_(add_counter("ctas_launched", "CTAs", "CTAs launched")),
+      ctas_cancelled_(add_counter("ctas_cancelled", "CTAs",
+                                  "CTAs never launched because their kernel faulted")),
       units_launched_(add_counter("units_launched", "units",
                                   "launch units: CTAs of plain grids, clusters of clustered ones")),
       cga_completions_(add_counter("cga_completions", "CGAs", "cga_complete messages received")),
@@ -228,6 +230,20 @@ void WorkDistributor::started(const CtaLaunch& cta) {
     max_per_gpc_[cta.gpc] = std::max(max_per_gpc_[cta.gpc], clusters_per_gpc_[cta.gpc]);
   }
   record();
+}
+
+std::uint64_t WorkDistributor::cancel(std::uint32_t g) {
+  Grid& grid = grids_[g];
+  const GridSpec& spec = grid.spec;
+  const std::uint64_t per_unit =
+      spec.kind == ClusterKind::kNone
+          ? 1
+          : std::uint64_t{spec.ctas_per_cga()} *
+                (spec.kind == ClusterKind::kGpuCga ? spec.gpc_cgas_per_gpu_cga : 1);
+  const std::uint64_t ctas = grid.units_left * per_unit;
+  grid.units_left = 0;
+  ctas_cancelled_.inc(ctas);
+  return ctas;
 }
 
 void WorkDistributor::cta_exited(const CtaLaunch& cta) {

@@ -88,6 +88,9 @@ class WorkDistributor : public sim::Component {
   void start();
   // SM → CWD: the CTA has exited (the narrow completion interface).
   void cta_exited(const CtaLaunch& cta);
+  // Stops launching grid g (its kernel faulted): its units not yet launched never are, its
+  // launched CTAs run on, and its `done` never runs. Returns the CTAs left unlaunched.
+  std::uint64_t cancel(std::uint32_t g);
 
   bool all_done() const { return ctas_exited_ == ctas_total_; }
   const GridTimes& grid_times(std::uint32_t g) const { return grids_[g].times; }
@@ -200,6 +203,7 @@ class WorkDistributor : public sim::Component {
   sim::Counter& failed_steps_;
   sim::Counter& decision_cycles_;
   sim::Counter& ctas_launched_;
+  sim::Counter& ctas_cancelled_;
   sim::Counter& units_launched_;
   sim::Counter& cga_completions_;
   sim::Counter& sleeps_;

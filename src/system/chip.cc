@@ -100,7 +100,11 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
                              .banks = banks,
                              .functional = options.functional,
                              .scheduler = scheduler,
-                             .page_table = &page_table_};
+                             .page_table = &page_table_,
+                             .tma = nullptr,
+                             .on_fault = [this](const core::CtaWork& cta, const Error& e) {
+                               kernel_faulted(cta.launch, e);
+                             }};
     sms_.push_back(std::make_unique<core::Sm>(root_, fmt::format("sm{}", i), mem_->sm_clock(),
                                               memory_, *port_, cfg));
   }
@@ -383,7 +387,8 @@ void Chip::start(const sched::CtaLaunch& cta) {
                            .block_id = {cta.id.x, cta.id.y, cta.id.z},
                            .cluster_id = {cid.x, cid.y, cid.z},
                            .cluster_rank = cta.rank,
-                           .cluster = cluster};
+                           .cluster = cluster,
+                           .launch = run_of_grid_[cta.grid]};
   // The carve-out follows the kernel when an idle SM takes its first CTA (the driver sets the
   // carve-out per launch; changing it flushes the L1, so only an empty SM changes).
   const std::uint64_t l1 = l1_bytes_for(*r.kernel, r.params);
@@ -410,6 +415,21 @@ std::uint64_t Chip::l1_bytes_for(const kernel::KernelDef& k, const kernel::Launc
       fp.shared_bytes == 0 ? 0 : (ctas * fp.shared_bytes + kStep - 1) / kStep * kStep;
   const std::uint64_t carve = std::min(need, cap.shared_bytes);
   return spec_.sm.l1_shared_bytes - carve;
+}
+
+void Chip::kernel_faulted(std::uint32_t id, const Error& e) {
+  KernelRun& r = *runs_[id];
+  if (r.fault) return;  // a launch's first fault decides; the SMs keep their own first
+  r.fault = e;
+  faulted_.push_back(id);
+  cwd_->cancel(r.grid);
+  cp_->agent(r.queue).fault(r.agent_launch, Error{fmt::format("fault: {}", e.message)});
+  // Stop at the fault when nothing else can run (one queue: as a real GPU's context would end);
+  // else the other queues go on and the run ends when they have drained.
+  for (const auto& other : runs_) {
+    if (!other->done && !other->fault && cp_->queue(other->queue).active()) return;
+  }
+  root_.sim().stop();
 }
 
 void Chip::cta_exited(const sched::CtaLaunch& cta) {

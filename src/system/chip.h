@@ -94,6 +94,9 @@ struct KernelRun {
   std::uint32_t grid = ~0u;        // its index in the distributor's task table, once dispatched
   std::uint64_t agent_launch = 0;  // index into its queue agent's launches()
   bool done = false;
+  // Its first fault: its queue is then in the HSA error state, its CTAs not yet launched never
+  // are, and it never completes (kernels on other queues go on).
+  std::optional<Error> fault{};
   // The kernel agent has launched it on the distributor.
   bool on_distributor() const { return grid != ~0u; }
 };
@@ -135,8 +138,10 @@ class Chip : public sched::CtaExecutor {
   // The page-table device (seed2 §2.4–2.5): segments the mm instruction addresses B through
   // (MmInstruction::segment); the host defines segments and loads pages here.
   mem::PageTable& page_table() { return page_table_; }
-  // The first fault any SM raised (the run stopped there), if any.
+  // The first fault any SM raised, if any.
   std::optional<Error> fault() const;
+  // The launches that faulted, in the order they did.
+  const std::vector<std::uint32_t>& faulted() const { return faulted_; }
   // Warps parked for good (a barrier never completed, a fault), one line each, with the SM.
   std::vector<std::string> hang_report() const;
 
@@ -179,6 +184,9 @@ class Chip : public sched::CtaExecutor {
        std::string_view name, std::unique_ptr<sched::Policy> policy,
        std::shared_ptr<const core::WarpScheduler> scheduler);
   void cta_exited(const sched::CtaLaunch& cta);
+  // A warp of launch `id` faulted: its queue enters the error state, its grid launches no
+  // more CTAs; the simulation stops when no other queue has work left.
+  void kernel_faulted(std::uint32_t id, const Error& e);
 
   config::ChipSpec spec_;
   ChipOptions options_;
@@ -204,6 +212,7 @@ class Chip : public sched::CtaExecutor {
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::unique_ptr<core::ClusterContext>>
       clusters_;
   std::vector<std::uint64_t> l1_bytes_;  // per SM, what its L1 holds now
+  std::vector<std::uint32_t> faulted_;
   bool started_ = false;
 };
 

@@ -68,6 +68,7 @@ class CommandProcessor : public sim::Component {
   const QueueSpec& spec(std::uint32_t q) const { return specs_[q]; }
   const cp::AqlQueue& queue(std::uint32_t q) const { return *queues_[q]; }
   const cp::KernelAgent& agent(std::uint32_t q) const { return *agents_[q]; }
+  cp::KernelAgent& agent(std::uint32_t q) { return *agents_[q]; }
 
   // The kernel object handle of `name` (a code object's address, as HSA has it), registered on
   // every agent at first use; `key` tells kernels apart.

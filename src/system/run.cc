@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace xpusim::system {
@@ -60,6 +61,7 @@ sim::StopReason Run::simulate(sim::Tick limit) {
 void Run::check_results(RunReport& r) {
   Chip& chip = *chip_;
   if (s_.is_workload()) {
+    if (!chip.all_done()) return;  // a workload checks its launches together
     auto ms = resolved_.workload->report(chip);
     if (!ms) {
       for (const Error& e : ms.errors())
@@ -72,15 +74,23 @@ void Run::check_results(RunReport& r) {
     return;
   }
   if (s_.mode == RunMode::kTimingOnly) {
-    r.results.emplace_back("not checked (timing-only)");
+    if (chip.all_done()) r.results.emplace_back("not checked (timing-only)");
     return;
   }
-  // One kernel, or each node of a graph, against its kernel's host reference.
+  // One kernel, or each node of a graph, against its kernel's host reference; in a run where
+  // a queue failed, the kernels that completed still are.
   const std::size_t n = s_.is_graph() ? s_.graph.size() : 1;
   for (std::size_t i = 0; i < n; ++i) {
     const KernelRun& k = chip.run(launch_ids_[i]);
     const std::string label =
         s_.is_graph() ? fmt::format("{} ({})", s_.graph[i].name, k.kernel->name) : k.kernel->name;
+    if (!k.done) {
+      if (s_.is_graph()) {
+        r.results.push_back(fmt::format("{}: not checked ({})", label,
+                                        k.fault ? "it faulted" : "it did not complete"));
+      }
+      continue;
+    }
     if (k.kernel->check == nullptr) {
       r.results.push_back(s_.is_graph()
                               ? fmt::format("{}: not checked (no reference)", label)
@@ -105,25 +115,43 @@ RunReport Run::report(sim::StopReason stop) {
   r.stop = stop;
   // The chip's timeline: with wave sampling, the skipped waves' time too.
   r.cycles = chip.clock().cycle_at(sim_->now() + chip.distributor().skipped_ticks());
-  if (auto fault = chip.fault()) {
-    r.errors.push_back({fmt::format("fault: {}", fault->message)});
-  } else if (!chip.all_done() && stop == sim::StopReason::kTickLimit) {
+  // A fault ends its queue (HSA error state); a bad packet ends its queue too. The other
+  // queues' kernels ran on: those that completed are checked below.
+  std::vector<std::uint32_t> faulted_queues;
+  for (const std::uint32_t id : chip.faulted()) {
+    const KernelRun& k = chip.run(id);
+    faulted_queues.push_back(k.queue);
+    r.errors.push_back(
+        {fmt::format("fault: {} (queue {} is in the HSA error state)", k.fault->message, k.queue)});
+  }
+  const CommandProcessor& cp = chip.command_processor();
+  for (std::uint32_t q = 0; q < cp.queues(); ++q) {
+    const auto& e = cp.queue(q).error();
+    if (e && std::find(faulted_queues.begin(), faulted_queues.end(), q) == faulted_queues.end()) {
+      r.errors.push_back({fmt::format("queue error: {}", e->message)});
+    }
+  }
+  // Launches on queues still working that never completed: cut short, or a hang.
+  bool stuck = false;
+  for (std::uint32_t id = 0; id < chip.launches(); ++id) {
+    const KernelRun& k = chip.run(id);
+    stuck = stuck || (!k.done && cp.queue(k.queue).active());
+  }
+  if (stuck && stop == sim::StopReason::kTickLimit) {
     r.cut_short = true;
     r.errors.push_back(
         {fmt::format("the simulation stopped at cycle {} before every launch finished", r.cycles)});
-  } else if (!chip.all_done() && !chip.queue_errors().empty()) {
-    for (const std::string& e : chip.queue_errors())
-      r.errors.push_back({fmt::format("queue error: {}", e)});
-  } else if (!chip.all_done()) {
+  } else if (stuck) {
     r.hang = chip.hang_report();
     r.errors.push_back({fmt::format(
         "hang: nothing left to simulate at cycle {} but launches did not complete; {} warp{} "
         "wait{} forever",
         r.cycles, r.hang.size(), r.hang.size() == 1 ? "" : "s", r.hang.size() == 1 ? "s" : "")});
-  } else {
-    r.completed = true;
-    check_results(r);
-    // TMA requests dropped at setup (seed0 ¶88) in a run that still completed: bad input too.
+  }
+  r.completed = chip.all_done();
+  if (!r.cut_short) check_results(r);
+  // TMA requests dropped at setup (seed0 ¶88) in a run that still completed: bad input too.
+  if (r.completed) {
     for (const std::string& e : chip.tma_errors())
       r.errors.push_back({fmt::format("tma: {}", e)});
   }

@@ -45,14 +45,16 @@ ChipOptions chip_options(const Scenario& s, const config::ChipSpec& spec,
 struct RunReport {
   sim::StopReason stop = sim::StopReason::kDrained;
   std::uint64_t cycles = 0;  // SM cycles simulated
-  // Every launch finished without a fault (the result checks ran).
+  // Every launch finished without a fault.
   bool completed = false;
   // The simulation reached the caller's time limit before every launch finished.
   bool cut_short = false;
   // The "result" lines: "verified: ...", "stream_fill (fill): verified: ...", "not checked ...".
+  // A run where a queue failed still checks the kernels that completed.
   std::vector<std::string> results;
   std::vector<Measurement> measurements;  // the workload's
-  // One line each: the fault, the time limit, queue errors, a hang, verification failures,
+  // One line each: each kernel fault (its queue is then in the HSA error state), queue errors
+  // (bad packets, a barrier on a failed kernel), the time limit, a hang, verification failures,
   // TMA requests dropped at setup.
   std::vector<Error> errors;
   std::vector<std::string> hang;  // one line per parked warp, when launches never completed

@@ -98,6 +98,12 @@ sim::Task<> hang_demo(Warp& w) {
   co_await w.mbarrier_wait_parity(0, 0);
 }
 
+// Every warp reads shared memory of cluster rank 1, which a CTA outside a cluster does not
+// have: a DSMEM fault (the SM names the rank and the cluster size).
+sim::Task<> fault_demo(Warp& w) {
+  co_await w.load_dsmem<std::uint32_t>(kernel::Lanes<Addr>{kernel::cluster_address(1, 0)}, 1);
+}
+
 Result<std::string> verify_stream_copy(const mem::GlobalMemory& memory,
                                        const kernel::KernelArgs& args,
                                        const kernel::LaunchParams& /*launch*/) {
@@ -221,6 +227,12 @@ Status register_kernels(kernel::KernelRegistry& kernels) {
        .args = {},
        .body = hang_demo,
        .static_shared_bytes = 8},
+      {.name = "fault_demo",
+       .description = "every warp reads DSMEM of a cluster rank its CTA does not have: shows a "
+                      "fault ending its queue",
+       .args = {},
+       .body = fault_demo,
+       .static_shared_bytes = 16},
   };
   for (const kernel::KernelDef& d : defs) {
     if (auto st = kernels.add(d); !st) return st;

@@ -10,6 +10,8 @@
 //    Verified: every element.
 //  - hang_demo(): an mbarrier expecting two arrivals gets one, so every warp of the CTA waits
 //    forever: shows the hang report (`xpusim run` exits 1 and lists the parked warps).
+//  - fault_demo(): every warp reads DSMEM of cluster rank 1 outside a cluster: a fault, which
+//    puts its queue in the HSA error state while other queues go on (`xpusim run` exits 1).
 #pragma once
 
 #include "kernel/registry.h"

@@ -251,6 +251,34 @@ TEST_F(RunCli, AHangPrintsTheHangReportAndStillWritesStats) {
   EXPECT_GT(stats["chip0.sm0"]["warp_instructions"]["value"].get<std::uint64_t>(), 0u);
 }
 
+// A fault on one queue: exit 1 with the fault line naming the queue's error state, and the
+// other queue's kernel still completes and is verified.
+TEST_F(RunCli, AFaultEndsItsQueueAndTheOtherQueueStillVerifies) {
+  write("fault.yaml",
+        "chip: tiny\nqueues: [{dispatch: standard}, {dispatch: standard}]\n"
+        "buffers: {b: {bytes: 16KiB}}\nkernels:\n"
+        "  - {name: bad, kernel: fault_demo, launch: {grid: 2, block: 32}}\n"
+        "  - {name: fill, kernel: stream_fill, launch: {grid: 2, block: 64, queue: 1}, args: "
+        "[{ptr: b}, {u64: 4096}]}\n");
+  const CliRun r = run("run fault.yaml --stats stats.json");
+  EXPECT_EQ(r.code, 1) << r.err;
+  const std::vector<std::string> err = lines(r.err);
+  ASSERT_EQ(err.size(), 1u) << r.err;
+  EXPECT_EQ(err[0].find("error: fault: fault_demo: block (0,0,0) warp 0: "), 0u) << err[0];
+  EXPECT_NE(err[0].find("(queue 0 is in the HSA error state)"), std::string::npos) << err[0];
+  EXPECT_NE(r.out.find("result              fill (stream_fill): verified: dst[i] == i over 4096"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("result              bad (fault_demo): not checked (it faulted)"),
+            std::string::npos)
+      << r.out;
+  const auto stats = nlohmann::json::parse(file("stats.json"));
+  EXPECT_EQ(stats["chip0.cp.q0"]["queue_errors"]["value"].get<std::uint64_t>(), 1u);
+  EXPECT_EQ(stats["chip0.cp.q1"]["queue_errors"]["value"].get<std::uint64_t>(), 0u);
+  EXPECT_NE(r.out.find("fault_demo grid 2x1x1 block 32x1x1: launch latency "), std::string::npos);
+  EXPECT_NE(r.out.find("faulted (its queue stopped)"), std::string::npos) << r.out;
+}
+
 TEST_F(RunCli, MaxTimeStopsTheRunAsAFailure) {
   write_copy("copy.yaml");
   const CliRun r = run("run copy.yaml --max-time 100ns");

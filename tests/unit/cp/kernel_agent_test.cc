@@ -154,6 +154,39 @@ TEST(KernelAgent, ABarrierAndWaitsForItsDependencySignal) {
   EXPECT_GT(r.sim.now(), 50'000'000u);  // the kernel ran only after the barrier released
 }
 
+// A dependency that failed (a negative signal, as a faulted kernel's) fails a barrier-AND at
+// once, and its queue with it; a barrier-OR fails only once every dependency has failed, and is
+// met by one that completes.
+TEST(KernelAgent, ABarrierOnAFailedDependencyFailsItsQueue) {
+  for (const PacketType type : {PacketType::kBarrierAnd, PacketType::kBarrierOr}) {
+    Rig r;
+    Signal failed(1), ok(1);
+    r.agents[0]->register_signal(0x9, failed);
+    r.agents[0]->register_signal(0xA, ok);
+    BarrierPacket b;
+    b.header = {
+        .type = type, .barrier = true, .acquire = FenceScope::kNone, .release = FenceScope::kNone};
+    b.dep_signal = {0x9, 0xA, 0, 0, 0};
+    ASSERT_TRUE(r.host.submit(r.queues[0], b).ok());
+    ASSERT_TRUE(r.host.submit(r.queues[0], r.kernel(0x5)).ok());
+    r.sim.events().post(10'000'000, [&] { failed.store_release(kErrorSignalValue); });
+    r.sim.events().post(50'000'000, [&] { ok.store_release(0); });
+    r.sim.run();
+    if (type == PacketType::kBarrierAnd) {
+      ASSERT_FALSE(r.queues[0].active());
+      EXPECT_NE(r.queues[0].error()->message.find(
+                    "barrier-AND: dep_signal 0x9 is -1: the packet it waits for failed"),
+                std::string::npos)
+          << r.queues[0].error()->message;
+      EXPECT_EQ(r.agents[0]->kernels(), 0u);
+    } else {
+      EXPECT_TRUE(r.queues[0].active());
+      EXPECT_EQ(r.agents[0]->kernels(), 1u);  // the second dependency met the OR
+      EXPECT_GT(r.sim.now(), 50'000'000u);
+    }
+  }
+}
+
 TEST(KernelAgent, AReferencePacketFillsTheRstAndACondensedPacketReplaysIt) {
   Rig r;
   DispatchPacket ref = r.kernel(0x5);

@@ -361,9 +361,10 @@ TEST(Scenario, ResolvingNamesAgainstTheRegistries) {
   EXPECT_EQ(resolve_errors(load("chip: tiny\nworkload: test.copy\nparams:\n  bytes: 2MiB\n")),
             "s.yaml:4:10: params.bytes: test.copy: parameter bytes = 2097152 is outside [4, "
             "1048576]");
-  EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: stream_cpy\nlaunch: {grid: 1, block: 1}\n")),
-            "s.yaml:2:9: kernel: kernel 'stream_cpy' is not registered (did you mean "
-            "'stream_copy'?); kernels: hang_demo, stream_copy, stream_fill, stream_sum");
+  EXPECT_EQ(
+      resolve_errors(load("chip: tiny\nkernel: stream_cpy\nlaunch: {grid: 1, block: 1}\n")),
+      "s.yaml:2:9: kernel: kernel 'stream_cpy' is not registered (did you mean "
+      "'stream_copy'?); kernels: fault_demo, hang_demo, stream_copy, stream_fill, stream_sum");
   EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 1}\n"
                                 "buffers: {a: {bytes: 4}}\nargs: [{ptr: a}]\n")),
             "s.yaml:5:1: args: kernel stream_copy: 1 arguments given, it takes 3 (ptr src, ptr "
@@ -821,6 +822,63 @@ TEST(ScenarioGraph, RunsOnTheChipWithTheDependencyHonoured) {
             (std::vector<std::string>{
                 "fill (stream_fill): verified: dst[i] == i over 1024 u32 elements",
                 "copy (stream_copy): verified: dst == src over 1024 u32 elements"}));
+}
+
+// A kernel that faults ends its own queue (HSA error state: the kernel after it there never
+// runs) and fails a barrier on another queue that waits for it; the other queue's independent
+// kernel still runs to completion after the fault and is checked.
+TEST(ScenarioGraph, AFaultEndsItsQueueAndTheOtherQueuesComplete) {
+  const Scenario s = load_scenario_string(
+                         "chip: tiny\n"
+                         "queues: [{dispatch: standard}, {dispatch: standard}]\n"
+                         "buffers: {a: {bytes: 4KiB}, b: {bytes: 64KiB}}\n"
+                         "kernels:\n"
+                         "  - {name: bad, kernel: fault_demo, launch: {grid: 4, block: 32}}\n"
+                         "  - {name: next, kernel: stream_fill, after: [bad], launch: {grid: 1, "
+                         "block: 32}, args: [{ptr: a}, {u64: 64}]}\n"
+                         "  - {name: fill, kernel: stream_fill, launch: {grid: 2, block: 64, "
+                         "queue: 1}, args: [{ptr: b}, {u64: 16384}]}\n"
+                         "  - {name: waits, kernel: stream_fill, after: [bad], launch: {grid: 1, "
+                         "block: 32, queue: 1}, args: [{ptr: a}, {u64: 64}]}\n",
+                         "f.yaml")
+                         .value();
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  sim::Simulation sim{1};
+  auto run = Run::create(sim, s, spec, register_for_tests);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const RunReport r = (*run)->report((*run)->simulate());
+  Chip& chip = (*run)->chip();
+  EXPECT_FALSE(r.completed);
+  EXPECT_TRUE(r.hang.empty());
+  ASSERT_EQ(chip.faulted().size(), 1u);
+  const KernelRun& bad = chip.run(chip.faulted().front());
+  EXPECT_EQ(bad.kernel->name, "fault_demo");
+  EXPECT_FALSE(bad.done);
+  EXPECT_EQ(chip.distributor().grid_peak(bad.grid).ctas, 4u);  // all four resident
+  const KernelRun& fill = chip.run(2);
+  ASSERT_TRUE(fill.done);
+  EXPECT_GT(fill.completed, bad.dispatched);   // it ran on after the fault
+  EXPECT_FALSE(chip.run(1).on_distributor());  // behind the fault on its queue
+  EXPECT_FALSE(chip.run(3).on_distributor());  // its barrier failed
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_EQ(r.errors[0].message,
+            "fault: fault_demo: block (0,0,0) warp 0: DSMEM lane 0 address 0x100000000: rank 1 is "
+            "outside the cluster of 1 CTA(s) (queue 0 is in the HSA error state)");
+  EXPECT_NE(r.errors[1].message.find("queue error: queue 1: packet "), std::string::npos)
+      << r.errors[1].message;
+  EXPECT_NE(r.errors[1].message.find(": barrier-AND: dep_signal 0x"), std::string::npos)
+      << r.errors[1].message;
+  EXPECT_NE(r.errors[1].message.find(" is -1: the packet it waits for failed"), std::string::npos)
+      << r.errors[1].message;
+  EXPECT_EQ(r.results, (std::vector<std::string>{
+                           "bad (fault_demo): not checked (it faulted)",
+                           "next (stream_fill): not checked (it did not complete)",
+                           "fill (stream_fill): verified: dst[i] == i over 16384 u32 elements",
+                           "waits (stream_fill): not checked (it did not complete)"}));
+  // The queue's error and the kernel's completion signal as HSA has them.
+  ASSERT_TRUE(chip.command_processor().queue(0).error().has_value());
+  EXPECT_NE(chip.command_processor().queue(0).error()->message.find("queue 0: fault: fault_demo"),
+            std::string::npos);
 }
 
 TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
