@@ -104,6 +104,7 @@ void print_kernel_table(const system::Chip& chip) {
               : k.fault ? std::string("faulted (its queue stopped)")
                         : std::string("did not complete");
       when += fmt::format(", {} CTAs", k.params.grid.count());
+      if (!k.params.policy.empty()) when += fmt::format(", policy {}", k.params.policy);
       if (k.params.cluster.count() > 1) when += fmt::format(", {} clusters at peak", peak.clusters);
     }
     // The command processor's side: queue, how it was dispatched, its packet bytes, overhead.

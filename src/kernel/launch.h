@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace xpusim::kernel {
 
@@ -25,6 +26,8 @@ struct LaunchParams {
   std::uint32_t gpc_cgas_per_gpu_cga = 1;
   bool multicast = false;
   std::uint32_t priority = 0;
+  // The work distributor's placement policy for this launch (sched/policy.h); "": the chip's.
+  std::string policy{};
 
   std::uint32_t threads_per_block() const { return static_cast<std::uint32_t>(block.count()); }
   std::uint32_t warps_per_block() const { return (threads_per_block() + 31) / 32; }

@@ -64,7 +64,8 @@ WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
   residency_.push_back({});
 }
 
-std::uint32_t WorkDistributor::submit(const GridSpec& grid, GridDone done) {
+std::uint32_t WorkDistributor::submit(const GridSpec& grid, GridDone done,
+                                      std::unique_ptr<Policy> policy) {
   Grid g;
   g.spec = grid;
   g.footprint = footprint(topology().capacity(), grid.shape);
@@ -73,8 +74,9 @@ std::uint32_t WorkDistributor::submit(const GridSpec& grid, GridDone done) {
   g.times.submitted = timeline_now();
   g.times.first_start = sim::kMaxTick;
   g.done = std::move(done);
+  g.policy = std::move(policy);
   ctas_total_ += grid.grid.count();
-  grids_.push_back(g);
+  grids_.push_back(std::move(g));
   changed_.notify_all();  // a sleeping CWD looks at the new grid
   ++generation_;
   return static_cast<std::uint32_t>(grids_.size() - 1);
@@ -124,7 +126,8 @@ sim::Task<bool> WorkDistributor::try_launch() {
     const GridSpec& spec = grids_[g].spec;
     const bool clustered = spec.kind != ClusterKind::kNone;
     const std::vector<std::uint32_t> budget = clustered ? budgets() : std::vector<std::uint32_t>{};
-    LaunchStep step = policy_->step(state_, spec, grids_[g].units_left, budget);
+    Policy& policy = grids_[g].policy ? *grids_[g].policy : *policy_;
+    LaunchStep step = policy.step(state_, spec, grids_[g].units_left, budget);
     steps_.inc();
     decision_cycles_.inc(step.decision_cycles);
     // The decision is made against the CWD's model at once; its cost delays the broadcast.
@@ -138,7 +141,7 @@ sim::Task<bool> WorkDistributor::try_launch() {
     }
     // The step's packets go out back to back once the broadcast bus is free.
     const std::uint64_t first = std::max<std::uint64_t>(clock_.now_cycle(), broadcast_free_);
-    Packets packets_of_step(topology().num_sms(), policy_->one_cta_per_packet());
+    Packets packets_of_step(topology().num_sms(), policy.one_cta_per_packet());
     for (const CgaPlacement& p : step.cgas)
       launch(g, p, packets_of_step, first);
     const std::uint32_t packets = packets_of_step.count();

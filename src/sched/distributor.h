@@ -82,8 +82,14 @@ class WorkDistributor : public sim::Component {
   const WaveSampling& wave_sampling() const { return sampling_; }
   // Adds a grid to the task table (validate it with check_grid first); returns its index.
   // `done` runs once the CWD has heard the last of its CTAs exit (the grid-completed half of
-  // the narrow launch interface the command processor uses).
-  std::uint32_t submit(const GridSpec& grid, GridDone done = {});
+  // the narrow launch interface the command processor uses). `policy`: the grid's own
+  // placement policy (a per-launch attribute); null: the distributor's.
+  std::uint32_t submit(const GridSpec& grid, GridDone done = {},
+                       std::unique_ptr<Policy> policy = nullptr);
+  // The policy that places grid g.
+  const Policy& policy_of(std::uint32_t g) const {
+    return grids_[g].policy ? *grids_[g].policy : *policy_;
+  }
   // Spawns the CWD process; call once, after submitting the first grids.
   void start();
   // SM → CWD: the CTA has exited (the narrow completion interface).
@@ -138,6 +144,7 @@ class WorkDistributor : public sim::Component {
     std::uint64_t ctas_left = 0;   // CTAs whose cta_complete has not arrived
     GridTimes times;
     GridDone done;
+    std::unique_ptr<Policy> policy;                 // null: the distributor's
     std::uint64_t running = 0, peak_running = 0;    // CTAs resident now, and the most at once
     std::uint64_t clusters = 0, peak_clusters = 0;  // its GPC_CGAs with a CTA resident
     std::uint64_t activity = 0;                     // its CTA starts and exits

@@ -319,6 +319,7 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   params.priority = decoded->priority;
   params.registers_per_thread = decoded->registers_per_thread;
   params.multicast = decoded->multicast;
+  params.policy = decoded->policy;
   if (p.group_segment_size < r.kernel->static_shared_bytes) {
     return Error{fmt::format("group_segment_size {} is below the kernel's static shared memory {}",
                              p.group_segment_size, r.kernel->static_shared_bytes)};
@@ -334,20 +335,29 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   r.agent_launch = cp_->agent(q).launches().size();  // the agent records it next
   const sim::Tick skipped = cwd_->skipped_ticks();
   const sim::Tick at = root_.sim().now();
-  r.grid = cwd_->submit(g, [this, id, skipped, at,
-                            done = std::move(done)](const sched::WorkDistributor::GridTimes& t) {
-    KernelRun& run = *runs_[id];
-    mem_->settle();
-    run.first_start = t.first_start;
-    run.completed = t.completed;
-    run.done = true;
-    if (done_[id]) done_[id](run);
-    // The agent times on the simulation's clock: the waves skipped since dispatch are not in it.
-    const sim::Tick now = root_.sim().now();
-    const sim::Tick first =
-        std::clamp<sim::Tick>(t.first_start >= skipped ? t.first_start - skipped : at, at, now);
-    done({.first_start = first, .completed = now});
-  });
+  std::unique_ptr<sched::Policy> policy;
+  if (!params.policy.empty()) {
+    auto made = sched::make_policy(params.policy, {});
+    if (!made) return made.errors();
+    policy = std::move(made).value();
+  }
+  r.grid = cwd_->submit(
+      g,
+      [this, id, skipped, at, done = std::move(done)](const sched::WorkDistributor::GridTimes& t) {
+        KernelRun& run = *runs_[id];
+        mem_->settle();
+        run.first_start = t.first_start;
+        run.completed = t.completed;
+        run.done = true;
+        if (done_[id]) done_[id](run);
+        // The agent times on the simulation's clock: the waves skipped since dispatch are not in
+        // it.
+        const sim::Tick now = root_.sim().now();
+        const sim::Tick first =
+            std::clamp<sim::Tick>(t.first_start >= skipped ? t.first_start - skipped : at, at, now);
+        done({.first_start = first, .completed = now});
+      },
+      std::move(policy));
   if (run_of_grid_.size() <= r.grid) run_of_grid_.resize(r.grid + 1, ~0u);
   run_of_grid_[r.grid] = id;
   return Ok{};

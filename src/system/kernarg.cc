@@ -1,9 +1,14 @@
 #include "system/kernarg.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <string>
+
+#include "sched/policy.h"
 
 namespace xpusim::system {
 namespace {
@@ -89,6 +94,15 @@ Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
   put(out, attr + 12, p.priority, 4);
   put(out, attr + 16, p.registers_per_thread, 2);
   put(out, attr + 18, p.multicast ? 1 : 0, 1);
+  if (!p.policy.empty()) {
+    const auto names = sched::policy_names();
+    const auto it = std::find(names.begin(), names.end(), p.policy);
+    if (it == names.end()) {
+      return Error{fmt::format("policy '{}' is not a work-distributor policy; policies: {}",
+                               p.policy, fmt::join(names, ", "))};
+    }
+    put(out, attr + 19, static_cast<std::uint64_t>(it - names.begin()) + 1, 1);
+  }
   return out;
 }
 
@@ -130,13 +144,22 @@ Result<DecodedKernarg> decode_kernarg(std::span<const std::byte> in,
   d.priority = static_cast<std::uint32_t>(get(in, attr + 12, 4));
   d.registers_per_thread = static_cast<std::uint32_t>(get(in, attr + 16, 2));
   const auto flags = get(in, attr + 18, 1);
-  if (flags > 1 || get(in, attr + 19, 5) != 0) {
+  if (flags > 1 || get(in, attr + 20, 4) != 0) {
     return Error{
         fmt::format("kernarg launch attributes at +{}: flags {:#x} and reserved bytes "
-                    "+19..23 must be 0 but for bit 0 (multicast)",
+                    "+20..23 must be 0 but for bit 0 (multicast)",
                     attr, flags)};
   }
   d.multicast = flags == 1;
+  if (const auto policy = get(in, attr + 19, 1); policy != 0) {
+    const auto names = sched::policy_names();
+    if (policy > names.size()) {
+      return Error{
+          fmt::format("kernarg launch attributes at +{}: policy {} is past the {} known policies",
+                      attr, policy, names.size())};
+    }
+    d.policy = std::string(names[policy - 1]);
+  }
   if (d.cluster.count() == 0 || d.gpc_cgas_per_gpu_cga == 0) {
     return Error{
         fmt::format("kernarg launch attributes: cluster ({},{},{}) and GPU_CGA grouping "

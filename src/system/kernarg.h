@@ -6,7 +6,7 @@
 //
 //   +0  u32 magic 0x4C555058 ("XPUL")   +4  u16 cluster x, y, z   +10 u16 GPC_CGAs per GPU_CGA
 //   +12 u32 priority                    +16 u16 registers/thread  +18 u8 flags (bit 0 multicast)
-//   +19..23 reserved, 0
+//   +19 u8 policy (0: the chip's; k: the k-th of sched::policy_names())  +20..23 reserved, 0
 //
 // The command processor reads the segment back from simulated memory when it launches the
 // kernel, so a packet that points at other kernargs (a condensed diff) launches with them.
@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kernel/kernel_args.h"
@@ -33,7 +34,7 @@ std::uint64_t kernarg_bytes(const std::vector<kernel::ArgDecl>& signature);
 
 // The segment for `args` (already checked against the signature) and the launch's attributes.
 // Errors: an attribute wider than its field (cluster dim or GPC_CGAs per GPU_CGA above 65535,
-// registers per thread above 65535).
+// registers per thread above 65535), an unknown policy.
 Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
                                               const kernel::LaunchParams& params);
 
@@ -44,9 +45,11 @@ struct DecodedKernarg {
   std::uint32_t priority = 0;
   std::uint32_t registers_per_thread = 32;
   bool multicast = false;
+  std::string policy;  // "": the chip's
 };
 // Errors: a segment shorter than kernarg_bytes(signature), a wrong magic word, non-zero
-// reserved bytes or flags, a zero cluster dim or grouping.
+// reserved bytes or flags, a policy index past the known policies, a zero cluster dim or
+// grouping.
 Result<DecodedKernarg> decode_kernarg(std::span<const std::byte> bytes,
                                       const std::vector<kernel::ArgDecl>& signature);
 

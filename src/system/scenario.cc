@@ -109,9 +109,16 @@ constexpr std::string_view kRunKeys[] = {
     "name",   "mode",  "memory_timing", "set_sampling",     "wave_sampling", "workload",
     "params", "stats", "trace",         "trace_max_events", "queues"};
 constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
-constexpr std::string_view kLaunchKeys[] = {
-    "grid",     "block",     "cluster", "dynamic_shared_bytes", "registers_per_thread", "queue",
-    "priority", "multicast", "gpu_cga"};
+constexpr std::string_view kLaunchKeys[] = {"grid",
+                                            "block",
+                                            "cluster",
+                                            "dynamic_shared_bytes",
+                                            "registers_per_thread",
+                                            "queue",
+                                            "priority",
+                                            "multicast",
+                                            "gpu_cga",
+                                            "policy"};
 constexpr std::string_view kQueueKeys[] = {"dispatch", "size"};
 constexpr std::string_view kGraphKeys[] = {"name", "kernel", "launch", "args", "after"};
 
@@ -889,9 +896,11 @@ class Reader {
     s_.runs = std::move(runs);
   }
 
-  void read_policy(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+  // A registered work-distributor policy name, or nullopt (the error reported).
+  std::optional<std::string> policy_name(const YAML::Node& v, const std::string& path,
+                                         SourcePos key_pos) {
     auto t = text(v, path, key_pos, "a work-distributor policy name");
-    if (!t) return;
+    if (!t) return std::nullopt;
     std::vector<std::string> known;
     for (std::string_view n : sched::policy_names())
       known.emplace_back(n);
@@ -899,10 +908,16 @@ class Reader {
       error(pos_of(v), path,
             fmt::format("'{}' is not a policy{}; policies: {}", *t, sim::did_you_mean(*t, known),
                         join(known)));
-      return;
+      return std::nullopt;
     }
-    s_.policy = *t;
-    s_.policy_pos = pos_of(v);
+    return t;
+  }
+
+  void read_policy(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
+    if (auto t = policy_name(v, path, key_pos)) {
+      s_.policy = *t;
+      s_.policy_pos = pos_of(v);
+    }
   }
 
   void read_scheduler(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
@@ -999,6 +1014,8 @@ class Reader {
                 }
               } else if (key == "multicast") {
                 if (auto b = boolean(x, p, kp)) launch.multicast = *b;
+              } else if (key == "policy") {  // this launch's placement policy
+                if (auto t = policy_name(x, p, kp)) launch.policy = *t;
               }
             });
     for (const char* k : {"grid", "block"}) {

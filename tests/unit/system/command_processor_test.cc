@@ -70,7 +70,8 @@ TEST(Kernarg, ArgumentsAndLaunchAttributesRoundTripThroughTheSegment) {
                                .registers_per_thread = 168,
                                .gpc_cgas_per_gpu_cga = 4,
                                .multicast = true,
-                               .priority = 9};
+                               .priority = 9,
+                               .policy = "first-fit"};
   const auto bytes = encode_kernarg(args, p).value();
   // CUDA's layout: u32 at 0, ptr at 8 (aligned), f32 at 16, u64 at 24; attributes at 32.
   EXPECT_EQ(explicit_kernarg_bytes(sig), 32u);
@@ -87,6 +88,9 @@ TEST(Kernarg, ArgumentsAndLaunchAttributesRoundTripThroughTheSegment) {
   EXPECT_EQ(d.gpc_cgas_per_gpu_cga, 4u);
   EXPECT_TRUE(d.multicast);
   EXPECT_EQ(d.priority, 9u);
+  EXPECT_EQ(d.policy, "first-fit");
+  EXPECT_EQ(std::to_integer<int>(bytes[32 + 19]), 4);  // the 4th of sched::policy_names()
+  EXPECT_EQ(decode_kernarg(encode_kernarg(args, {}).value(), sig).value().policy, "");
 
   auto bad = bytes;
   bad[32] = std::byte{0};  // the magic word
@@ -94,6 +98,13 @@ TEST(Kernarg, ArgumentsAndLaunchAttributesRoundTripThroughTheSegment) {
   EXPECT_NE(decode_kernarg(std::span(bytes).first(20), sig).error().message.find("needs 56 B"),
             std::string::npos);
   EXPECT_FALSE(encode_kernarg(args, {.cluster = {70000, 1, 1}}).ok());
+  EXPECT_EQ(encode_kernarg(args, {.policy = "best"}).error().message,
+            "policy 'best' is not a work-distributor policy; policies: waterfill, prior-art, "
+            "round-robin, first-fit");
+  bad = bytes;
+  bad[32 + 19] = std::byte{9};
+  EXPECT_NE(decode_kernarg(bad, sig).error().message.find("policy 9 is past the 4 known"),
+            std::string::npos);
 }
 
 TEST(LaunchPath, ALaunchIsAPacketTheAgentDecodesBeforeTheDistributorSeesIt) {

@@ -254,7 +254,7 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
   EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1, clustr: 2}\n"),
             "s.yaml:3:29: launch.clustr: unknown key 'clustr' (did you mean 'cluster'?); valid "
             "keys in launch: grid, block, cluster, dynamic_shared_bytes, registers_per_thread, "
-            "queue, priority, multicast, gpu_cga");
+            "queue, priority, multicast, gpu_cga, policy");
 }
 
 TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
@@ -879,6 +879,43 @@ TEST(ScenarioGraph, AFaultEndsItsQueueAndTheOtherQueuesComplete) {
   ASSERT_TRUE(chip.command_processor().queue(0).error().has_value());
   EXPECT_NE(chip.command_processor().queue(0).error()->message.find("queue 0: fault: fault_demo"),
             std::string::npos);
+}
+
+// A launch's own policy travels in its kernarg attributes to the distributor: first-fit packs
+// the first kernel's four CTAs onto SM 0, the chip's waterfill spreads the second's.
+TEST(ScenarioGraph, EachLaunchMayNameItsOwnPolicy) {
+  const Scenario s =
+      load_scenario_string(
+          "chip: tiny\nbuffers: {a: {bytes: 16KiB}, b: {bytes: 16KiB}}\n"
+          "kernels:\n"
+          "  - {name: ff, kernel: stream_fill, launch: {grid: 4, block: 32, policy: "
+          "first-fit}, args: [{ptr: a}, {u64: 1024}]}\n"
+          "  - {name: wf, kernel: stream_fill, after: [ff], launch: {grid: 4, block: "
+          "32}, args: [{ptr: b}, {u64: 1024}]}\n",
+          "p.yaml")
+          .value();
+  EXPECT_EQ(s.graph[0].launch.policy, "first-fit");
+  EXPECT_EQ(s.graph[1].launch.policy, "");
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  sim::Simulation sim{1};
+  auto run = Run::create(sim, s, spec, register_for_tests);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const RunReport r = (*run)->report((*run)->simulate());
+  ASSERT_TRUE(r.ok()) << r.errors.front().message;
+  Chip& chip = (*run)->chip();
+  EXPECT_EQ(chip.run(0).params.policy, "first-fit");  // as decoded from the kernarg segment
+  EXPECT_EQ(chip.distributor().policy_of(chip.run(0).grid).name(), "first-fit");
+  EXPECT_EQ(chip.distributor().policy_of(chip.run(1).grid).name(), "waterfill");
+  const auto ctas = [&](int sm) {
+    return sim.stats().find(fmt::format("chip0.sm{}.ctas", sm)).value()->to_json()["value"];
+  };
+  EXPECT_EQ(ctas(0), 5);  // ff's four, then one of wf's
+  EXPECT_EQ(ctas(1), 1);
+  EXPECT_EQ(ctas(3), 1);
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: stream_fill\nlaunch: {grid: 1, block: 32, policy: "
+                      "waterfil}\n"),
+            "s.yaml:3:38: launch.policy: 'waterfil' is not a policy (did you mean 'waterfill'?); "
+            "policies: waterfill, prior-art, round-robin, first-fit");
 }
 
 TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
