@@ -110,11 +110,10 @@ Result<std::vector<Row>> workload_rows(const GlobalOptions&) {
 
 ListKinds list_kinds() {
   ListKinds k("kind", "kinds");
+  // Listed in the order added (every order is 0).
   const auto add = [&](std::string name, std::string description, ListFn fn) {
-    sim::check_builtin(k.add({.name = std::move(name),
-                              .description = std::move(description),
-                              .make = fn,
-                              .order = static_cast<int>(k.entries().size())}));
+    sim::check_builtin(
+        k.add({.name = std::move(name), .description = std::move(description), .make = fn}));
   };
   add("chips", "chip configs in configs/chips/", chip_rows);
   add("policies", "work-distributor (CWD) policies (--policy, a scenario's policy)",
