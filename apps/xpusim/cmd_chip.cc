@@ -1,12 +1,23 @@
-// `info`, `list chips`, `schema chip`: the commands that read chip configs.
+// `info`, `list KIND`, `schema chip`: the commands that read chip configs, and the listing of
+// every registry of named choices.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli.h"
 #include "config/chip_schema.h"
 #include "config/chip_spec.h"
+#include "core/warp_scheduler.h"
+#include "fabric/pod_spec.h"
+#include "fabric/policy.h"
+#include "kernel/registry.h"
+#include "sched/policy.h"
+#include "sim/registry.h"
 #include "system/chip_summary.h"
+#include "workloads/workload.h"
 
 namespace xpusim::cli {
 
@@ -35,18 +46,127 @@ void add_info_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   });
 }
 
+namespace {
+
+// One line of `xpusim list KIND`.
+struct Row {
+  std::string name, description;
+};
+using ListFn = Result<std::vector<Row>> (*)(const GlobalOptions&);
+// The kinds `list` knows, in a registry of their own: the same lookup and unknown-name error.
+using ListKinds = sim::Registry<ListFn>;
+
+template <class Factory>
+std::vector<Row> rows_of(const sim::Registry<Factory>& r) {
+  std::vector<Row> rows;
+  for (const auto& e : r.entries())
+    rows.push_back({e.name, e.description});
+  return rows;
+}
+
+Result<std::vector<Row>> chip_rows(const GlobalOptions& g) {
+  const auto names = config::list_chips(config_dir(g));
+  if (names.empty()) {
+    return Error{fmt::format("no chip files in {}/chips", config_dir(g).string())};
+  }
+  std::vector<Row> rows;
+  for (const auto& n : names) {
+    auto spec = load_chip(g, n);
+    rows.push_back(
+        {n, spec ? spec->description : fmt::format("(does not load; see 'xpusim info {}')", n)});
+  }
+  return rows;
+}
+
+// Kernels and workloads from their own registries, filled the way `xpusim run` fills them.
+struct Workloads {
+  kernel::KernelRegistry kernels;
+  workloads::WorkloadRegistry workloads;
+};
+
+Result<Workloads> all_workloads() {
+  Workloads w;
+  if (Status st = workloads::register_all(w.kernels, w.workloads); !st) return st.errors();
+  return w;
+}
+
+Result<std::vector<Row>> kernel_rows(const GlobalOptions&) {
+  auto w = all_workloads();
+  if (!w) return w.errors();
+  std::vector<Row> rows;
+  for (const std::string& n : w->kernels.names())
+    rows.push_back({n, (*w->kernels.find(n))->description});
+  return rows;
+}
+
+Result<std::vector<Row>> workload_rows(const GlobalOptions&) {
+  auto w = all_workloads();
+  if (!w) return w.errors();
+  std::vector<Row> rows;
+  for (const std::string& n : w->workloads.names())
+    rows.push_back({n, std::string((*w->workloads.find(n))->description())});
+  return rows;
+}
+
+ListKinds list_kinds() {
+  ListKinds k("kind", "kinds");
+  // Listed in the order added (every order is 0).
+  const auto add = [&](std::string name, std::string description, ListFn fn) {
+    sim::check_builtin(
+        k.add({.name = std::move(name), .description = std::move(description), .make = fn}));
+  };
+  add("chips", "chip configs in configs/chips/", chip_rows);
+  add("policies", "work-distributor (CWD) policies (--policy, a scenario's policy)",
+      [](const GlobalOptions&) -> Result<std::vector<Row>> { return rows_of(sched::policies()); });
+  add("schedulers", "SM warp schedulers (--scheduler, a scenario's sm_scheduler)",
+      [](const GlobalOptions&) -> Result<std::vector<Row>> {
+        return rows_of(core::warp_schedulers());
+      });
+  add("fabric-policies", "fabric buffer allocation policies (fabric --policy, buffer.policy)",
+      [](const GlobalOptions&) -> Result<std::vector<Row>> {
+        return rows_of(fabric::allocation_policies());
+      });
+  add("topologies", "pod shapes (a pod file's shape)",
+      [](const GlobalOptions&) -> Result<std::vector<Row>> {
+        return rows_of(fabric::topologies());
+      });
+  add("kernels", "kernels a scenario can launch", kernel_rows);
+  add("workloads", "workloads a scenario can run", workload_rows);
+  return k;
+}
+
+// NAME  description, the descriptions aligned; a row without one is its name alone.
+void print_rows(const std::vector<Row>& rows) {
+  std::size_t width = 0;
+  for (const Row& r : rows)
+    width = std::max(width, r.name.size());
+  for (const Row& r : rows) {
+    if (r.description.empty()) {
+      fmt::print("{}\n", r.name);
+    } else {
+      fmt::print("{:<{}}  {}\n", r.name, width, r.description);
+    }
+  }
+}
+
+}  // namespace
+
 void add_list_command(CLI::App& app, const GlobalOptions& g, Action& action) {
-  auto* cmd = app.add_subcommand("list", "List what can be named (chips)");
+  const std::vector<std::string> kinds = list_kinds().names();
+  auto* cmd = app.add_subcommand(
+      "list", fmt::format("List what can be named, one NAME  description a line ({})",
+                          fmt::join(kinds, ", ")));
   auto what = std::make_shared<std::string>();
-  cmd->add_option("WHAT", *what, "what to list")->required()->check(CLI::IsMember({"chips"}));
+  cmd->add_option("KIND", *what, fmt::format("what to list: {}", fmt::join(kinds, " | ")))
+      ->required();
   cmd->callback([&g, &action, what] {
-    action = [&g] {
-      const auto names = config::list_chips(config_dir(g));
-      if (names.empty()) {
-        return fail({{fmt::format("no chip files in {}/chips", config_dir(g).string())}});
-      }
-      for (const auto& n : names)
-        std::printf("%s\n", n.c_str());
+    action = [&g, what] {
+      const ListKinds all = list_kinds();
+      auto kind = all.find(*what);
+      if (!kind) return fail({{"list: " + kind.error().message}});
+      auto rows = (*kind)->make(g);
+      if (!rows) return fail(rows.errors());
+      print_rows(*rows);
       return kExitOk;
     };
   });

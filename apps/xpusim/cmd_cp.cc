@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "config/chip_spec.h"
 #include "cp/replay.h"
+#include "sched/policy.h"
 #include "sched/runtime_model.h"
 #include "system/chip.h"
 #include "system/chip_launcher.h"
@@ -100,7 +101,8 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
       ->capture_default_str();
   cmd->add_option("--runtime-model", o->runtime,
                   "chip: CTA run time, fixed:N or uniform:A-B[,slowdown=S]");
-  cmd->add_option("--policy", o->policy, "chip: waterfill | prior-art | round-robin | first-fit")
+  cmd->add_option("--policy", o->policy,
+                  fmt::format("chip: {}", fmt::join(sched::policy_names(), " | ")))
       ->capture_default_str();
   cmd->add_option("--enqueue-cycles", o->cfg.enqueue_cycles, "host time to write one packet")
       ->check(non_negative())

@@ -208,7 +208,8 @@ void add_fabric_command(CLI::App& app, const GlobalOptions& g, Action& action) {
                   "per chip: all-reduce/reduce-scatter buffer, all-gather shard, pattern total")
       ->capture_default_str();
   cmd->add_option("--policy", o->policy,
-                  "buffer allocation policy: equal | rtt | count | bdp (default: the pod's)");
+                  fmt::format("buffer allocation policy: {} (default: the pod's)",
+                              fmt::join(fabric::policy_names(), " | ")));
   cmd->add_option("--buffer", o->buffer, "shared buffer memory per chip (default: the pod's)");
   cmd->add_option("--rtt", o->rtt, "RTT source: table | measured (default: the pod's)");
   cmd->add_option("--profile", o->profile, "profile traffic before a count-based policy")

@@ -13,6 +13,7 @@
 #include "sched/explain.h"
 #include "sched/launch_run.h"
 #include "sched/launch_svg.h"
+#include "sched/policy.h"
 
 namespace xpusim::cli {
 namespace {
@@ -166,7 +167,7 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--multicast", o->multicast,
                 "at most one CTA of a cluster per SM (TPC pairs first)");
-  cmd->add_option("--policy", o->policy, "waterfill | prior-art | round-robin | first-fit")
+  cmd->add_option("--policy", o->policy, fmt::format("{}", fmt::join(sched::policy_names(), " | ")))
       ->capture_default_str();
   cmd->add_option("--runtime-model", o->runtime,
                   "CTA run time: fixed:CYCLES or uniform:MIN-MAX, then ,slowdown=S")

@@ -23,7 +23,6 @@
 #include "core/warp_scheduler.h"
 #include "run_summary.h"
 #include "sched/policy.h"
-#include "sim/suggest.h"
 #include "system/chip.h"
 #include "system/run.h"
 #include "system/scenario.h"
@@ -166,12 +165,9 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     }
   }
   if (!o.policy.empty()) {
-    std::vector<std::string> known;
-    for (std::string_view n : sched::policy_names())
-      known.emplace_back(n);
-    if (std::find(known.begin(), known.end(), o.policy) == known.end()) {
-      errors.push_back({fmt::format("--policy: '{}' is not a policy{}; policies: {}", o.policy,
-                                    sim::did_you_mean(o.policy, known), fmt::join(known, ", "))});
+    const sched::PolicyRegistry policies = sched::policies();
+    if (auto found = policies.find(o.policy); !found) {
+      errors.push_back({"--policy: " + found.error().message});
     }
   }
   if (!o.scheduler.empty()) {
@@ -359,10 +355,11 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
                   "workload parameters over the scenario's, in every run: key=value,... (sizes "
                   "may use KiB, MiB, GiB)");
   cmd->add_option("--policy", o->policy,
-                  "work-distributor policy over the scenario's: waterfill | prior-art | "
-                  "round-robin | first-fit");
+                  fmt::format("work-distributor policy over the scenario's: {}",
+                              fmt::join(sched::policy_names(), " | ")));
   cmd->add_option("--scheduler", o->scheduler,
-                  "SM warp scheduler over the scenario's: gto | lrr | oldest");
+                  fmt::format("SM warp scheduler over the scenario's: {}",
+                              fmt::join(core::warp_scheduler_names(), " | ")));
   cmd->callback([&g, &action, o] { action = [&g, o]() -> int { return run_scenario(g, *o); }; });
 }
 

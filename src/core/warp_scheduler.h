@@ -1,5 +1,5 @@
 // Warp schedulers: which ready warp of a sub-partition issues next. Selected by name
-// (SmConfig::scheduler, the scenario's `sm_scheduler`), one small class each:
+// (SmConfig::scheduler, the scenario's `sm_scheduler`), one small class in one file each:
 //  - "gto"    greedy-then-oldest (Rogers et al., MICRO 2012): the warp that issued last goes
 //             again while it is ready, else the oldest ready warp. The default.
 //  - "lrr"    loose round-robin: the ready warp next after the last one in launch order,
@@ -7,6 +7,7 @@
 //  - "oldest" always the oldest ready warp (no greed).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/registry.h"
 #include "sim/result.h"
 
 namespace xpusim::core {
@@ -28,10 +30,20 @@ class WarpScheduler {
                            bool has_last) const = 0;
 };
 
-// Errors: an unknown name, with the valid ones.
+// The schedulers by name: one warp_scheduler_*.cc each, which defines
+// `Status register_warp_scheduler_<stem>(WarpSchedulerRegistry&)` (cmake/registry.cmake).
+using WarpSchedulerFactory = std::unique_ptr<WarpScheduler> (*)();
+using WarpSchedulerRegistry = sim::Registry<WarpSchedulerFactory>;
+// Built on each call: "gto" (the default), "lrr", "oldest".
+WarpSchedulerRegistry warp_schedulers();
+
+// Thin wrappers over warp_schedulers(). Errors: an unknown name, with the valid ones.
 Result<std::unique_ptr<WarpScheduler>> make_warp_scheduler(std::string_view name);
 std::vector<std::string> warp_scheduler_names();
 // The default, "gto", shared (schedulers are stateless).
 std::shared_ptr<const WarpScheduler> default_scheduler();
+
+// The oldest ready warp (the smallest age): what every scheduler falls back on.
+std::size_t oldest_ready(std::span<const std::uint64_t> ready);
 
 }  // namespace xpusim::core

@@ -46,6 +46,23 @@ std::string_view shape_name(Shape s) {
   return "unknown";
 }
 
+ShapeRegistry topologies() {
+  ShapeRegistry r("shape", "shapes");
+  const auto add = [&](Shape s, std::string_view description) {
+    sim::check_builtin(r.add({.name = std::string(shape_name(s)),
+                              .description = std::string(description),
+                              .make = s,
+                              .order = static_cast<int>(s)}));
+  };
+  add(Shape::kRing, "dims [n]: n chips in a ring; wraps");
+  add(Shape::kMesh, "dims of rank 1-3: a grid without wrap-around links");
+  add(Shape::kTorus, "dims of rank 1-3: a grid, every dimension wraps");
+  add(Shape::kTpuV4,
+      "3-D torus of cube^3 cubes: PCB in a tray, electrical in a cube, optical between (TPU v4)");
+  add(Shape::kExplicit, "dims [chips] and a links list of cables; routed by shortest path");
+  return r;
+}
+
 Result<PodSpec> load_pod_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fabric/medium.h"
+#include "sim/registry.h"
 #include "sim/result.h"
 #include "sim/tick.h"
 
@@ -25,6 +26,13 @@ enum class Shape : std::uint8_t {
   kExplicit,  // `chips` and a `links` list; routed by shortest path with hop-indexed VCs
 };
 std::string_view shape_name(Shape s);
+
+// The pod shapes by name, for the reader, `xpusim list topologies` and did-you-mean. Unlike the
+// policies the set is closed: a shape has its own YAML keys (cube, tray, links) and checks in the
+// reader and build_topology, so it is an enum and an entry's factory is the Shape it selects.
+using ShapeRegistry = sim::Registry<Shape>;
+// Built on each call: ring, mesh, torus, tpuv4, explicit.
+ShapeRegistry topologies();
 
 // Per-medium link properties: the offline-calibrated latency table (seed4 ¶48-¶49) plus a
 // per-metre term, the serial bandwidth and the bit error rate that drives link-level retries.

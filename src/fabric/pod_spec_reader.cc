@@ -404,15 +404,17 @@ class PodReader {
   void read_geometry(const Entries& top, PodSpec& spec) {
     const Entry* shape = find(top, "shape");
     if (shape == nullptr) {
-      diag_.error(root_pos_, "shape",
-                  "missing required key 'shape' (ring, mesh, torus, tpuv4 or explicit)");
-    } else if (auto s = choice(*shape, "shape", {"ring", "mesh", "torus", "tpuv4", "explicit"})) {
-      shape_ok_ = true;
-      spec.shape = *s == "ring"    ? Shape::kRing
-                   : *s == "mesh"  ? Shape::kMesh
-                   : *s == "torus" ? Shape::kTorus
-                   : *s == "tpuv4" ? Shape::kTpuV4
-                                   : Shape::kExplicit;
+      diag_.error(
+          root_pos_, "shape",
+          fmt::format("missing required key 'shape' ({})", fmt::join(topologies().names(), ", ")));
+    } else if (auto s = scalar(shape->value, value_pos(*shape), "shape", "a shape name")) {
+      const ShapeRegistry shapes = topologies();
+      if (auto e = shapes.find(*s)) {
+        shape_ok_ = true;
+        spec.shape = (*e)->make;
+      } else {
+        diag_.error(value_pos(*shape), "shape", e.error().message);
+      }
     }
     shape_ = spec.shape;
     const bool tpu = shape_ok_ && spec.shape == Shape::kTpuV4;

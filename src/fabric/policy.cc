@@ -1,39 +1,25 @@
 #include "fabric/policy.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <array>
-
-#include "fabric/policies/policies.h"
-
 namespace xpusim::fabric {
 
-namespace {
-struct Entry {
-  std::string_view name;
-  std::unique_ptr<AllocationPolicy> (*make)();
-};
-// Registry order is the order reports and sweeps list them: baseline first.
-constexpr std::array<Entry, 4> kPolicies{{{"equal", make_equal_policy},
-                                          {"rtt", make_rtt_policy},
-                                          {"count", make_count_policy},
-                                          {"bdp", make_bdp_policy}}};
-}  // namespace
+// Generated from the policies/*.cc files (cmake/registry.cmake).
+Status register_allocation_policies(AllocationPolicyRegistry& r);
+
+AllocationPolicyRegistry allocation_policies() {
+  AllocationPolicyRegistry r("allocation policy", "allocation policies");
+  sim::check_builtin(register_allocation_policies(r));
+  return r;
+}
 
 std::vector<std::string> policy_names() {
-  std::vector<std::string> names;
-  for (const Entry& e : kPolicies)
-    names.emplace_back(e.name);
-  return names;
+  return allocation_policies().names();
 }
 
 Result<std::unique_ptr<AllocationPolicy>> make_policy(std::string_view name) {
-  for (const Entry& e : kPolicies) {
-    if (e.name == name) return e.make();
-  }
-  return Error{fmt::format("policy: unknown allocation policy '{}' (known: {})", name,
-                           fmt::join(policy_names(), ", "))};
+  const AllocationPolicyRegistry all = allocation_policies();
+  auto e = all.find(name);
+  if (!e) return e.errors();
+  return (*e)->make();
 }
 
 }  // namespace xpusim::fabric

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fabric/allocation.h"
+#include "sim/registry.h"
 #include "sim/result.h"
 
 namespace xpusim::fabric {
@@ -25,9 +26,16 @@ class AllocationPolicy {
   virtual Result<Allocation> allocate(const AllocationInput& in) const = 0;
 };
 
-// The names make_policy accepts, in registry order.
+// The policies by name: one policies/*.cc each, which defines
+// `Status register_allocation_policy_<stem>(AllocationPolicyRegistry&)` (cmake/registry.cmake).
+using AllocationPolicyFactory = std::unique_ptr<AllocationPolicy> (*)();
+using AllocationPolicyRegistry = sim::Registry<AllocationPolicyFactory>;
+// Built on each call, in the order reports and sweeps list them: the equal baseline first, then
+// rtt, count, bdp.
+AllocationPolicyRegistry allocation_policies();
+
+// Thin wrappers over allocation_policies(). An unknown name: one line with the known ones.
 std::vector<std::string> policy_names();
-// Error for an unknown name lists the known ones.
 Result<std::unique_ptr<AllocationPolicy>> make_policy(std::string_view name);
 
 }  // namespace xpusim::fabric

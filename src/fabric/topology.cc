@@ -122,7 +122,8 @@ Result<Topology> build_topology(const PodSpec& spec) {
 
   // Geometry: without a valid one nothing else can be checked.
   if (shape > Shape::kExplicit) {
-    err.add(0, "shape", "unknown shape; valid: ring, mesh, torus, tpuv4, explicit");
+    err.add(0, "shape",
+            fmt::format("unknown shape; valid: {}", fmt::join(topologies().names(), ", ")));
     return err.take();
   }
   if ((shape == Shape::kRing || shape == Shape::kExplicit) && n != 1) {

@@ -1,29 +1,29 @@
 #include "sched/policy.h"
 
-#include <fmt/format.h>
-
 #include <limits>
 #include <numeric>
 #include <string>
 
-#include "sim/suggest.h"
-
 namespace xpusim::sched {
 
-std::vector<std::string_view> policy_names() {
-  return {"waterfill", "prior-art", "round-robin", "first-fit"};
+// Generated from the policy_*.cc files (cmake/registry.cmake).
+Status register_policies(PolicyRegistry& r);
+
+PolicyRegistry policies() {
+  PolicyRegistry r("policy", "policies");
+  sim::check_builtin(register_policies(r));
+  return r;
+}
+
+std::vector<std::string> policy_names() {
+  return policies().names();
 }
 
 Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const DecisionCost& cost) {
-  if (name == "waterfill") return make_waterfill_policy(cost);
-  if (name == "prior-art") return make_prior_art_policy(cost);
-  if (name == "round-robin") return make_round_robin_policy(cost);
-  if (name == "first-fit") return make_first_fit_policy(cost);
-  std::vector<std::string> known;
-  for (const std::string_view n : policy_names())
-    known.emplace_back(n);
-  return Error{fmt::format("policy = '{}' is unknown{}; known policies: {}", name,
-                           sim::did_you_mean(name, known), fmt::join(known, ", "))};
+  const PolicyRegistry all = policies();
+  auto e = all.find(name);
+  if (!e) return e.errors();
+  return (*e)->make(cost);
 }
 
 GpcBudget::GpcBudget(std::span<const std::uint32_t> budget, std::uint32_t num_gpcs)

@@ -8,12 +8,14 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "sched/gpu_state.h"
 #include "sched/grid.h"
 #include "sched/waterfill.h"
+#include "sim/registry.h"
 #include "sim/result.h"
 
 namespace xpusim::sched {
@@ -55,10 +57,16 @@ class Policy {
                           std::span<const std::uint32_t> gpc_budget) = 0;
 };
 
-// "waterfill" (default: water-filling + speed, GPU_CGA two-pass), "prior-art", "round-robin",
+// The policies by name: one policy_*.cc each, which defines
+// `Status register_policy_<stem>(PolicyRegistry&)` (cmake/registry.cmake lists them).
+using PolicyFactory = std::unique_ptr<Policy> (*)(const DecisionCost&);
+using PolicyRegistry = sim::Registry<PolicyFactory>;
+// Built on each call: "waterfill" (the default) first, then "prior-art", "round-robin",
 // "first-fit".
-std::vector<std::string_view> policy_names();
-// Unknown name: an error listing the known ones, with a did-you-mean.
+PolicyRegistry policies();
+
+// Thin wrappers over policies(). Unknown name: one line with a did-you-mean and the known ones.
+std::vector<std::string> policy_names();
 Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const DecisionCost& cost = {});
 
 // ---- Building blocks shared by the policy_*.cc files (and handy in tests). ----
@@ -99,11 +107,5 @@ Fill greedy_fill(std::span<const std::uint32_t> free, std::uint32_t n, bool one_
 // Whether n CTAs of one cluster fit in `free` (one GPC's SMs): enough slots, or for multicast
 // (one_per_sm) enough SMs with a free slot.
 bool cluster_fits(std::span<const std::uint32_t> free, std::uint32_t n, bool one_per_sm);
-
-// Factories, one per policy_*.cc.
-std::unique_ptr<Policy> make_waterfill_policy(const DecisionCost& cost);
-std::unique_ptr<Policy> make_prior_art_policy(const DecisionCost& cost);
-std::unique_ptr<Policy> make_round_robin_policy(const DecisionCost& cost);
-std::unique_ptr<Policy> make_first_fit_policy(const DecisionCost& cost);
 
 }  // namespace xpusim::sched

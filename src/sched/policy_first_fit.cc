@@ -92,8 +92,13 @@ class FirstFitPolicy final : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> make_first_fit_policy(const DecisionCost& cost) {
-  return std::make_unique<FirstFitPolicy>(cost);
+Status register_policy_first_fit(PolicyRegistry& r) {
+  return r.add({.name = "first-fit",
+                .description = "baseline: the lowest-index GPC and SMs that hold the cluster",
+                .make = [](const DecisionCost& cost) -> std::unique_ptr<Policy> {
+                  return std::make_unique<FirstFitPolicy>(cost);
+                },
+                .order = 3});
 }
 
 }  // namespace xpusim::sched

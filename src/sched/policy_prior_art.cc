@@ -84,8 +84,15 @@ class PriorArtPolicy final : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> make_prior_art_policy(const DecisionCost& cost) {
-  return std::make_unique<PriorArtPolicy>(cost);
+Status register_policy_prior_art(PolicyRegistry& r) {
+  return r.add(
+      {.name = "prior-art",
+       .description =
+           "one CTA per cycle to the least-utilized SM, CGAs all-or-nothing (seed1 ¶127-130)",
+       .make = [](const DecisionCost& cost) -> std::unique_ptr<Policy> {
+         return std::make_unique<PriorArtPolicy>(cost);
+       },
+       .order = 1});
 }
 
 }  // namespace xpusim::sched

@@ -93,8 +93,15 @@ class RoundRobinPolicy final : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> make_round_robin_policy(const DecisionCost& cost) {
-  return std::make_unique<RoundRobinPolicy>(cost);
+Status register_policy_round_robin(PolicyRegistry& r) {
+  return r.add(
+      {.name = "round-robin",
+       .description =
+           "baseline: clusters to the next GPC in rotation, plain CTAs dealt to SMs in turn",
+       .make = [](const DecisionCost& cost) -> std::unique_ptr<Policy> {
+         return std::make_unique<RoundRobinPolicy>(cost);
+       },
+       .order = 2});
 }
 
 }  // namespace xpusim::sched

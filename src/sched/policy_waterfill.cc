@@ -150,8 +150,15 @@ class WaterfillPolicy final : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> make_waterfill_policy(const DecisionCost& cost) {
-  return std::make_unique<WaterfillPolicy>(cost);
+Status register_policy_waterfill(PolicyRegistry& r) {
+  return r.add(
+      {.name = "waterfill",
+       .description =
+           "water-filling in a GPC, fastest-GPC selection, two-pass GPU_CGA (the patent; default)",
+       .make = [](const DecisionCost& cost) -> std::unique_ptr<Policy> {
+         return std::make_unique<WaterfillPolicy>(cost);
+       },
+       .order = 0});
 }
 
 }  // namespace xpusim::sched

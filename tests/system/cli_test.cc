@@ -1,5 +1,7 @@
 // The command-line contract: exit codes (0 ok, 1 simulation failure, 2 bad input), one-line
 // `error:` messages, `info` output, and byte-identical stats/traces for the same seed.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_harness.h"
@@ -64,7 +66,74 @@ TEST_F(Cli, InfoAcceptsAPath) {
 TEST_F(Cli, ListChips) {
   const CliRun r = run("list chips");
   EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.out, "h100-pcie\nh100-sxm5\nh100-sxm5-silicon\ntiny\n");
+  EXPECT_EQ(r.out,
+            "h100-pcie          NVIDIA H100 PCIe 80GB\n"
+            "h100-sxm5          NVIDIA H100 SXM5 80GB\n"
+            "h100-sxm5-silicon  NVIDIA H100 SXM5 80GB, latencies measured on silicon\n"
+            "tiny               Test chip: 8 H100-like SMs, 1 GHz\n");
+}
+
+// `list KIND`: one `NAME  description` line per entry, names padded to one column.
+TEST_F(Cli, ListPoliciesSchedulersAndFabricPoliciesFromTheirRegistries) {
+  const CliRun p = run("list policies");
+  EXPECT_EQ(p.code, 0) << p.err;
+  const auto ps = lines(p.out);
+  ASSERT_EQ(ps.size(), 4u) << p.out;
+  const std::vector<std::string> names{"waterfill", "prior-art", "round-robin", "first-fit"};
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    EXPECT_EQ(ps[i].rfind(names[i], 0), 0u) << ps[i];
+    EXPECT_EQ(ps[i].find_first_not_of(' ', 11), 13u) << ps[i];  // "round-robin" + 2 spaces
+  }
+  EXPECT_NE(ps[0].find("default"), std::string::npos) << ps[0];
+
+  const CliRun s = run("list schedulers");
+  EXPECT_EQ(s.code, 0) << s.err;
+  const auto ss = lines(s.out);
+  ASSERT_EQ(ss.size(), 3u) << s.out;
+  EXPECT_EQ(ss[0].rfind("gto     greedy-then-oldest", 0), 0u) << ss[0];
+  EXPECT_EQ(ss[1].rfind("lrr     ", 0), 0u) << ss[1];
+  EXPECT_EQ(ss[2].rfind("oldest  ", 0), 0u) << ss[2];
+
+  const CliRun f = run("list fabric-policies");
+  EXPECT_EQ(f.code, 0) << f.err;
+  const auto fs_ = lines(f.out);
+  ASSERT_EQ(fs_.size(), 4u) << f.out;
+  EXPECT_EQ(fs_[0].rfind("equal  baseline", 0), 0u) << fs_[0];
+  EXPECT_EQ(fs_[3].rfind("bdp    ", 0), 0u) << fs_[3];
+}
+
+TEST_F(Cli, ListTopologiesKernelsAndWorkloads) {
+  const CliRun t = run("list topologies");
+  EXPECT_EQ(t.code, 0) << t.err;
+  const auto ts = lines(t.out);
+  ASSERT_EQ(ts.size(), 5u) << t.out;
+  const std::vector<std::string> shapes{"ring", "mesh", "torus", "tpuv4", "explicit"};
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    EXPECT_EQ(ts[i].rfind(shapes[i], 0), 0u) << ts[i];
+    EXPECT_GT(ts[i].size(), 10u) << ts[i];  // a description follows the padded name
+    EXPECT_EQ(ts[i].find_first_not_of(' ', 8), 10u) << ts[i];  // "explicit" + 2 spaces
+  }
+  const CliRun k = run("list kernels");
+  EXPECT_EQ(k.code, 0) << k.err;
+  const auto ks = lines(k.out);
+  EXPECT_TRUE(std::any_of(ks.begin(), ks.end(), [](const std::string& l) {
+    return l.rfind("stream_copy  ", 0) == 0;
+  })) << k.out;
+  const CliRun w = run("list workloads");
+  EXPECT_EQ(w.code, 0) << w.err;
+  EXPECT_GE(lines(w.out).size(), 2u) << w.out;
+  for (const auto& l : lines(w.out))
+    EXPECT_NE(l.find("  "), std::string::npos) << l;  // every workload has a description
+}
+
+TEST_F(Cli, ListUnknownKindIsOneLineWithTheKinds) {
+  const CliRun r = run("list polices");
+  expect_bad_input(r, "kind 'polices' is unknown (did you mean 'policies'?)");
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("chips, policies, schedulers, fabric-policies, topologies, kernels, "
+                       "workloads"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(Cli, UnknownChipListsTheValidOnes) {

@@ -51,8 +51,13 @@ class BdpPolicy final : public AllocationPolicy {
 
 }  // namespace
 
-std::unique_ptr<AllocationPolicy> make_bdp_policy() {
-  return std::make_unique<BdpPolicy>();
+Status register_allocation_policy_bdp(AllocationPolicyRegistry& r) {
+  return r.add(
+      {.name = "bdp",
+       .description = "ours: each used port its bandwidth-delay product where memory allows, the "
+                      "rest by demand",
+       .make = []() -> std::unique_ptr<AllocationPolicy> { return std::make_unique<BdpPolicy>(); },
+       .order = 3});
 }
 
 }  // namespace xpusim::fabric

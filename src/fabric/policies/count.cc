@@ -34,8 +34,14 @@ class CountPolicy final : public AllocationPolicy {
 
 }  // namespace
 
-std::unique_ptr<AllocationPolicy> make_count_policy() {
-  return std::make_unique<CountPolicy>();
+Status register_allocation_policy_count(AllocationPolicyRegistry& r) {
+  return r.add({.name = "count",
+                .description =
+                    "in proportion to packets received per port in a profile window (seed4 Fig. 4)",
+                .make = []() -> std::unique_ptr<AllocationPolicy> {
+                  return std::make_unique<CountPolicy>();
+                },
+                .order = 2});
 }
 
 }  // namespace xpusim::fabric

@@ -27,8 +27,14 @@ class EqualPolicy final : public AllocationPolicy {
 
 }  // namespace
 
-std::unique_ptr<AllocationPolicy> make_equal_policy() {
-  return std::make_unique<EqualPolicy>();
+Status register_allocation_policy_equal(AllocationPolicyRegistry& r) {
+  return r.add({.name = "equal",
+                .description =
+                    "baseline: every port, used or not, the same share (the fixed hardware split)",
+                .make = []() -> std::unique_ptr<AllocationPolicy> {
+                  return std::make_unique<EqualPolicy>();
+                },
+                .order = 0});
 }
 
 }  // namespace xpusim::fabric

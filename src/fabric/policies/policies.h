@@ -1,6 +1,6 @@
-// Internal to the fabric unit: the policy factories the registry (policy.cc) lists, and the
-// allocation frame (allocation.cc) the policies share, so that every policy checks its input
-// and the floors the same way and reports the same errors.
+// Internal to the fabric unit: the allocation frame (allocation.cc) the policies (one file each
+// here, registered through policy.h's AllocationPolicyRegistry) share, so that every policy checks
+// its input and the floors the same way and reports the same errors.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +13,6 @@
 #include "sim/result.h"
 
 namespace xpusim::fabric {
-
-std::unique_ptr<AllocationPolicy> make_equal_policy();
-std::unique_ptr<AllocationPolicy> make_rtt_policy();
-std::unique_ptr<AllocationPolicy> make_count_policy();
-std::unique_ptr<AllocationPolicy> make_bdp_policy();
 
 namespace detail {
 

@@ -31,8 +31,12 @@ class RttPolicy final : public AllocationPolicy {
 
 }  // namespace
 
-std::unique_ptr<AllocationPolicy> make_rtt_policy() {
-  return std::make_unique<RttPolicy>();
+Status register_allocation_policy_rtt(AllocationPolicyRegistry& r) {
+  return r.add(
+      {.name = "rtt",
+       .description = "each used port's share in proportion to its round-trip time (seed4 Fig. 3)",
+       .make = []() -> std::unique_ptr<AllocationPolicy> { return std::make_unique<RttPolicy>(); },
+       .order = 1});
 }
 
 }  // namespace xpusim::fabric

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -184,10 +185,35 @@ TEST(PodSpec, MissingRequiredKeys) {
   EXPECT_LOAD_ERROR("name: [unclosed\n", "YAML syntax error");
 }
 
+TEST(PodSpec, TopologiesRegistryNamesEveryShapeAndEachLoads) {
+  const ShapeRegistry r = topologies();
+  EXPECT_EQ(r.names(), (std::vector<std::string>{"ring", "mesh", "torus", "tpuv4", "explicit"}));
+  // A smallest pod per shape: the name in a file selects the entry's shape.
+  const std::map<std::string, std::string> body{
+      {"ring", "dims: [4]\n"},
+      {"mesh", "dims: [2, 2]\n"},
+      {"torus", "dims: [2, 2]\n"},
+      {"tpuv4", "dims: [4, 4, 4]\n"},
+      {"explicit", "dims: [2]\nlinks:\n  - {a: [0, 0], b: [1, 0]}\n"}};
+  for (const auto& e : r.entries()) {
+    EXPECT_FALSE(e.description.empty()) << e.name;
+    EXPECT_EQ(shape_name(e.make), e.name);
+    ASSERT_EQ(body.count(e.name), 1u) << e.name;
+    const Result<PodSpec> spec = load("name: p\nshape: " + e.name + "\n" + body.at(e.name));
+    ASSERT_TRUE(spec.ok()) << e.name << ": " << joined(spec);
+    EXPECT_EQ(spec->shape, e.make) << e.name;
+    const Result<Topology> topo = build_topology(*spec);
+    ASSERT_TRUE(topo.ok()) << e.name;
+    EXPECT_EQ(topo->is_grid(), e.name != "explicit");
+  }
+}
+
 TEST(PodSpec, UnknownShapeAndMedium) {
   EXPECT_LOAD_ERROR("name: x\nshape: hypercube\ndims: [4]\n",
-                    "t.yaml:2:8: shape: \"hypercube\" is not one of ring, mesh, torus, tpuv4, "
-                    "explicit");
+                    "t.yaml:2:8: shape: shape 'hypercube' is unknown; known shapes: ring, mesh, "
+                    "torus, tpuv4, explicit");
+  EXPECT_LOAD_ERROR("name: x\nshape: tourus\ndims: [4]\n",
+                    "t.yaml:2:8: shape: shape 'tourus' is unknown (did you mean 'torus'?)");
   EXPECT_LOAD_ERROR(kCube + "electrical_medium: copprr\n",
                     "t.yaml:4:20: electrical_medium: unknown medium \"copprr\"");
   EXPECT_LOAD_ERROR(kCube + "electrical_medium: copprr\n", "valid media: pcb, copper, optical");

@@ -46,8 +46,23 @@ TEST(PolicyRegistry, NamesInOrderAndEachBuilds) {
 TEST(PolicyRegistry, UnknownNameListsTheKnownOnes) {
   auto p = make_policy("fifo");
   ASSERT_FALSE(p.ok());
-  EXPECT_TRUE(has(p.error().message, "'fifo'"));
-  EXPECT_TRUE(has(p.error().message, "equal, rtt, count, bdp"));
+  EXPECT_EQ(p.error().message,
+            "allocation policy 'fifo' is unknown; known allocation policies: equal, rtt, count, "
+            "bdp");
+  EXPECT_TRUE(has(make_policy("rrt").error().message, "(did you mean 'rtt'?)"));
+}
+
+TEST(PolicyRegistry, EveryEntryDescribesAndBuildsItsPolicy) {
+  const AllocationPolicyRegistry r = allocation_policies();
+  EXPECT_EQ(r.names(), policy_names());
+  for (const auto& e : r.entries()) {
+    EXPECT_FALSE(e.description.empty()) << e.name;
+    EXPECT_EQ(e.description.find('\n'), std::string::npos) << e.name;
+    ASSERT_NE(e.make, nullptr) << e.name;
+    const auto p = e.make();
+    ASSERT_NE(p, nullptr) << e.name;
+    EXPECT_EQ(p->name(), e.name);
+  }
 }
 
 TEST(RttPolicy, WorkedExample) {

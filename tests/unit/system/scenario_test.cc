@@ -270,7 +270,7 @@ TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
             "policies: waterfill, prior-art, round-robin, first-fit");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_scheduler: gtoo\n"),
             "s.yaml:3:15: sm_scheduler: warp scheduler 'gtoo' is unknown (did you mean 'gto'?); "
-            "schedulers: gto, lrr, oldest");
+            "known warp schedulers: gto, lrr, oldest");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nparams: {footprint: 4MiBs}\n"),
             "s.yaml:3:21: params.footprint: unknown size unit \"MiBs\" in \"4MiBs\"; valid "
             "units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB");
