@@ -17,7 +17,8 @@
 #include "sched/policy.h"
 #include "sim/registry.h"
 #include "system/chip_summary.h"
-#include "workloads/workload.h"
+#include "system/workload.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::cli {
 
@@ -81,7 +82,7 @@ Result<std::vector<Row>> chip_rows(const GlobalOptions& g) {
 // Kernels and workloads from their own registries, filled the way `xpusim run` fills them.
 struct Workloads {
   kernel::KernelRegistry kernels;
-  workloads::WorkloadRegistry workloads;
+  system::WorkloadRegistry workloads;
 };
 
 Result<Workloads> all_workloads() {

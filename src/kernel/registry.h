@@ -2,7 +2,6 @@
 // caller owns (no global table): each workload folder has a `register_*(KernelRegistry&)`.
 #pragma once
 
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "kernel/launch.h"
 #include "kernel/warp.h"
 #include "mem/global_memory.h"
+#include "sim/registry.h"
 #include "sim/result.h"
 #include "sim/task.h"
 
@@ -34,16 +34,19 @@ struct KernelDef {
   KernelCheck check = nullptr;            // nullptr: no reference (a run reports "not checked")
 };
 
+// The kernels of a run: a sim::Registry (the one pattern of every listable kind) whose entries'
+// factory is the definition itself; listed in registration order.
 class KernelRegistry {
  public:
   // Errors: an empty or duplicate name, or no body.
   Status add(KernelDef def);
   // Errors: an unknown name, with the closest registered one and the list.
   Result<const KernelDef*> find(std::string_view name) const;
-  std::vector<std::string> names() const;
+  std::vector<std::string> names() const { return r_.names(); }
+  const std::vector<sim::Registry<KernelDef>::Entry>& entries() const { return r_.entries(); }
 
  private:
-  std::map<std::string, KernelDef, std::less<>> kernels_;
+  sim::Registry<KernelDef> r_{"kernel", "kernels"};
 };
 
 }  // namespace xpusim::kernel

@@ -7,26 +7,19 @@
 namespace xpusim::system {
 
 Status WorkloadRegistry::add(std::unique_ptr<Workload> w) {
-  if (w == nullptr || w->name().empty()) return Error{"workload registry: a workload needs a name"};
-  const std::string name(w->name());
-  if (workloads_.contains(name)) return Error{fmt::format("workload {}: registered twice", name)};
-  workloads_.emplace(name, std::move(w));
-  return Ok{};
+  if (w == nullptr) return Error{"workload registry: a null workload"};
+  std::string name(w->name());
+  std::string description(w->description());
+  return r_.add({.name = std::move(name),
+                 .description = std::move(description),
+                 .make = std::move(w),
+                 .order = 0});
 }
 
 Result<Workload*> WorkloadRegistry::find(std::string_view name) const {
-  const auto it = workloads_.find(name);
-  if (it != workloads_.end()) return it->second.get();
-  const std::vector<std::string> all = names();
-  return Error{fmt::format("workload '{}' is not registered{}; workloads: {}", name,
-                           sim::did_you_mean(name, all), fmt::join(all, ", "))};
-}
-
-std::vector<std::string> WorkloadRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto& [n, w] : workloads_)
-    out.push_back(n);
-  return out;
+  auto e = r_.find(name);
+  if (!e) return e.errors();
+  return (*e)->make.get();
 }
 
 Result<ParamValues> resolve_params(const Workload& w, const ParamValues& overrides) {

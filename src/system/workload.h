@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernel/registry.h"
+#include "sim/registry.h"
 #include "sim/result.h"
 #include "system/chip.h"
 
@@ -58,16 +59,21 @@ class Workload {
   virtual Result<std::vector<Measurement>> report(system::Chip& chip) = 0;
 };
 
+// The workloads of a run: a sim::Registry whose entries own their workload (a workload keeps
+// its state between setup and report, so each run fills its own); registration order.
 class WorkloadRegistry {
  public:
   // Errors: an empty or duplicate name.
   Status add(std::unique_ptr<Workload> w);
   // Errors: an unknown name, with the closest registered one and the list.
   Result<Workload*> find(std::string_view name) const;
-  std::vector<std::string> names() const;
+  std::vector<std::string> names() const { return r_.names(); }
+  const std::vector<sim::Registry<std::unique_ptr<Workload>>::Entry>& entries() const {
+    return r_.entries();
+  }
 
  private:
-  std::map<std::string, std::unique_ptr<Workload>, std::less<>> workloads_;
+  sim::Registry<std::unique_ptr<Workload>> r_{"workload", "workloads"};
 };
 
 // `overrides` on top of the declared defaults. Errors: an unknown name (with the valid ones),

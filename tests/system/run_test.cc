@@ -183,9 +183,9 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
       {"chip: tiny\nmode: fast\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n",
        "error: bad.yaml:2:7: mode: 'fast' is not a mode"},
       {"chip: tiny\nworkload: ubench.nope\n",
-       "error: bad.yaml:2:11: workload: workload 'ubench.nope' is not registered"},
+       "error: bad.yaml:2:11: workload: workload 'ubench.nope' is unknown"},
       {"chip: tiny\nkernel: stream_cpy\nlaunch: {grid: 1, block: 32}\n",
-       "error: bad.yaml:2:9: kernel: kernel 'stream_cpy' is not registered (did you mean "
+       "error: bad.yaml:2:9: kernel: kernel 'stream_cpy' is unknown (did you mean "
        "'stream_copy'?)"},
       {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\nargs: [{u64: 1}]\n",
        "error: bad.yaml:4:1: args: kernel stream_copy: 1 arguments given, it takes 3"},
@@ -502,7 +502,7 @@ TEST_F(RunCli, BadInputInAnyRunIsExit2BeforeAnythingIsSimulated) {
       {"chip: tiny\nworkload: gemm.mm\nruns:\n  - {name: a}\n  - {name: a}\n",
        "error: two.yaml:5:12: runs[1].name: 'a' names run 1 too; run names must differ"},
       {"chip: tiny\nworkload: gemm.mm\nruns:\n  - {name: a, workload: gemm.nope}\n",
-       "error: two.yaml:4:25: workload: workload 'gemm.nope' is not registered"},
+       "error: two.yaml:4:25: workload: workload 'gemm.nope' is unknown"},
   };
   for (const auto& [text, want] : cases) {
     write("two.yaml", text);
@@ -650,11 +650,6 @@ TEST_F(RunCli, ShippedScenariosAreValidInput) {
   for (std::size_t i = 0; i < files.size(); ++i) {
     const int code = std::stoi(file(fmt::format("rc{}", i)));
     const std::string err = file(fmt::format("err{}", i));
-    // The default scenario's workload comes with the TMA GEMM; until it is built in, the
-    // file is valid up to the workload's name.
-    if (code == 2 && err.find("workload 'gemm.tma' is not registered") != std::string::npos) {
-      continue;
-    }
     EXPECT_TRUE(code == 0 || (code == 1 && err.find("--max-time") != std::string::npos))
         << files[i] << " exit " << code << "\n"
         << err;

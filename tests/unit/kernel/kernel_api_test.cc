@@ -64,7 +64,7 @@ TEST(KernelRegistry, UnknownNamesSuggestTheClosestAndDuplicatesAreRefused) {
   const auto miss = r.find("stream_cpy");
   ASSERT_FALSE(miss.ok());
   EXPECT_EQ(miss.error().message,
-            "kernel 'stream_cpy' is not registered (did you mean 'stream_copy'?); kernels: "
+            "kernel 'stream_cpy' is unknown (did you mean 'stream_copy'?); known kernels: "
             "stream_copy");
   ASSERT_TRUE(r.find("stream_copy").ok());
 }

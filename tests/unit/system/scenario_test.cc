@@ -353,18 +353,18 @@ TEST(Scenario, AllErrorsOfAFileComeBackSortedByLine) {
 
 TEST(Scenario, ResolvingNamesAgainstTheRegistries) {
   EXPECT_EQ(resolve_errors(load("chip: tiny\nworkload: test.cpy\n")),
-            "s.yaml:2:11: workload: workload 'test.cpy' is not registered (did you mean "
-            "'test.copy'?); workloads: test.copy");
+            "s.yaml:2:11: workload: workload 'test.cpy' is unknown (did you mean "
+            "'test.copy'?); known workloads: test.copy");
   EXPECT_EQ(resolve_errors(load("chip: tiny\nworkload: test.copy\nparams:\n  bites: 4\n")),
             "s.yaml:4:10: params.bites: test.copy: unknown parameter 'bites' (did you mean "
             "'bytes'?); parameters: bytes, ctas");
   EXPECT_EQ(resolve_errors(load("chip: tiny\nworkload: test.copy\nparams:\n  bytes: 2MiB\n")),
             "s.yaml:4:10: params.bytes: test.copy: parameter bytes = 2097152 is outside [4, "
             "1048576]");
-  EXPECT_EQ(
-      resolve_errors(load("chip: tiny\nkernel: stream_cpy\nlaunch: {grid: 1, block: 1}\n")),
-      "s.yaml:2:9: kernel: kernel 'stream_cpy' is not registered (did you mean "
-      "'stream_copy'?); kernels: fault_demo, hang_demo, stream_copy, stream_fill, stream_sum");
+  EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: stream_cpy\nlaunch: {grid: 1, block: 1}\n")),
+            "s.yaml:2:9: kernel: kernel 'stream_cpy' is unknown (did you mean "
+            "'stream_copy'?); known kernels: stream_copy, stream_sum, stream_fill, hang_demo, "
+            "fault_demo");
   EXPECT_EQ(resolve_errors(load("chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 1}\n"
                                 "buffers: {a: {bytes: 4}}\nargs: [{ptr: a}]\n")),
             "s.yaml:5:1: args: kernel stream_copy: 1 arguments given, it takes 3 (ptr src, ptr "
