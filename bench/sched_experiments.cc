@@ -2,7 +2,9 @@
 //   1. max resident clusters on h100-sxm5 by cluster size, 1 and 2 CTAs per SM
 //   2. cycles to fill 128 SMs x 8 CTAs: prior art vs water-filling
 //   3. makespan and idle SM-cycles of a mixed workload, by policy
-//   4. rasterization: CTA ids per cycle and bytes to SMs, centralized vs distributed
+//   4. rasterization: CTA ids per cycle and bytes to SMs, centralized vs distributed; then the
+//      same on the chip: stream_fill grids through the command processor and the timed CWD,
+//      each SM's SmRasterizer decoding its ids (distributed) or the CWD sending each CTA its id
 // Each prints one table. Deterministic (fixed seeds); run: build/release/bench/sched_experiments
 #include <fmt/format.h>
 
@@ -13,6 +15,9 @@
 #include "config/chip_spec.h"
 #include "sched/launch_run.h"
 #include "sched/rasterizer.h"
+#include "sim/simulation.h"
+#include "system/chip.h"
+#include "workloads/kernels.h"
 
 using namespace xpusim;
 using namespace xpusim::sched;
@@ -158,6 +163,51 @@ void experiment4() {
   }
 }
 
+// Experiment 4 on the modelled H100: a stream_fill grid (256 threads a CTA, 8 CTAs an SM at
+// once) in timing-only mode, both rasterizations. ids/bus cycle: CTAs over the cycles the
+// CWD->SM bus was busy; the first wave is one water-fill step (8 sm_mask packets, or 1056 ids).
+void experiment4_chip(const config::ChipSpec& spec) {
+  std::printf("\n### 4b. On the chip (h100-sxm5, stream_fill, 256 threads/CTA, timing-only)\n\n");
+  std::printf(
+      "| CTAs | rasterization | bus cycles | ids/bus cycle | SM decodes (overflow) | fill cycles "
+      "| run cycles |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|---:|\n");
+  kernel::KernelRegistry kernels;
+  if (!workloads::register_kernels(kernels).ok()) std::exit(1);
+  const kernel::KernelDef& fill = *kernels.find("stream_fill").value();
+  using R = DistributorTiming::Rasterization;
+  for (const std::uint32_t ctas : {1056u, 4224u}) {
+    for (const R r : {R::kDistributed, R::kCentral}) {
+      sim::Simulation sim(1);
+      auto chip = system::Chip::create(sim, spec,
+                                       {.functional = false, .distributor = {.rasterization = r}});
+      if (!chip) std::exit(1);
+      const std::uint64_t n = std::uint64_t{ctas} * 256 * 4;
+      if (!(*chip)->launch(fill, {.grid = {ctas, 1, 1}, .block = {256, 1, 1}},
+                           kernel::KernelArgs().ptr(0x1000'0000).u64(n))) {
+        std::exit(1);
+      }
+      sim.run();
+      const auto stat = [&](const char* name) {
+        return sim.stats()
+            .find(fmt::format("chip0.cwd.{}", name))
+            .value()
+            ->to_json()["value"]
+            .get<double>();
+      };
+      const WorkDistributor& cwd = (*chip)->distributor();
+      const sim::Clock& clock = (*chip)->clock();
+      const double bus = stat("broadcast_cycles");
+      std::printf("| %u | %s | %.0f | %.1f | %.0f (%.0f) | %llu | %llu |\n", ctas,
+                  r == R::kCentral ? "central" : "distributed", bus, ctas / bus,
+                  stat("raster_decodes"), stat("raster_overflow_decodes"),
+                  static_cast<unsigned long long>(clock.cycle_at(cwd.fill_tick()) -
+                                                  clock.cycle_at(cwd.first_start())),
+                  static_cast<unsigned long long>(clock.cycle_at(sim.now())));
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -167,5 +217,6 @@ int main() {
   experiment2();
   experiment3(chip);
   experiment4();
+  experiment4_chip(chip);
   return 0;
 }

@@ -39,6 +39,12 @@ WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
       ctas_launched_(add_counter("ctas_launched", "CTAs", "CTAs launched")),
       ctas_cancelled_(add_counter("ctas_cancelled", "CTAs",
                                   "CTAs never launched because their kernel faulted")),
+      broadcast_cycles_(add_counter("broadcast_cycles", "cycles",
+                                    "cycles the CWD->SM launch bus was busy (packets or ids)")),
+      raster_decodes_(add_counter("raster_decodes", "decodes",
+                                  "CTA-id decodes by the SMs' rasterizers (distributed, ¶179)")),
+      raster_overflow_decodes_(add_counter("raster_overflow_decodes", "decodes",
+                                           "of which forced by a full delta counter")),
       units_launched_(add_counter("units_launched", "units",
                                   "launch units: CTAs of plain grids, clusters of clustered ones")),
       cga_completions_(add_counter("cga_completions", "CGAs", "cga_complete messages received")),
@@ -141,12 +147,17 @@ sim::Task<bool> WorkDistributor::try_launch() {
     }
     // The step's packets go out back to back once the broadcast bus is free.
     const std::uint64_t first = std::max<std::uint64_t>(clock_.now_cycle(), broadcast_free_);
-    Packets packets_of_step(topology().num_sms(), policy.one_cta_per_packet());
+    // Central rasterization sends every CTA its own id: one CTA a slot (the prior art's way).
+    Packets packets_of_step(topology().num_sms(), central() || policy.one_cta_per_packet());
     for (const CgaPlacement& p : step.cgas)
       launch(g, p, packets_of_step, first);
     const std::uint32_t packets = packets_of_step.count();
     packets_.inc(packets);
-    broadcast_free_ = first + (packets + timing_.packets_per_cycle - 1) / timing_.packets_per_cycle;
+    const std::uint64_t busy =
+        central() ? std::uint64_t{packets} * central_slot_cycles()
+                  : (packets + timing_.packets_per_cycle - 1) / timing_.packets_per_cycle;
+    broadcast_cycles_.inc(busy);
+    broadcast_free_ = first + busy;
     co_return true;
   }
   co_return false;
@@ -158,8 +169,10 @@ void WorkDistributor::launch(std::uint32_t g, const CgaPlacement& p, Packets& pa
   const GridSpec& spec = grid.spec;
   const auto post = [&](const CtaLaunch& cta) {
     const std::uint32_t packet = packets.next(cta.sm);
-    const sim::Tick at = clock_.edge(first_cycle + packet / timing_.packets_per_cycle +
-                                     timing_.broadcast_cycles + timing_.cta_launch_cycles);
+    const std::uint64_t slot = central() ? std::uint64_t{packet} * central_slot_cycles()
+                                         : packet / timing_.packets_per_cycle;
+    const sim::Tick at =
+        clock_.edge(first_cycle + slot + timing_.broadcast_cycles + timing_.cta_launch_cycles);
     ctas_launched_.inc();
     events().post(at, [this, cta] {
       started(cta);
@@ -177,10 +190,14 @@ void WorkDistributor::launch(std::uint32_t g, const CgaPlacement& p, Packets& pa
             .cga = 0,
             .sm = sm,
             .gpc = topology().gpc_of(sm),
-            .id = decode_linear(dims(spec.grid), unit),
+            .id = rasterize(g, sm, unit),
             .rank = 0});
       units_launched_.inc();
       --grid.units_left;
+    }
+    if (grid.units_left == 0) {  // the grid's last CTA: its rasterizers are done
+      grid.rasterizers = {};
+      grid.units_seen = {};
     }
     return;
   }
@@ -233,6 +250,34 @@ void WorkDistributor::started(const CtaLaunch& cta) {
     max_per_gpc_[cta.gpc] = std::max(max_per_gpc_[cta.gpc], clusters_per_gpc_[cta.gpc]);
   }
   record();
+}
+
+CtaId WorkDistributor::rasterize(std::uint32_t g, std::uint32_t sm, std::uint64_t unit) {
+  Grid& grid = grids_[g];
+  const GridDims d = dims(grid.spec.grid);
+  if (central()) return decode_linear(d, unit);  // the CWD's one decoder
+  if (grid.rasterizers.empty()) {
+    grid.rasterizers.resize(topology().num_sms());
+    grid.units_seen.assign(topology().num_sms(), 0);
+  }
+  std::optional<SmRasterizer>& r = grid.rasterizers[sm];
+  const std::uint64_t before = r ? r->decodes() : 0, overflow = r ? r->overflow_decodes() : 0;
+  if (!r) {
+    // An SM that joins the grid is told the offset (digest §3.8): the next id in global order.
+    r.emplace(d, decode_linear(d, unit), timing_.raster_delta_bits);
+  } else {
+    // Every launch since this SM's last one went elsewhere (or was skipped by wave sampling):
+    // its delta counter saw them go by; the lazy catch-up decodes as the counter would have.
+    r->observe(static_cast<std::uint32_t>(unit - grid.units_seen[sm]));
+  }
+  const CtaId id = r->launch_own();
+  grid.units_seen[sm] = unit + 1;
+  raster_decodes_.inc(r->decodes() - before);
+  raster_overflow_decodes_.inc(r->overflow_decodes() - overflow);
+  // The SM's id is the one the centralized decode gives (¶180): the two schemes differ in
+  // cost, not in result.
+  XPUSIM_CHECK(id == decode_linear(d, unit), "the SM rasterizer agrees with the central decode");
+  return id;
 }
 
 std::uint64_t WorkDistributor::cancel(std::uint32_t g) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "sched/gpu_state.h"
 #include "sched/grid.h"
 #include "sched/policy.h"
+#include "sched/rasterizer.h"
 #include "sched/topology.h"
 #include "sched/wave_sampler.h"
 #include "sim/clock.h"
@@ -43,6 +45,17 @@ struct DistributorTiming {
   std::uint32_t cta_launch_cycles = 16;  // at the SM: packet to the CTA's first instruction
   std::uint32_t completion_cycles = 8;   // SM → CWD cta_complete (¶223)
   std::uint32_t flush_cycles = 32;       // DSMEM flush of a finished CGA's CTAs (¶231)
+  // How a plain grid's CTAs learn their ids (¶176–190). kDistributed (the patent): the CWD
+  // broadcasts sm_mask packets and each SM's SmRasterizer decodes its own ids from the launches
+  // it sees (delta counter raster_delta_bits wide). kCentral (the prior art it replaces): the
+  // CWD decodes one id per central_decode_cycles and sends each CTA its id_bytes id over the
+  // bus_bytes_per_cycle CWD→SM port, one CTA at a time.
+  enum class Rasterization : std::uint8_t { kDistributed, kCentral };
+  Rasterization rasterization = Rasterization::kDistributed;
+  std::uint32_t raster_delta_bits = 8;      // ¶179 "low precision"
+  std::uint32_t central_decode_cycles = 1;  // one incrementing decoder in the CWD
+  std::uint32_t id_bytes = 8;               // 32b-16b-16b id tuple (¶175)
+  std::uint32_t bus_bytes_per_cycle = 32;   // CWD→SM port
 };
 
 // Default tracker for the distributor: the 8-bit id field's full pool (¶226) and a counter that
@@ -150,6 +163,10 @@ class WorkDistributor : public sim::Component {
     std::uint64_t activity = 0;                     // its CTA starts and exits
     WaveSampler waves;
     sim::StatsSnapshot wave_stats;  // the stats when its last wave ended (wave sampling)
+    // kDistributed, plain grids: each SM's rasterizer (made when the SM first takes a CTA of
+    // the grid: it is told the offset, digest §3.8) and the launch units it has accounted for.
+    std::vector<std::optional<SmRasterizer>> rasterizers;
+    std::vector<std::uint64_t> units_seen;
   };
   sim::Task<> run();
   // Tries each grid in priority order; returns true when one launched something.
@@ -172,6 +189,17 @@ class WorkDistributor : public sim::Component {
     std::uint32_t serial_ = 0, count_ = 0;
   };
   void launch(std::uint32_t g, const CgaPlacement& p, Packets& packets, std::uint64_t first_cycle);
+  // The id of plain grid g's launch unit `unit`, decoded where the rasterization happens.
+  CtaId rasterize(std::uint32_t g, std::uint32_t sm, std::uint64_t unit);
+  bool central() const {
+    return timing_.rasterization == DistributorTiming::Rasterization::kCentral;
+  }
+  // Bus cycles one CTA's id takes under central rasterization: its decode or its bytes.
+  std::uint64_t central_slot_cycles() const {
+    return std::max<std::uint64_t>(
+        timing_.central_decode_cycles,
+        (timing_.id_bytes + timing_.bus_bytes_per_cycle - 1) / timing_.bus_bytes_per_cycle);
+  }
   void started(const CtaLaunch& cta);
   void exited(const CtaLaunch& cta);
   void cga_exit(std::uint64_t cga, std::uint32_t ctas);
@@ -211,6 +239,9 @@ class WorkDistributor : public sim::Component {
   sim::Counter& decision_cycles_;
   sim::Counter& ctas_launched_;
   sim::Counter& ctas_cancelled_;
+  sim::Counter& broadcast_cycles_;
+  sim::Counter& raster_decodes_;
+  sim::Counter& raster_overflow_decodes_;
   sim::Counter& units_launched_;
   sim::Counter& cga_completions_;
   sim::Counter& sleeps_;

@@ -172,6 +172,15 @@ Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::C
     }
   }
   if (auto st = check_queues(options.queues); !st) return st.errors();
+  if (const std::uint32_t b = options.distributor.raster_delta_bits; b < 1 || b > 31) {
+    return Error{fmt::format("distributor raster_delta_bits {}: must be 1 to 31", b)};
+  }
+  if (options.distributor.central_decode_cycles == 0 || options.distributor.id_bytes == 0 ||
+      options.distributor.bus_bytes_per_cycle == 0 || options.distributor.packets_per_cycle == 0) {
+    return Error{
+        "distributor: central_decode_cycles, id_bytes, bus_bytes_per_cycle and "
+        "packets_per_cycle must be at least 1"};
+  }
   auto policy = sched::make_policy(options.policy, {});
   if (!policy) return policy.errors();
   auto scheduler = core::make_warp_scheduler(options.scheduler);

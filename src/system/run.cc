@@ -12,7 +12,7 @@ ChipOptions chip_options(const Scenario& s, const config::ChipSpec& spec, bool m
                      .policy = s.policy,
                      .scheduler = s.sm_scheduler,
                      .timing = scenario_sm_timing(s, sm_timing_of(spec)),
-                     .distributor = {},
+                     .distributor = {.rasterization = s.rasterization},
                      .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
                      .memory_timing = s.memory_timing,
                      .set_sampling = s.set_sampling,

@@ -104,7 +104,7 @@ constexpr std::string_view kTopKeys[] = {
     "chip",    "mode",      "memory_timing", "set_sampling", "wave_sampling",    "workload",
     "params",  "policy",    "sm_scheduler",  "sm_timing",    "kernel",           "launch",
     "buffers", "args",      "stats",         "trace",        "trace_max_events", "runs",
-    "queues",  "cp_timing", "kernels"};
+    "queues",  "cp_timing", "kernels",       "rasterization"};
 constexpr std::string_view kRunKeys[] = {
     "name",   "mode",  "memory_timing", "set_sampling",     "wave_sampling", "workload",
     "params", "stats", "trace",         "trace_max_events", "queues"};
@@ -413,6 +413,22 @@ class Reader {
                 }
               } else if (key == "policy") {
                 read_policy(v, path, key_pos);
+              } else if (key == "rasterization") {  // seed1 ¶176-190: who decodes CTA ids
+                if (auto t = text(v, path, key_pos, "distributed or central")) {
+                  if (*t == "distributed" || *t == "central") {
+                    s_.rasterization = *t == "central"
+                                           ? sched::DistributorTiming::Rasterization::kCentral
+                                           : sched::DistributorTiming::Rasterization::kDistributed;
+                  } else {
+                    error(pos_of(v), path,
+                          fmt::format("'{}' is not a rasterization{}; rasterizations: "
+                                      "distributed (each SM decodes its CTA ids, seed1), central "
+                                      "(the CWD sends each CTA its id)",
+                                      *t,
+                                      sim::did_you_mean(
+                                          *t, std::vector<std::string>{"distributed", "central"})));
+                  }
+                }
               } else if (key == "sm_scheduler") {
                 read_scheduler(v, path, key_pos);
               } else if (key == "params") {

@@ -10,7 +10,8 @@
 //   workload: ubench.l2_latency  # or kernel: + launch: + buffers: + args:, or kernels: (a graph)
 //   params: {footprint: 4MiB}    # whole numbers; sizes may carry KiB/MiB/GiB
 //   policy: waterfill            # the work distributor's policy
-//   sm_scheduler: gto            # the SMs' warp scheduler: gto | lrr | oldest
+//   sm_scheduler: gto            # the SMs' warp scheduler (xpusim list schedulers)
+//   rasterization: distributed   # who decodes CTA ids: distributed (SMs) | central (the CWD)
 //   sm_timing: {alu_latency: 6}  # core::SmTiming fields by name
 //   stats: out.stats.json        # optional outputs, relative to the current directory
 //   trace: out.trace.json
@@ -130,6 +131,9 @@ struct Scenario {
   std::string policy = "waterfill";
   config::SourcePos policy_pos;      // line 0: not in the file
   std::string sm_scheduler = "gto";  // the SMs' warp scheduler (core/warp_scheduler.h)
+  // Who decodes CTA ids (sched::DistributorTiming): each SM (the default) or the CWD.
+  sched::DistributorTiming::Rasterization rasterization =
+      sched::DistributorTiming::Rasterization::kDistributed;
   std::vector<TimingOverride> sm_timing;
 
   // Exactly one of workload / kernel is set.

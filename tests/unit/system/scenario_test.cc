@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -222,7 +223,7 @@ TEST(Scenario, StructureErrors) {
             "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
             "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
             "kernel, launch, buffers, args, stats, trace, trace_max_events, runs, queues, "
-            "cp_timing, kernels");
+            "cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -245,7 +246,7 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
             "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
             "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
             "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
-            "trace_max_events, runs, queues, cp_timing, kernels");
+            "trace_max_events, runs, queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -916,6 +917,50 @@ TEST(ScenarioGraph, EachLaunchMayNameItsOwnPolicy) {
                       "waterfil}\n"),
             "s.yaml:3:38: launch.policy: 'waterfil' is not a policy (did you mean 'waterfill'?); "
             "policies: waterfill, prior-art, round-robin, first-fit");
+}
+
+// Rasterization (seed1 ¶176-190) on the timed path: with `distributed` each SM's rasterizer
+// decodes its CTAs' ids and the CWD sends one sm_mask packet per CTA an SM gets in a step; with
+// `central` the CWD sends every CTA its id, one bus slot each. The kernel's results are the same
+// (each SM's id is checked against the central decode as it launches), the first wave's launch
+// takes one slot per CTA instead of one per packet.
+TEST(Scenario, RasterizationIsDistributedOrCentralOnTheChip) {
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  std::map<std::string, std::map<std::string, std::uint64_t>> got;
+  for (const char* r : {"distributed", "central"}) {
+    const Scenario s = load(fmt::format(
+        "chip: tiny\nrasterization: {}\nkernel: stream_fill\nlaunch: {{grid: 64, block: 64}}\n"
+        "buffers: {{a: {{bytes: 64KiB}}}}\nargs: [{{ptr: a}}, {{u64: 16384}}]\n",
+        r));
+    sim::Simulation sim{1};
+    auto run = Run::create(sim, s, spec, register_for_tests);
+    ASSERT_TRUE(run.ok()) << run.error().message;
+    const RunReport report = (*run)->report((*run)->simulate());
+    ASSERT_TRUE(report.ok()) << report.errors.front().message;
+    EXPECT_EQ(report.results,
+              std::vector<std::string>{"verified: dst[i] == i over 16384 u32 elements"});
+    for (const char* stat : {"broadcast_cycles", "launch_packets", "ctas_launched",
+                             "raster_decodes", "raster_overflow_decodes"}) {
+      got[r][stat] = sim.stats()
+                         .find(fmt::format("chip0.cwd.{}", stat))
+                         .value()
+                         ->to_json()["value"]
+                         .get<std::uint64_t>();
+    }
+  }
+  auto& d = got["distributed"];
+  auto& c = got["central"];
+  EXPECT_EQ(c["broadcast_cycles"], 64u);  // one id a cycle
+  EXPECT_EQ(c["raster_decodes"], 0u);
+  EXPECT_EQ(d["broadcast_cycles"], d["launch_packets"]);
+  EXPECT_LT(d["broadcast_cycles"], 64u / 2);
+  EXPECT_GE(d["raster_decodes"], 64u);  // every own launch decodes, plus the overflow ones
+  EXPECT_EQ(d["raster_decodes"] - d["raster_overflow_decodes"], 64u);
+  EXPECT_EQ(errors_of("chip: tiny\nrasterization: centrl\nkernel: k\nlaunch: {grid: 1, block: "
+                      "1}\n"),
+            "s.yaml:2:16: rasterization: 'centrl' is not a rasterization (did you mean "
+            "'central'?); rasterizations: distributed (each SM decodes its CTA ids, seed1), "
+            "central (the CWD sends each CTA its id)");
 }
 
 TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
