@@ -987,6 +987,12 @@ TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
             "condensed");
   EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + "}\n  - {name: x, " + k + "}\n"),
             "s.yaml:5:12: kernels[1].name: 'x' names kernels[0] too; names in a graph must differ");
+  EXPECT_EQ(errors_of(head + "kernel: hang_demo\nlaunch: {grid: 1, block: 32}\ncp_timing: "
+                             "{fetchh: 3, decode: -2}\n"),
+            "s.yaml:5:13: cp_timing.fetchh: unknown key 'fetchh' (did you mean 'fetch'?); valid "
+            "keys in cp_timing: doorbell, fetch, decode, setup, diff, cleanup, "
+            "skip_unneeded_cleanup\n"
+            "s.yaml:5:32: cp_timing.decode: \"-2\" is not a whole number");
   EXPECT_EQ(errors_of(head + "kernel: stream_fill\nkernels: []\n"),
             "s.yaml:3:1: kernel: not with 'kernels:' (a graph): each of its entries names its "
             "kernel, launch and args");
