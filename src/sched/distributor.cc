@@ -280,18 +280,12 @@ CtaId WorkDistributor::rasterize(std::uint32_t g, std::uint32_t sm, std::uint64_
   return id;
 }
 
-std::uint64_t WorkDistributor::cancel(std::uint32_t g) {
+void WorkDistributor::cancel(std::uint32_t g) {
   Grid& grid = grids_[g];
-  const GridSpec& spec = grid.spec;
-  const std::uint64_t per_unit =
-      spec.kind == ClusterKind::kNone
-          ? 1
-          : std::uint64_t{spec.ctas_per_cga()} *
-                (spec.kind == ClusterKind::kGpuCga ? spec.gpc_cgas_per_gpu_cga : 1);
-  const std::uint64_t ctas = grid.units_left * per_unit;
+  ctas_cancelled_.inc(grid.units_left * (grid.spec.grid.count() / grid.spec.num_cgas()));
   grid.units_left = 0;
-  ctas_cancelled_.inc(ctas);
-  return ctas;
+  grid.rasterizers = {};
+  grid.units_seen = {};
 }
 
 void WorkDistributor::cta_exited(const CtaLaunch& cta) {

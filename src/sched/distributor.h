@@ -108,8 +108,8 @@ class WorkDistributor : public sim::Component {
   // SM → CWD: the CTA has exited (the narrow completion interface).
   void cta_exited(const CtaLaunch& cta);
   // Stops launching grid g (its kernel faulted): its units not yet launched never are, its
-  // launched CTAs run on, and its `done` never runs. Returns the CTAs left unlaunched.
-  std::uint64_t cancel(std::uint32_t g);
+  // launched CTAs run on, and its `done` never runs.
+  void cancel(std::uint32_t g);
 
   bool all_done() const { return ctas_exited_ == ctas_total_; }
   const GridTimes& grid_times(std::uint32_t g) const { return grids_[g].times; }

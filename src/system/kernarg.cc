@@ -1,9 +1,7 @@
 #include "system/kernarg.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
@@ -95,13 +93,10 @@ Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
   put(out, attr + 16, p.registers_per_thread, 2);
   put(out, attr + 18, p.multicast ? 1 : 0, 1);
   if (!p.policy.empty()) {
-    const auto names = sched::policy_names();
-    const auto it = std::find(names.begin(), names.end(), p.policy);
-    if (it == names.end()) {
-      return Error{fmt::format("policy '{}' is not a work-distributor policy; policies: {}",
-                               p.policy, fmt::join(names, ", "))};
-    }
-    put(out, attr + 19, static_cast<std::uint64_t>(it - names.begin()) + 1, 1);
+    const sched::PolicyRegistry policies = sched::policies();
+    auto e = policies.find(p.policy);
+    if (!e) return e.errors();
+    put(out, attr + 19, static_cast<std::uint64_t>(*e - policies.entries().data()) + 1, 1);
   }
   return out;
 }

@@ -917,13 +917,8 @@ class Reader {
                                          SourcePos key_pos) {
     auto t = text(v, path, key_pos, "a work-distributor policy name");
     if (!t) return std::nullopt;
-    std::vector<std::string> known;
-    for (std::string_view n : sched::policy_names())
-      known.emplace_back(n);
-    if (std::find(known.begin(), known.end(), *t) == known.end()) {
-      error(pos_of(v), path,
-            fmt::format("'{}' is not a policy{}; policies: {}", *t, sim::did_you_mean(*t, known),
-                        join(known)));
+    if (auto known = sched::policies().find(*t); !known) {
+      error(pos_of(v), path, known.error().message);
       return std::nullopt;
     }
     return t;

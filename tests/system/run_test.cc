@@ -199,7 +199,7 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
       {"chip: tinny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\n",
        "error: bad.yaml:1:7: chip: "},
       {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\npolicy: best\n",
-       "error: bad.yaml:4:9: policy: 'best' is not a policy"},
+       "error: bad.yaml:4:9: policy: policy 'best' is unknown"},
       {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\nmemory_timing: tlm\n",
        "error: bad.yaml:4:16: memory_timing: 'tlm' is not a memory timing"},
   };

@@ -99,8 +99,8 @@ TEST(Kernarg, ArgumentsAndLaunchAttributesRoundTripThroughTheSegment) {
             std::string::npos);
   EXPECT_FALSE(encode_kernarg(args, {.cluster = {70000, 1, 1}}).ok());
   EXPECT_EQ(encode_kernarg(args, {.policy = "best"}).error().message,
-            "policy 'best' is not a work-distributor policy; policies: waterfill, prior-art, "
-            "round-robin, first-fit");
+            "policy 'best' is unknown; known policies: waterfill, prior-art, round-robin, "
+            "first-fit");
   bad = bytes;
   bad[32 + 19] = std::byte{9};
   EXPECT_NE(decode_kernarg(bad, sig).error().message.find("policy 9 is past the 4 known"),

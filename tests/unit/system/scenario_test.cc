@@ -267,8 +267,8 @@ TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
             "s.yaml:2:7: mode: 'fast' is not a mode; modes: functional (data moves, results "
             "checked), timing-only (no data, same timing)");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\npolicy: waterfil\n"),
-            "s.yaml:3:9: policy: 'waterfil' is not a policy (did you mean 'waterfill'?); "
-            "policies: waterfill, prior-art, round-robin, first-fit");
+            "s.yaml:3:9: policy: policy 'waterfil' is unknown (did you mean 'waterfill'?); "
+            "known policies: waterfill, prior-art, round-robin, first-fit");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_scheduler: gtoo\n"),
             "s.yaml:3:15: sm_scheduler: warp scheduler 'gtoo' is unknown (did you mean 'gto'?); "
             "known warp schedulers: gto, lrr, oldest");
@@ -915,8 +915,8 @@ TEST(ScenarioGraph, EachLaunchMayNameItsOwnPolicy) {
   EXPECT_EQ(ctas(3), 1);
   EXPECT_EQ(errors_of("chip: tiny\nkernel: stream_fill\nlaunch: {grid: 1, block: 32, policy: "
                       "waterfil}\n"),
-            "s.yaml:3:38: launch.policy: 'waterfil' is not a policy (did you mean 'waterfill'?); "
-            "policies: waterfill, prior-art, round-robin, first-fit");
+            "s.yaml:3:38: launch.policy: policy 'waterfil' is unknown (did you mean 'waterfill'?); "
+            "known policies: waterfill, prior-art, round-robin, first-fit");
 }
 
 // Rasterization (seed1 ¶176-190) on the timed path: with `distributed` each SM's rasterizer
