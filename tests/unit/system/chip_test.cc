@@ -266,5 +266,14 @@ TEST(Chip, AMemoryThreadNeedsTheTransactionTiming) {
             "through the units in time order, on one thread)");
 }
 
+TEST(Chip, BadRasterizationKnobsAreNamedErrors) {
+  sim::Simulation sim(1);
+  EXPECT_EQ(Chip::create(sim, h100(), {.distributor = {.raster_delta_bits = 32}}).error().message,
+            "distributor raster_delta_bits 32: must be 1 to 31");
+  EXPECT_EQ(Chip::create(sim, h100(), {.distributor = {.bus_bytes_per_cycle = 0}}).error().message,
+            "distributor: central_decode_cycles, id_bytes, bus_bytes_per_cycle and "
+            "packets_per_cycle must be at least 1");
+}
+
 }  // namespace
 }  // namespace xpusim::system
