@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "sched/policy.h"
 #include "sched/rasterizer.h"
 #include "system/kernarg.h"
@@ -89,7 +92,8 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
       topology_(sched::Topology::from_chip(spec)),
       memory_(options.max_touched_bytes),
       mem_(std::make_unique<mem::MemorySystem>(root_, memory_params_of(spec, options))),
-      port_(std::make_unique<core::HierarchyPort>(*mem_)) {
+      port_(std::make_unique<core::HierarchyPort>(*mem_)),
+      allocator_(spec.hbm.capacity_bytes) {
   const mem::BankGeometry banks{.banks = spec.sm.shared_memory_banks,
                                 .bank_bytes = spec.sm.shared_memory_bank_bytes};
   for (std::uint32_t i = 0; i < topology_.num_sms(); ++i) {
@@ -209,7 +213,7 @@ sched::GridSpec Chip::grid_spec(const kernel::KernelDef& k, const kernel::Launch
 Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::LaunchParams& p,
                                    const kernel::KernelArgs& args,
                                    std::function<void(const KernelRun&)> done,
-                                   const LaunchOptions& o) {
+                                   const LaunchOptions& options) {
   if (auto st = args.check(k.name, k.args); !st) return st.errors();
   if (p.block.x == 0 || p.block.y == 0 || p.block.z == 0) {
     return Error{fmt::format("{}: block ({},{},{}): every dim must be >= 1", k.name, p.block.x,
@@ -234,12 +238,33 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
           k.name, grid[d], block[d], "xyz"[d], items)};
     }
   }
+  // In a group: the group's queue; its first launch takes the group's dependencies.
+  LaunchOptions o = options;
+  if (current_group_ != ~0u) {
+    Group& grp = groups_[current_group_];
+    if (o.queue != 0 && o.queue != grp.spec.queue) {
+      return Error{fmt::format("{}: queue {}: launches of this group go on queue {}", k.name,
+                               o.queue, grp.spec.queue)};
+    }
+    o.queue = grp.spec.queue;
+    if (grp.launches.empty()) {
+      const LaunchOptions& f = grp.spec.first;
+      o.barrier = o.barrier || f.barrier;
+      o.wait_all.insert(o.wait_all.end(), f.wait_all.begin(), f.wait_all.end());
+      o.wait_any.insert(o.wait_any.end(), f.wait_any.begin(), f.wait_any.end());
+    }
+  }
   if (o.queue >= cp_->queues()) {
     return Error{fmt::format("{}: queue {}: the chip has {} queue{}", k.name, o.queue,
                              cp_->queues(), cp_->queues() == 1 ? "" : "s")};
   }
-  bool barrier = false;
+  bool barrier = o.barrier;
   std::vector<std::uint64_t> waits;
+  const auto add = [](std::vector<std::uint64_t>& to, std::uint64_t h) {
+    if (std::find(to.begin(), to.end(), h) == to.end()) to.push_back(h);
+  };
+  for (const std::uint64_t h : o.wait_all)
+    add(waits, h);
   for (const std::uint32_t dep : o.after) {
     if (dep >= runs_.size()) {
       return Error{
@@ -255,9 +280,33 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
           fmt::format("{}: depends on launch {} ({}) on queue {}, which has no completion "
                       "signal to wait for (launch it with a signal)",
                       k.name, dep, producer.kernel->name, producer.queue)};
-    } else if (std::find(waits.begin(), waits.end(), producer.signal) == waits.end()) {
-      waits.push_back(producer.signal);
+    } else {
+      add(waits, producer.signal);
     }
+  }
+  std::vector<std::uint64_t> any;
+  for (const std::uint64_t h : o.wait_any)
+    add(any, h);
+  for (const std::uint32_t dep : o.after_any) {
+    if (dep >= runs_.size()) {
+      return Error{
+          fmt::format("{}: after_any names launch {}, which does not exist (launches so far: {})",
+                      k.name, dep, runs_.size())};
+    }
+    const KernelRun& producer = *runs_[dep];
+    if (producer.signal == 0) {
+      return Error{fmt::format(
+          "{}: after_any names launch {} ({}), which has no completion signal to wait for "
+          "(launch it with a signal)",
+          k.name, dep, producer.kernel->name)};
+    }
+    add(any, producer.signal);
+  }
+  if (any.size() > 5) {
+    return Error{fmt::format(
+        "{}: waits for any of {} launches: a barrier-OR packet holds at most 5 dependencies "
+        "(HSA)",
+        k.name, any.size())};
   }
   auto kernarg = encode_kernarg(args, p);
   if (!kernarg) return Error{fmt::format("{}: {}", k.name, kernarg.error().message)};
@@ -272,7 +321,8 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   packet.header = {.type = cp::PacketType::kKernelDispatch,
                    .barrier = barrier,
                    .acquire = cp::FenceScope::kAgent,
-                   .release = o.signal ? cp::FenceScope::kSystem : cp::FenceScope::kNone};
+                   .release = o.signal || o.completion_signal != 0 ? cp::FenceScope::kSystem
+                                                                   : cp::FenceScope::kNone};
   packet.setup = static_cast<std::uint16_t>(p.block.z > 1 || p.grid.z > 1   ? 3
                                             : p.block.y > 1 || p.grid.y > 1 ? 2
                                                                             : 1);
@@ -284,7 +334,9 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
       static_cast<std::uint32_t>(std::uint64_t{k.static_shared_bytes} + p.dynamic_shared_bytes);
   packet.kernel_object = cp_->kernel_object(&k, k.name);
   packet.kernarg_address = *address;
-  const std::uint64_t signal = o.signal ? cp_->new_signal() : 0;
+  const std::uint64_t signal = o.completion_signal != 0 ? o.completion_signal
+                               : o.signal               ? cp_->new_signal()
+                                                        : 0;
   packet.completion_signal = signal;
 
   const auto id = static_cast<std::uint32_t>(runs_.size());
@@ -294,10 +346,15 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
                                                         .queue = o.queue,
                                                         .kernarg_address = *address,
                                                         .signal = signal,
-                                                        .submitted = cwd_->timeline_now()}));
+                                                        .submitted = cwd_->timeline_now(),
+                                                        .group = current_group_}));
   done_.push_back(std::move(done));
+  if (current_group_ != ~0u) {
+    groups_[current_group_].launches.push_back(id);
+    ++groups_[current_group_].outstanding;
+  }
   queued_[o.queue].push_back(id);
-  cp_->dispatch(o.queue, packet, std::move(waits));
+  cp_->dispatch(o.queue, packet, std::move(waits), std::move(any));
   if (!started_) {
     started_ = true;
     cwd_->start();
@@ -358,7 +415,13 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
         run.first_start = t.first_start;
         run.completed = t.completed;
         run.done = true;
-        if (done_[id]) done_[id](run);
+        if (done_[id]) {
+          // Launches the callback makes join the launch's group (a workload's host side).
+          const std::uint32_t saved = std::exchange(current_group_, run.group);
+          done_[id](run);
+          current_group_ = saved;
+        }
+        if (run.group != ~0u) group_launch_done(run.group);
         // The agent times on the simulation's clock: the waves skipped since dispatch are not in
         // it.
         const sim::Tick now = root_.sim().now();
@@ -443,12 +506,48 @@ void Chip::kernel_faulted(std::uint32_t id, const Error& e) {
   faulted_.push_back(id);
   cwd_->cancel(r.grid);
   cp_->agent(r.queue).fault(r.agent_launch, Error{fmt::format("fault: {}", e.message)});
+  // Its group never finishes: what waits for the group's signal fails, as it would for the
+  // kernel's own.
+  if (r.group != ~0u && groups_[r.group].spec.signal != 0) {
+    cp_->fail_signal(groups_[r.group].spec.signal);
+  }
   // Stop at the fault when nothing else can run (one queue: as a real GPU's context would end);
   // else the other queues go on and the run ends when they have drained.
   for (const auto& other : runs_) {
     if (!other->done && !other->fault && cp_->queue(other->queue).active()) return;
   }
   root_.sim().stop();
+}
+
+Result<std::uint32_t> Chip::begin_group(LaunchGroup g) {
+  XPUSIM_CHECK(current_group_ == ~0u, "one launch group is open at a time");
+  if (g.queue >= cp_->queues()) {
+    return Error{fmt::format("queue {}: the chip has {} queue{}", g.queue, cp_->queues(),
+                             cp_->queues() == 1 ? "" : "s")};
+  }
+  current_group_ = static_cast<std::uint32_t>(groups_.size());
+  groups_.push_back(Group{.spec = std::move(g)});
+  return current_group_;
+}
+
+void Chip::end_group() {
+  XPUSIM_CHECK(current_group_ != ~0u, "end_group without begin_group");
+  const std::uint32_t g = std::exchange(current_group_, ~0u);
+  groups_[g].closed = true;
+  if (groups_[g].outstanding == 0) {
+    ++groups_[g].outstanding;  // finish through the one path
+    group_launch_done(g);
+  }
+}
+
+void Chip::group_launch_done(std::uint32_t g) {
+  Group& grp = groups_[g];
+  if (--grp.outstanding > 0 || !grp.closed || grp.finished) return;
+  grp.finished = true;
+  // The marker goes behind every packet of the group on its queue (HSA: a barrier-AND with the
+  // barrier bit and no dependencies completes its signal once they have).
+  if (grp.spec.signal != 0) cp_->marker(grp.spec.queue, grp.spec.signal);
+  if (grp.spec.finished) grp.spec.finished();
 }
 
 void Chip::cta_exited(const sched::CtaLaunch& cta) {

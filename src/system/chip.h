@@ -38,6 +38,7 @@
 #include "sched/topology.h"
 #include "sim/component.h"
 #include "system/command_processor.h"
+#include "system/device_allocator.h"
 
 namespace xpusim::system {
 
@@ -76,7 +77,29 @@ struct LaunchOptions {
   // every earlier packet there); on another queue a barrier-AND packet on the producer's
   // completion signal, which the producer must have asked for with `signal`.
   std::vector<std::uint32_t> after{};
+  // Launches (ids) of which any one suffices: a barrier-OR packet on their completion signals
+  // (each must have one, on any queue; at most 5: one packet's dependency slots).
+  std::vector<std::uint32_t> after_any{};
   bool signal = false;  // give this launch a completion signal (others may wait for it)
+  // The same by completion-signal handle (new_signal), for a host that makes the signals
+  // before the launches that complete them: the barrier bit, a barrier-AND on `wait_all`, a
+  // barrier-OR on `wait_any` (at most 5), and this launch's completion signal.
+  bool barrier = false;
+  std::vector<std::uint64_t> wait_all{};
+  std::vector<std::uint64_t> wait_any{};
+  std::uint64_t completion_signal = 0;
+};
+
+// Launches the host issues as one unit (a workload node of a kernel graph): every launch made
+// between Chip::begin_group and end_group, and from those launches' completion callbacks, goes
+// on `queue`; the first one after `first`'s dependencies. When the group is closed and every
+// launch in it has completed (its callback returned without launching more), the host writes a
+// marker packet completing `signal` (if any) and calls `finished`.
+struct LaunchGroup {
+  std::uint32_t queue = 0;
+  LaunchOptions first{};  // barrier, wait_all, wait_any of the group's first launch
+  std::uint64_t signal = 0;
+  std::function<void()> finished{};
 };
 
 // One kernel launch and when it ran (ticks).
@@ -93,6 +116,7 @@ struct KernelRun {
   sim::Tick completed = 0;         // the distributor has heard its last CTA exit
   std::uint32_t grid = ~0u;        // its index in the distributor's task table, once dispatched
   std::uint64_t agent_launch = 0;  // index into its queue agent's launches()
+  std::uint32_t group = ~0u;       // its LaunchGroup (~0u: none)
   bool done = false;
   // Its first fault: its queue is then in the HSA error state, its CTAs not yet launched never
   // are, and it never completes (kernels on other queues go on).
@@ -133,6 +157,25 @@ class Chip : public sched::CtaExecutor {
   const KernelRun& run(std::uint32_t id) const { return *runs_[id]; }
   std::uint32_t launches() const { return static_cast<std::uint32_t>(runs_.size()); }
   bool all_done() const;
+
+  // A completion signal (value 1) for LaunchOptions::completion_signal / wait_* and groups.
+  std::uint64_t new_signal() { return cp_->new_signal(); }
+  // Opens a launch group (at most one is open); returns its id. Errors: an unknown queue.
+  Result<std::uint32_t> begin_group(LaunchGroup g);
+  // Closes the open group; it finishes once its launches have (at once when it has none).
+  void end_group();
+  // The launches of group g so far, in launch order.
+  const std::vector<std::uint32_t>& group_launches(std::uint32_t g) const {
+    return groups_[g].launches;
+  }
+  bool group_finished(std::uint32_t g) const { return groups_[g].finished; }
+
+  // The host's device-memory allocator over hbm.capacity (cudaMalloc's role).
+  DeviceAllocator& allocator() { return allocator_; }
+  // allocator().allocate: a buffer of `bytes` at a 1 MiB boundary; errors name `what`.
+  Result<mem::Addr> allocate(std::string_view what, std::uint64_t bytes) {
+    return allocator_.allocate(what, bytes);
+  }
 
   mem::GlobalMemory& memory() { return memory_; }
   // The page-table device (seed2 §2.4–2.5): segments the mm instruction addresses B through
@@ -214,6 +257,17 @@ class Chip : public sched::CtaExecutor {
   std::vector<std::uint64_t> l1_bytes_;  // per SM, what its L1 holds now
   std::vector<std::uint32_t> faulted_;
   bool started_ = false;
+  struct Group {
+    LaunchGroup spec;
+    std::vector<std::uint32_t> launches{};
+    std::uint32_t outstanding = 0;  // launched, completion callback not yet returned
+    bool closed = false;
+    bool finished = false;
+  };
+  std::vector<Group> groups_;
+  std::uint32_t current_group_ = ~0u;  // the group launches join now (~0u: none)
+  void group_launch_done(std::uint32_t g);
+  DeviceAllocator allocator_;
 };
 
 }  // namespace xpusim::system

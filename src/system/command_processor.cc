@@ -92,6 +92,10 @@ std::uint64_t CommandProcessor::new_signal() {
   return handle;
 }
 
+void CommandProcessor::fail_signal(std::uint64_t handle) {
+  signals_[handle - 1].store_release(cp::kErrorSignalValue);
+}
+
 Result<mem::Addr> CommandProcessor::kernarg(std::span<const std::byte> bytes) {
   std::vector<std::byte> key(bytes.begin(), bytes.end());
   if (const auto it = kernargs_.find(key); it != kernargs_.end()) return it->second;
@@ -104,8 +108,18 @@ Result<mem::Addr> CommandProcessor::kernarg(std::span<const std::byte> bytes) {
 }
 
 void CommandProcessor::dispatch(std::uint32_t q, const cp::DispatchPacket& p,
-                                std::vector<std::uint64_t> waits) {
-  host_queues_[q].staged.push_back({.packet = p, .waits = std::move(waits)});
+                                std::vector<std::uint64_t> waits, std::vector<std::uint64_t> any) {
+  XPUSIM_CHECK(any.size() <= 5, "a barrier-OR packet has five dependency slots");
+  host_queues_[q].staged.push_back({.packet = p, .waits = std::move(waits), .any = std::move(any)});
+  post_flush();
+}
+
+void CommandProcessor::marker(std::uint32_t q, std::uint64_t signal) {
+  host_queues_[q].staged.push_back({.packet = std::nullopt, .marker_signal = signal});
+  post_flush();
+}
+
+void CommandProcessor::post_flush() {
   if (!flush_posted_) {
     flush_posted_ = true;
     // The host's batch goes out once everything dispatched in this tick is staged.
@@ -120,7 +134,14 @@ void CommandProcessor::flush() {
     HostQueue& h = host_queues_[q];
     if (h.staged.empty()) continue;
     for (Staged& s : h.staged) {
-      if (specs_[q].dispatch == DispatchMode::kCondensed) {
+      if (!s.packet) {
+        close_condensed(h);
+        cp::BarrierPacket b;
+        b.header = {.type = cp::PacketType::kBarrierAnd, .barrier = true};
+        b.completion_signal = s.marker_signal;
+        h.backlog.push_back(cp::encode(b));
+        barrier_packets_.inc();
+      } else if (specs_[q].dispatch == DispatchMode::kCondensed) {
         encode_condensed(h, s);
       } else {
         encode_standard(h, s);
@@ -132,11 +153,13 @@ void CommandProcessor::flush() {
   }
 }
 
-void CommandProcessor::emit_barrier(HostQueue& h, const std::vector<std::uint64_t>& waits) {
-  // HSA: a barrier-AND packet has five dependency slots; more dependencies take more packets.
+void CommandProcessor::emit_barrier(HostQueue& h, const std::vector<std::uint64_t>& waits,
+                                    cp::PacketType type) {
+  // HSA: a barrier packet has five dependency slots; more barrier-AND dependencies take more
+  // packets (a barrier-OR has at most five: dispatch checks).
   for (std::size_t i = 0; i < waits.size(); i += 5) {
     cp::BarrierPacket b;
-    b.header = {.type = cp::PacketType::kBarrierAnd};
+    b.header = {.type = type};
     for (std::size_t k = 0; k < 5 && i + k < waits.size(); ++k)
       b.dep_signal[k] = waits[i + k];
     h.backlog.push_back(cp::encode(b));
@@ -144,9 +167,14 @@ void CommandProcessor::emit_barrier(HostQueue& h, const std::vector<std::uint64_
   }
 }
 
+void CommandProcessor::emit_waits(HostQueue& h, const Staged& s) {
+  emit_barrier(h, s.waits, cp::PacketType::kBarrierAnd);
+  emit_barrier(h, s.any, cp::PacketType::kBarrierOr);
+}
+
 void CommandProcessor::encode_standard(HostQueue& h, Staged& s) {
-  emit_barrier(h, s.waits);
-  h.backlog.push_back(cp::encode(s.packet));
+  emit_waits(h, s);
+  h.backlog.push_back(cp::encode(*s.packet));
   dispatch_packets_.inc();
 }
 
@@ -162,11 +190,11 @@ void CommandProcessor::close_condensed(HostQueue& h) {
 }
 
 void CommandProcessor::encode_condensed(HostQueue& h, Staged& s) {
-  cp::DispatchPacket p = s.packet;
+  cp::DispatchPacket p = *s.packet;
   p.header.barrier = true;  // every kernel of a condensed queue runs after the one before
-  if (!s.waits.empty()) {
+  if (!s.waits.empty() || !s.any.empty()) {
     close_condensed(h);
-    emit_barrier(h, s.waits);
+    emit_waits(h, s);
   }
   // The reference of the same kernel object; else a new slot while one is left; else the
   // reference that gives the smallest diff (seed3 ¶90: 8 slots).

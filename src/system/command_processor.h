@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,14 +78,23 @@ class CommandProcessor : public sim::Component {
   // every agent. Returns its handle (never 0).
   std::uint64_t new_signal();
   const cp::Signal& signal(std::uint64_t handle) const { return signals_[handle - 1]; }
+  // Stores the error value in a signal: what it stands for will never complete (a launch group
+  // whose kernel faulted), so barriers waiting for it fail.
+  void fail_signal(std::uint64_t handle);
 
   // A kernarg segment holding `bytes` (64 B aligned, in the kernarg region of simulated memory);
   // a segment with the same bytes is shared. Errors: the memory's (touched-bytes limit).
   Result<mem::Addr> kernarg(std::span<const std::byte> bytes);
 
   // Queues a kernel dispatch on queue q, after a barrier-AND on `waits` (completion signal
-  // handles) when there are any. The host writes it at the end of this tick.
-  void dispatch(std::uint32_t q, const cp::DispatchPacket& p, std::vector<std::uint64_t> waits);
+  // handles) and a barrier-OR on `any` when there are any. The host writes it at the end of
+  // this tick. `any` holds at most 5 handles (one barrier-OR packet; XPUSIM_CHECK).
+  void dispatch(std::uint32_t q, const cp::DispatchPacket& p, std::vector<std::uint64_t> waits,
+                std::vector<std::uint64_t> any = {});
+  // Queues a barrier-AND packet with the barrier bit and no dependencies on queue q: it
+  // completes `signal` once every packet before it has (HSA's way to mark a point in a
+  // queue).
+  void marker(std::uint32_t q, std::uint64_t signal);
 
   std::uint64_t packets() const { return packets_.value(); }
   std::uint64_t dispatch_packets() const { return dispatch_packets_.value(); }
@@ -100,8 +110,10 @@ class CommandProcessor : public sim::Component {
   CommandProcessor(sim::Component& parent, mem::GlobalMemory& memory,
                    std::vector<QueueSpec> queues);
   struct Staged {
-    cp::DispatchPacket packet;
-    std::vector<std::uint64_t> waits;
+    std::optional<cp::DispatchPacket> packet;  // none: a marker
+    std::vector<std::uint64_t> waits{};
+    std::vector<std::uint64_t> any{};
+    std::uint64_t marker_signal = 0;
   };
   // Host-side state of one queue.
   struct HostQueue {
@@ -111,10 +123,12 @@ class CommandProcessor : public sim::Component {
     cp::CondensedPacket open;              // condensed: the packet being filled
     std::uint32_t open_slots = 0;
   };
+  void post_flush();
   void flush();
   void encode_standard(HostQueue& h, Staged& s);
   void encode_condensed(HostQueue& h, Staged& s);
-  void emit_barrier(HostQueue& h, const std::vector<std::uint64_t>& waits);
+  void emit_barrier(HostQueue& h, const std::vector<std::uint64_t>& waits, cp::PacketType type);
+  void emit_waits(HostQueue& h, const Staged& s);
   void close_condensed(HostQueue& h);
   void pump(std::uint32_t q);
 

@@ -46,7 +46,7 @@ using U64 = std::uint64_t;
 
 constexpr std::string_view kKernel = "conv_tma";
 constexpr std::string_view kName = "conv.tma";
-constexpr U64 kMaxOperandBytes = U64{1} << 32;  // the kTmaGemm* spacing
+constexpr U64 kMaxOperandBytes = U64{1} << 32;  // each operand at most 4 GiB
 constexpr U32 kMaxOffset = 255;                 // rank-4 im2col offsets are 8 bits
 
 // conv_tma's own arguments, after the shared ones.
@@ -212,13 +212,17 @@ class ConvTma final : public system::Workload {
     m_ = n_ * p_ * q_;
     cblocks_ = (c_ + t_.tile_k - 1) / t_.tile_k;
     const U64 k_steps = r_ * s_ * cblocks_;
+    auto at = allocate_tma_gemm(chip, kName, n_ * h_ * w_ * c_ * eb, k_ * r_ * s_ * c_ * eb,
+                                n_ * p_ * q_ * k_ * 4);
+    if (!at) return at.errors();
+    at_ = *at;
 
     if (chip.options().functional) {
       std::mt19937_64 gen(param(values, "seed"));
       in_ = tma_random_operand(gen, n_ * h_ * w_ * c_, t_.int8);
       filter_ = tma_random_operand(gen, k_ * r_ * s_ * c_, t_.int8);
-      if (auto st = chip.memory().write(kTmaGemmA, std::as_bytes(std::span(in_))); !st) return st;
-      if (auto st = chip.memory().write(kTmaGemmB, std::as_bytes(std::span(filter_))); !st) {
+      if (auto st = chip.memory().write(at_.a, std::as_bytes(std::span(in_))); !st) return st;
+      if (auto st = chip.memory().write(at_.b, std::as_bytes(std::span(filter_))); !st) {
         return st;
       }
     }
@@ -228,7 +232,7 @@ class ConvTma final : public system::Workload {
     const auto a_map = tma::encode_im2col(
         {.data_type = in,
          .rank = 4,
-         .global_address = kTmaGemmA,
+         .global_address = at_.a,
          .global_dim = {c_, w_, h_, n_},
          .global_strides = {c_ * eb, w_ * c_ * eb, h_ * w_ * c_ * eb},
          .pixel_box_lower_corner = {-pad, -pad},
@@ -239,7 +243,7 @@ class ConvTma final : public system::Workload {
          .swizzle = t_.swizzle ? tma::Swizzle::k128B : tma::Swizzle::kNone});
     const auto b_map = tma::encode_tiled({.data_type = in,
                                           .rank = 3,
-                                          .global_address = kTmaGemmB,
+                                          .global_address = at_.b,
                                           .global_dim = {c_, r_ * s_, k_},
                                           .global_strides = {c_ * eb, r_ * s_ * c_ * eb},
                                           .box_dim = {t_.tile_k, 1, t_.b_rows()},
@@ -251,9 +255,9 @@ class ConvTma final : public system::Workload {
           map_errors.push_back(e);
       }
     };
-    write(kTmaGemmMaps, a_map, "A (im2col)");
-    write(kTmaGemmMaps + 128, b_map, "B (filter)");
-    write(kTmaGemmMaps + 256, tma_gemm_c_map(t_, m_, k_), "C (output)");
+    write(at_.maps, a_map, "A (im2col)");
+    write(at_.maps + 128, b_map, "B (filter)");
+    write(at_.maps + 256, tma_gemm_c_map(t_, at_.c, m_, k_), "C (output)");
     if (!map_errors.empty()) return map_errors;
 
     before_ = read_tma_gemm_counters(chip);
@@ -261,7 +265,7 @@ class ConvTma final : public system::Workload {
     ctas_ = launch.grid.count();
     k_steps_ = k_steps;
     auto id = chip.launch(**kdef, launch,
-                          tma_gemm_args(t_, m_, k_, r_ * s_ * c_, k_steps)
+                          tma_gemm_args(t_, at_, m_, k_, r_ * s_ * c_, k_steps)
                               .u32(static_cast<U32>(p_))
                               .u32(static_cast<U32>(q_))
                               .u32(static_cast<U32>(stride_))
@@ -295,7 +299,7 @@ class ConvTma final : public system::Workload {
   // Every output element against a direct convolution (padding: taps outside the input skip).
   Status verify(system::Chip& chip) {
     std::vector<std::uint32_t> out(m_ * k_);
-    if (auto st = chip.memory().read(kTmaGemmC, std::as_writable_bytes(std::span(out))); !st) {
+    if (auto st = chip.memory().read(at_.c, std::as_writable_bytes(std::span(out))); !st) {
       return st;
     }
     std::vector<double> in(in_.size() / t_.eb()), f(filter_.size() / t_.eb());
@@ -344,6 +348,7 @@ class ConvTma final : public system::Workload {
   std::vector<std::uint8_t> in_, filter_;
   TmaGemmCounters before_{};
   U32 launch_ = 0;
+  TmaGemmBuffers at_;
 };
 
 }  // namespace

@@ -285,9 +285,16 @@ class GemmMm final : public system::Workload {
     };
     fill(a_, m_ * k_);
     fill(b_, k_ * n_);
+    auto a = chip.allocate("gemm.mm: A", a_.size());
+    if (!a) return a.errors();
+    auto b = chip.allocate("gemm.mm: B", b_.size());
+    if (!b) return b.errors();
+    auto c = chip.allocate("gemm.mm: C", 4 * m_ * n_);
+    if (!c) return c.errors();
+    a_at_ = *a, b_at_ = *b, c_at_ = *c;
     if (chip.options().functional) {
-      if (auto st = chip.memory().write(kGemmMmA, std::as_bytes(std::span(a_))); !st) return st;
-      if (auto st = chip.memory().write(kGemmMmB, std::as_bytes(std::span(b_))); !st) return st;
+      if (auto st = chip.memory().write(a_at_, std::as_bytes(std::span(a_))); !st) return st;
+      if (auto st = chip.memory().write(b_at_, std::as_bytes(std::span(b_))); !st) return st;
     }
 
     const char* stats[] = {"mm.instructions", "mm.b_bytes", "tensor.busy_cycles"};
@@ -304,9 +311,9 @@ class GemmMm final : public system::Workload {
         .registers_per_thread = kRegsPerThread};
     auto id = chip.launch(**kdef, p,
                           kernel::KernelArgs()
-                              .ptr(kGemmMmA)
-                              .ptr(kGemmMmB)
-                              .ptr(kGemmMmC)
+                              .ptr(a_at_)
+                              .ptr(b_at_)
+                              .ptr(c_at_)
                               .u32(static_cast<U32>(m_))
                               .u32(static_cast<U32>(n_))
                               .u32(static_cast<U32>(k_))
@@ -394,7 +401,7 @@ class GemmMm final : public system::Workload {
   // Every C element against the naive GEMM; the error names the first mismatch.
   Status verify(system::Chip& chip) {
     std::vector<std::uint32_t> c(m_ * n_);
-    if (auto st = chip.memory().read(kGemmMmC, std::as_writable_bytes(std::span(c))); !st) {
+    if (auto st = chip.memory().read(c_at_, std::as_writable_bytes(std::span(c))); !st) {
       return st;
     }
     // Inputs as numbers: A row-major, B column-major (bt[j·K + e] = B[e][j]).
@@ -450,6 +457,7 @@ class GemmMm final : public system::Workload {
   std::vector<std::uint8_t> a_, b_;
   double before_[3] = {0, 0, 0};
   std::uint32_t launch_ = 0;
+  kernel::Addr a_at_ = 0, b_at_ = 0, c_at_ = 0;
 };
 
 }  // namespace

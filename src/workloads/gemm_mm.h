@@ -10,11 +10,8 @@
 
 namespace xpusim::workloads {
 
-// Where the workload keeps its matrices in device memory (each fits in 4 GiB at the largest
-// parameters): A, B and C, 4 GiB apart.
-inline constexpr kernel::Addr kGemmMmA = 0x1'0000'0000;
-inline constexpr kernel::Addr kGemmMmB = 0x2'0000'0000;
-inline constexpr kernel::Addr kGemmMmC = 0x3'0000'0000;
+// The workload allocates A, B and C from the chip's allocator; the kernel's first three
+// arguments are their addresses.
 
 // The kernel "gemm_mm" and the workload "gemm.mm".
 Status register_gemm_mm(kernel::KernelRegistry& kernels, system::WorkloadRegistry& workloads);

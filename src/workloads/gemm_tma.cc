@@ -294,13 +294,30 @@ std::vector<kernel::ArgDecl> tma_gemm_arg_decls() {
       {"multicast", ArgKind::kU32}, {"swizzle", ArgKind::kU32},   {"warpgroup_mm", ArgKind::kU32}};
 }
 
-kernel::KernelArgs tma_gemm_args(const TmaGemmTiling& t, U64 m, U64 n, U64 k, U64 k_steps) {
+Result<TmaGemmBuffers> allocate_tma_gemm(system::Chip& chip, std::string_view workload, U64 a_bytes,
+                                         U64 b_bytes, U64 c_bytes) {
+  TmaGemmBuffers at;
+  const std::pair<Addr*, std::pair<std::string_view, U64>> parts[] = {
+      {&at.a, {"A", a_bytes}},
+      {&at.b, {"B", b_bytes}},
+      {&at.c, {"C", c_bytes}},
+      {&at.maps, {"tensor maps", 3 * 128}}};
+  for (const auto& [to, what] : parts) {
+    auto x = chip.allocate(fmt::format("{}: {}", workload, what.first), what.second);
+    if (!x) return x.errors();
+    *to = *x;
+  }
+  return at;
+}
+
+kernel::KernelArgs tma_gemm_args(const TmaGemmTiling& t, const TmaGemmBuffers& at, U64 m, U64 n,
+                                 U64 k, U64 k_steps) {
   return kernel::KernelArgs()
-      .ptr(kTmaGemmMaps)
-      .ptr(kTmaGemmMaps + 128)
-      .ptr(kTmaGemmMaps + 256)
-      .ptr(kTmaGemmA)
-      .ptr(kTmaGemmB)
+      .ptr(at.maps)
+      .ptr(at.maps + 128)
+      .ptr(at.maps + 256)
+      .ptr(at.a)
+      .ptr(at.b)
       .u32(static_cast<U32>(m))
       .u32(static_cast<U32>(n))
       .u32(static_cast<U32>(k))
@@ -553,10 +570,10 @@ Status write_tensor_map(system::Chip& chip, Addr at, const Result<tma::TensorMap
   return chip.memory().write(at, std::span<const std::byte>(blob));
 }
 
-Result<tma::TensorMap> tma_gemm_c_map(const TmaGemmTiling& t, U64 m, U64 n) {
+Result<tma::TensorMap> tma_gemm_c_map(const TmaGemmTiling& t, Addr c, U64 m, U64 n) {
   return tma::encode_tiled({.data_type = t.int8 ? tma::DataType::kInt32 : tma::DataType::kFloat32,
                             .rank = 2,
-                            .global_address = kTmaGemmC,
+                            .global_address = c,
                             .global_dim = {n, m},
                             .global_strides = {n * 4},
                             .box_dim = {t.c_box_cols(), t.tile_m()},
@@ -742,17 +759,20 @@ class GemmTma final : public system::Workload {
     auto kdef = kernels.find(kKernel);
     if (!kdef) return kdef.errors();
 
+    const U32 eb = t_.eb();
+    auto at = allocate_tma_gemm(chip, kName, m_ * k_ * eb, n_ * k_ * eb, m_ * n_ * 4);
+    if (!at) return at.errors();
+    at_ = *at;
     // Inputs (functional mode only: timing-only runs at 8192^3 must not build them).
     const bool functional = chip.options().functional;
     if (functional) {
       std::mt19937_64 gen(param(values, "seed"));
       a_ = tma_random_operand(gen, m_ * k_, t_.int8);
       bt_ = tma_random_operand(gen, n_ * k_, t_.int8);
-      if (auto st = chip.memory().write(kTmaGemmA, std::as_bytes(std::span(a_))); !st) return st;
-      if (auto st = chip.memory().write(kTmaGemmB, std::as_bytes(std::span(bt_))); !st) return st;
+      if (auto st = chip.memory().write(at_.a, std::as_bytes(std::span(a_))); !st) return st;
+      if (auto st = chip.memory().write(at_.b, std::as_bytes(std::span(bt_))); !st) return st;
     }
     const tma::DataType in = t_.int8 ? tma::DataType::kUint8 : tma::DataType::kBfloat16;
-    const U32 eb = t_.eb();
     const auto operand_map = [&](Addr at, U64 rows_total, U32 box_rows, bool swizzled) {
       return tma::encode_tiled({.data_type = in,
                                 .rank = 2,
@@ -770,14 +790,14 @@ class GemmTma final : public system::Workload {
           map_errors.push_back(e);
       }
     };
-    write(kTmaGemmMaps, operand_map(kTmaGemmA, m_, t_.a_rows(), t_.swizzle), "A");
-    write(kTmaGemmMaps + 128, operand_map(kTmaGemmB, n_, t_.b_rows(), false), "B");
-    write(kTmaGemmMaps + 256, tma_gemm_c_map(t_, m_, n_), "C");
+    write(at_.maps, operand_map(at_.a, m_, t_.a_rows(), t_.swizzle), "A");
+    write(at_.maps + 128, operand_map(at_.b, n_, t_.b_rows(), false), "B");
+    write(at_.maps + 256, tma_gemm_c_map(t_, at_.c, m_, n_), "C");
     if (!map_errors.empty()) return map_errors;
 
     before_ = read_tma_gemm_counters(chip);
     auto id = chip.launch(**kdef, tma_gemm_launch(t_, m_, n_),
-                          tma_gemm_args(t_, m_, n_, k_, k_ / t_.tile_k).u32(t_.copy ? 1 : 0));
+                          tma_gemm_args(t_, at_, m_, n_, k_, k_ / t_.tile_k).u32(t_.copy ? 1 : 0));
     if (!id) return id.errors();
     launch_ = *id;
     return Ok{};
@@ -801,7 +821,7 @@ class GemmTma final : public system::Workload {
   // Every C element against the naive GEMM; the error names the first mismatch.
   Status verify(system::Chip& chip) {
     std::vector<std::uint32_t> c(m_ * n_);
-    if (auto st = chip.memory().read(kTmaGemmC, std::as_writable_bytes(std::span(c))); !st) {
+    if (auto st = chip.memory().read(at_.c, std::as_writable_bytes(std::span(c))); !st) {
       return st;
     }
     std::vector<double> a(m_ * k_), bt(n_ * k_);
@@ -832,6 +852,7 @@ class GemmTma final : public system::Workload {
   std::vector<std::uint8_t> a_, bt_;
   TmaGemmCounters before_{};
   U32 launch_ = 0;
+  TmaGemmBuffers at_;
 };
 
 }  // namespace

@@ -24,12 +24,15 @@
 
 namespace xpusim::workloads {
 
-// Device memory of both workloads (each operand fits in 4 GiB at the largest parameters):
-// A (or the conv input), B (Bt, or the filter), C (or the conv output), the tensor maps.
-inline constexpr kernel::Addr kTmaGemmA = 0x1'0000'0000;
-inline constexpr kernel::Addr kTmaGemmB = 0x2'0000'0000;
-inline constexpr kernel::Addr kTmaGemmC = 0x3'0000'0000;
-inline constexpr kernel::Addr kTmaGemmMaps = 0x4'0000'0000;  // A, B, C maps, 128 B apart
+// Device memory of both workloads, from the chip's allocator: A (or the conv input), B (Bt,
+// or the filter), C (or the conv output), and the tensor maps of A, B and C, 128 B apart.
+struct TmaGemmBuffers {
+  kernel::Addr a = 0, b = 0, c = 0, maps = 0;
+};
+// Errors: the chip's memory is full (named with `workload` and the operand).
+Result<TmaGemmBuffers> allocate_tma_gemm(system::Chip& chip, std::string_view workload,
+                                         std::uint64_t a_bytes, std::uint64_t b_bytes,
+                                         std::uint64_t c_bytes);
 
 // The tiling both workloads take (parameters of the same names).
 struct TmaGemmTiling {
@@ -85,8 +88,8 @@ TmaGemmTiling tma_gemm_tiling(const system::ParamValues& values, const config::C
 
 // The kernel arguments both kernels start with (kernels.h style declarations, in order).
 std::vector<kernel::ArgDecl> tma_gemm_arg_decls();
-kernel::KernelArgs tma_gemm_args(const TmaGemmTiling& t, std::uint64_t m, std::uint64_t n,
-                                 std::uint64_t k, std::uint64_t k_steps);
+kernel::KernelArgs tma_gemm_args(const TmaGemmTiling& t, const TmaGemmBuffers& at, std::uint64_t m,
+                                 std::uint64_t n, std::uint64_t k, std::uint64_t k_steps);
 inline constexpr std::size_t kTmaGemmArgCount = 18;  // conv.tma's own arguments follow
 inline constexpr std::size_t kTmaGemmArgTileK = 11;  // tile_k, which the operand loads read
 
@@ -124,8 +127,9 @@ Status check_tma_result(std::string_view workload, const std::string& where, std
 // "<workload>: <what> tensor map: ".
 Status write_tensor_map(system::Chip& chip, kernel::Addr at, const Result<tma::TensorMap>& map,
                         std::string_view workload, std::string_view what);
-// The C (output) map over the M x N fp32 / int32 matrix at kTmaGemmC, box {c_box_cols, tile_m}.
-Result<tma::TensorMap> tma_gemm_c_map(const TmaGemmTiling& t, std::uint64_t m, std::uint64_t n);
+// The C (output) map over the M x N fp32 / int32 matrix at `c`, box {c_box_cols, tile_m}.
+Result<tma::TensorMap> tma_gemm_c_map(const TmaGemmTiling& t, kernel::Addr c, std::uint64_t m,
+                                      std::uint64_t n);
 
 // Launch dimensions for an M x N output (grid rounded up to whole tiles and clusters).
 kernel::LaunchParams tma_gemm_launch(const TmaGemmTiling& t, std::uint64_t m, std::uint64_t n);

@@ -17,7 +17,6 @@ using kernel::Warp;
 
 constexpr std::array<const char*, 6> kSteps = {"ltimes",     "scattering", "source",
                                                "lplustimes", "sweep",      "population"};
-constexpr Addr kBuffers[2] = {0x1000'0000, 0x2000'0000};
 
 std::uint32_t scale_of(std::size_t k) {
   return static_cast<std::uint32_t>(2 * k + 3);
@@ -74,11 +73,17 @@ class Kripke final : public system::Workload {
       if (!d) return d.errors();
       defs[k] = *d;
     }
+    for (int b = 0; b < 2; ++b) {
+      auto at = chip.allocate(fmt::format("{}: buffer {}", name(), b), 4 * elements_);
+      if (!at) return at.errors();
+      buffers_[b] = *at;
+    }
+    ids_.clear();
     if (chip.options().functional) {
       std::vector<std::uint32_t> x(elements_);
       for (std::uint64_t i = 0; i < elements_; ++i)
         x[i] = static_cast<std::uint32_t>(i);
-      if (auto st = chip.memory().write(kBuffers[0], std::as_bytes(std::span(x))); !st) return st;
+      if (auto st = chip.memory().write(buffers_[0], std::as_bytes(std::span(x))); !st) return st;
     }
     const kernel::LaunchParams p{
         .grid = {static_cast<std::uint32_t>(ubench::param(v, "ctas")), 1, 1},
@@ -87,8 +92,8 @@ class Kripke final : public system::Workload {
     for (std::uint64_t it = 0; it < iterations_; ++it) {
       for (std::size_t k = 0; k < kSteps.size(); ++k) {
         const auto args = kernel::KernelArgs()
-                              .ptr(kBuffers[k % 2])
-                              .ptr(kBuffers[(k + 1) % 2])
+                              .ptr(buffers_[k % 2])
+                              .ptr(buffers_[(k + 1) % 2])
                               .u64(elements_)
                               .u32(scale_of(k))
                               .u32(offset_of(k));
@@ -97,13 +102,14 @@ class Kripke final : public system::Workload {
         auto id = chip.launch(*defs[k], p, args, {}, o);
         if (!id) return id.errors();
         previous = *id;
+        ids_.push_back(*id);
       }
     }
     return Ok{};
   }
 
   Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
-    for (std::uint32_t id = 0; id < chip.launches(); ++id) {
+    for (const std::uint32_t id : ids_) {
       if (auto st = ubench::check_completed(chip, id, name()); !st) return st.errors();
     }
     if (chip.options().functional) {
@@ -116,7 +122,7 @@ class Kripke final : public system::Workload {
         }
         want[i] = e;
       }
-      if (auto st = chip.memory().read(kBuffers[0], std::as_writable_bytes(std::span(got))); !st) {
+      if (auto st = chip.memory().read(buffers_[0], std::as_writable_bytes(std::span(got))); !st) {
         return st.errors();
       }
       for (std::uint64_t i = 0; i < elements_; ++i) {
@@ -124,7 +130,7 @@ class Kripke final : public system::Workload {
           return Error{
               fmt::format("kripke: x[{}] = {:#x} at {:#x} after {} iterations, expected "
                           "{:#x}",
-                          i, got[i], kBuffers[0] + 4 * i, iterations_, want[i])};
+                          i, got[i], buffers_[0] + 4 * i, iterations_, want[i])};
         }
       }
     }
@@ -134,7 +140,7 @@ class Kripke final : public system::Workload {
     // kernels diff + setup; the doorbell once, when the agent first wakes.
     const system::CommandProcessor& cp = chip.command_processor();
     const cp::AgentTiming& t = chip.cp_timing();
-    const cp::KernelAgent& agent = cp.agent(0);
+    const cp::KernelAgent& agent = cp.agent(chip.run(ids_.front()).queue);
     const std::uint64_t kernels = agent.kernels();
     const std::uint64_t dispatches = cp.dispatch_packets(), condensed = cp.condensed_packets();
     double overhead = 0;
@@ -184,6 +190,8 @@ class Kripke final : public system::Workload {
 
  private:
   std::uint64_t iterations_ = 0, elements_ = 0;
+  Addr buffers_[2] = {0, 0};
+  std::vector<std::uint32_t> ids_;  // its launches, in order
 };
 
 }  // namespace

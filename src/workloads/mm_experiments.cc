@@ -51,8 +51,7 @@ constexpr U32 kCBase = 0;    // r0.. (seed2 ¶95)
 constexpr U32 kABase = 256;  // r256..
 constexpr U32 kTypeBf16 = 0, kTypeS8 = 1;
 constexpr U32 kT1 = 1, kBroadcast = 2, kRetention = 4;  // flags
-constexpr Addr kBase = ubench::kData;    // variant i's buffers at kBase + i·kSpacing
-constexpr U64 kSpacing = U64{64} << 20;  // B at +0, C at +32 MiB
+constexpr U64 kSpacing = U64{64} << 20;  // variant i's buffers: B at +0, C at +32 MiB
 constexpr U64 kLine = 128;               // B columns/rows start on their own line
 
 MmType type_of(U32 code) {
@@ -206,9 +205,11 @@ class MmExperiment : public system::Workload {
     figures_.clear();
     launches_.clear();
     failed_.reset();
+    auto base = chip.allocate(name(), variants_.size() * kSpacing);
+    if (!base) return base.errors();
     for (std::size_t i = 0; i < variants_.size(); ++i) {
       Variant& v = variants_[i];
-      v.b = kBase + i * kSpacing;
+      v.b = *base + i * kSpacing;
       v.c = v.b + kSpacing / 2;
       v.times = v.b + kSpacing / 4;
       v.seed = static_cast<U32>(i + 1);

@@ -84,6 +84,9 @@ class BankConflicts final : public system::Workload {
     auto k = kernels.find(kKernel);
     if (!k) return k.errors();
     kernel_ = *k;
+    auto b = allocate(chip, name(), 8 * (std::uint64_t{max_} - min_ + 1));
+    if (!b) return b.errors();
+    results_ = b->results;
     wavefronts_.clear();
     launches_.clear();
     failed_.reset();
@@ -104,7 +107,7 @@ class BankConflicts final : public system::Workload {
       const std::uint32_t id = launches_[s - min_];
       if (auto st = check_completed(chip, id, name()); !st) return st.errors();
       if (chip.options().functional) {
-        auto bad = read_words(chip, kResults + 8 * (s - min_), 1);
+        auto bad = read_words(chip, results_ + 8 * (s - min_), 1);
         if (!bad) return bad.errors();
         if ((*bad)[0] != 0) {
           return Error{fmt::format("{}: stride {}: {} lane reads returned the wrong word", name(),
@@ -131,7 +134,7 @@ class BankConflicts final : public system::Workload {
                                  .dynamic_shared_bytes = 0,
                                  .registers_per_thread = 32};
     auto id = chip.launch(*kernel_, p,
-                          kernel::KernelArgs().u32(s).u32(repeats_).ptr(kResults + 8 * (s - min_)),
+                          kernel::KernelArgs().u32(s).u32(repeats_).ptr(results_ + 8 * (s - min_)),
                           [this, &chip, s](const system::KernelRun&) { completed(chip, s); });
     if (!id) return id.errors();
     launches_.push_back(*id);
@@ -156,6 +159,7 @@ class BankConflicts final : public system::Workload {
   std::vector<double> wavefronts_;
   std::vector<std::uint32_t> launches_;
   std::optional<Error> failed_;
+  kernel::Addr results_ = 0;
 };
 
 }  // namespace

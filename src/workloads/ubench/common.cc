@@ -21,6 +21,20 @@ Status require_functional(const system::Chip& chip, std::string_view workload,
                            workload, why)};
 }
 
+Result<Buffers> allocate(system::Chip& chip, std::string_view workload, std::uint64_t results_bytes,
+                         std::uint64_t data_bytes) {
+  Buffers b;
+  auto r = chip.allocate(fmt::format("{}: results", workload), results_bytes);
+  if (!r) return r.errors();
+  b.results = *r;
+  if (data_bytes > 0) {
+    auto d = chip.allocate(fmt::format("{}: data", workload), data_bytes);
+    if (!d) return d.errors();
+    b.data = *d;
+  }
+  return b;
+}
+
 Result<std::vector<std::uint64_t>> read_words(system::Chip& chip, kernel::Addr at, std::size_t n) {
   std::vector<std::uint64_t> out(n);
   if (auto st = chip.memory().read(at, std::as_writable_bytes(std::span(out))); !st) {

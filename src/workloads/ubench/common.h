@@ -16,10 +16,16 @@
 
 namespace xpusim::workloads::ubench {
 
-// Results (a few words per launch) and the data buffers, far apart so that they never share a
-// line; the data starts 4 GiB in, line- and page-aligned.
-inline constexpr kernel::Addr kResults = 0x1000;
-inline constexpr kernel::Addr kData = 0x1'0000'0000;
+// A microbenchmark's buffers, from the chip's allocator (so that workloads of one kernel graph
+// never share a byte): its results (a few words per launch) and its data, each 1 MiB-aligned,
+// so that they never share a line or a page.
+struct Buffers {
+  kernel::Addr results = 0;
+  kernel::Addr data = 0;  // 0 when it asked for no data
+};
+// Errors: the chip's memory is full (named by the allocator, with `workload`).
+Result<Buffers> allocate(system::Chip& chip, std::string_view workload, std::uint64_t results_bytes,
+                         std::uint64_t data_bytes = 0);
 
 // The resolved value of a declared parameter (resolve_params fills in every one).
 std::uint64_t param(const system::ParamValues& values, std::string_view name);

@@ -178,13 +178,16 @@ class HbmLoaded final : public system::Workload {
                       "threads (4 B each)",
                       name(), footprint, U64{p.grid.count()} * threads)};
     }
-    // Layout from kData: the background's source (two arrays for the add) and destination,
-    // then the chain's region (256 MiB, nothing else touches it), the results and the flag.
-    src_ = kData;
+    // One allocation: the background's source (two arrays for the add) and destination, then
+    // the chain's region (256 MiB, nothing else touches it), the results and the flag.
+    const U64 results = 8 * (hops_ + warps_ + 1);
+    auto b = allocate(chip, name(), 3 * footprint + kChainBytes + results + 4);
+    if (!b) return b.errors();
+    src_ = b->results;
     dst_ = src_ + 2 * footprint;
     chain_ = dst_ + footprint;
     out_ = chain_ + kChainBytes;
-    flag_ = out_ + 8 * (hops_ + warps_ + 1);
+    flag_ = out_ + results;
     if (auto st = write_chain(chip); !st) return st;
     const config::ChipSpec& s = chip.spec();
     const U64 delay = static_cast<U64>(std::llround(static_cast<double>(param(values, "delay_ns")) *

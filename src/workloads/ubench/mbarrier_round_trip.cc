@@ -82,13 +82,16 @@ class MbarrierRoundTrip final : public system::Workload {
     round_trips_ = param(values, "round_trips");
     auto k = kernels.find(kKernel);
     if (!k) return k.errors();
+    auto b = allocate(chip, name(), 16);
+    if (!b) return b.errors();
+    results_ = b->results;
     const kernel::LaunchParams p{.grid = {1, 1, 1},
                                  .cluster = {1, 1, 1},
                                  .block = {64, 1, 1},
                                  .dynamic_shared_bytes = 0,
                                  .registers_per_thread = 32};
     auto id = chip.launch(
-        **k, p, kernel::KernelArgs().u64(param(values, "warmup")).u64(round_trips_).ptr(kResults));
+        **k, p, kernel::KernelArgs().u64(param(values, "warmup")).u64(round_trips_).ptr(results_));
     if (!id) return id.errors();
     launch_ = *id;
     return Ok{};
@@ -96,7 +99,7 @@ class MbarrierRoundTrip final : public system::Workload {
 
   Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = check_completed(chip, launch_, name()); !st) return st.errors();
-    auto out = read_words(chip, kResults, 2);
+    auto out = read_words(chip, results_, 2);
     if (!out) return out.errors();
     if ((*out)[1] != 1) {
       return Error{fmt::format("{}: the mbarriers did not end on the last phase", name())};
@@ -117,6 +120,7 @@ class MbarrierRoundTrip final : public system::Workload {
  private:
   U64 round_trips_ = 0;
   std::uint32_t launch_ = 0;
+  kernel::Addr results_ = 0;
 };
 
 }  // namespace

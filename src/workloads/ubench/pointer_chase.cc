@@ -95,6 +95,9 @@ class ChaseLatency final : public system::Workload {
     const kernel::LaunchParams p{.grid = {1, 1, 1}, .block = {32, 1, 1}};
     if (auto st = check_level(chip.spec(), chip.l1_bytes_for(**k, p)); !st) return st;
     n_ = footprint_ / stride_;
+    auto b = allocate(chip, name_, 16, footprint_);
+    if (!b) return b.errors();
+    buffers_ = *b;
     // Only the elements the run visits are written: a cold chain beyond L2 stays cheap.
     const U64 total = warmup_ * n_ + hops_;
     for (U64 k = 0; k < std::min(n_, total); ++k) {
@@ -104,7 +107,8 @@ class ChaseLatency final : public system::Workload {
       }
     }
     auto id = chip.launch(
-        **k, p, kernel::KernelArgs().ptr(element(0)).u64(warmup_ * n_).u64(hops_).ptr(kResults));
+        **k, p,
+        kernel::KernelArgs().ptr(element(0)).u64(warmup_ * n_).u64(hops_).ptr(buffers_.results));
     if (!id) return id.errors();
     launch_ = *id;
     return Ok{};
@@ -112,7 +116,7 @@ class ChaseLatency final : public system::Workload {
 
   Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = check_completed(chip, launch_, name_); !st) return st.errors();
-    auto out = read_words(chip, kResults, 2);
+    auto out = read_words(chip, buffers_.results, 2);
     if (!out) return out.errors();
     const U64 want = element((warmup_ * n_ + hops_) % n_);
     if ((*out)[1] != want) {
@@ -142,7 +146,7 @@ class ChaseLatency final : public system::Workload {
   }
 
  private:
-  Addr element(U64 k) const { return kData + k * stride_; }
+  Addr element(U64 k) const { return buffers_.data + k * stride_; }
   std::string_view level_name() const {
     return level_ == Level::kL1 ? "L1 hit" : level_ == Level::kL2 ? "L2 hit" : "HBM (L2 miss)";
   }
@@ -210,6 +214,7 @@ class ChaseLatency final : public system::Workload {
   Defaults d_;
   U64 footprint_ = 0, stride_ = 0, hops_ = 0, warmup_ = 0, n_ = 0;
   std::uint32_t launch_ = 0;
+  Buffers buffers_;
 };
 
 }  // namespace

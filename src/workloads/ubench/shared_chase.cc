@@ -69,6 +69,9 @@ Status SharedChase::setup(system::Chip& chip, const kernel::KernelRegistry& kern
   const Shape s = shape();
   auto k = kernels.find(s.kernel);
   if (!k) return k.errors();
+  auto b = allocate(chip, name(), 16);
+  if (!b) return b.errors();
+  results_ = b->results;
   const kernel::LaunchParams p{.grid = {s.ctas, 1, 1},
                                .cluster = {s.ctas, 1, 1},
                                .block = {32, 1, 1},
@@ -80,7 +83,7 @@ Status SharedChase::setup(system::Chip& chip, const kernel::KernelRegistry& kern
                             .u32(static_cast<std::uint32_t>(stride_))
                             .u64(warmup_ * elements_)
                             .u64(hops_)
-                            .ptr(kResults));
+                            .ptr(results_));
   if (!id) return id.errors();
   launch_ = *id;
   return Ok{};
@@ -88,7 +91,7 @@ Status SharedChase::setup(system::Chip& chip, const kernel::KernelRegistry& kern
 
 Result<std::vector<system::Measurement>> SharedChase::report(system::Chip& chip) {
   if (auto st = check_completed(chip, launch_, name()); !st) return st.errors();
-  auto out = read_words(chip, kResults, 2);
+  auto out = read_words(chip, results_, 2);
   if (!out) return out.errors();
   const std::uint64_t want = (warmup_ * elements_ + hops_) % elements_ * stride_;
   if ((*out)[1] != want) {

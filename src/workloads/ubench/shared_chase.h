@@ -42,6 +42,7 @@ class SharedChase : public system::Workload {
 
   std::uint64_t footprint_ = 0, stride_ = 0, hops_ = 0, warmup_ = 0, elements_ = 0;
   std::uint32_t launch_ = 0;
+  kernel::Addr results_ = 0;
 };
 
 }  // namespace xpusim::workloads::ubench

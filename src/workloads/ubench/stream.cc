@@ -171,6 +171,11 @@ class StreamBandwidth final : public system::Workload {
                .registers_per_thread = 32};
     // L2: warm the buffer into L2, then read it p and 2p times. HBM: a cold buffer, then a
     // cold one twice as large (every line misses: nothing touched it before).
+    auto b = allocate(chip, name_, 8 * ctas_ * launch_.warps_per_block(),
+                      target_ == Target::kL2 ? f : 3 * f);
+    if (!b) return b.errors();
+    buffers_ = *b;
+    const Addr kData = buffers_.data;
     if (target_ == Target::kL2) {
       const U64 p = param(values, "passes");
       plan_ = {{.base = kData, .bytes = f, .passes = 1, .first = 0},
@@ -182,7 +187,7 @@ class StreamBandwidth final : public system::Workload {
     }
     if (chip.options().functional) {
       const Pass& last = plan_.back();
-      if (auto st = write_pattern(chip, last.base + last.bytes - kData); !st) return st;
+      if (auto st = write_pattern(chip, kData, last.base + last.bytes - kData); !st) return st;
     }
     ids_.clear();
     failed_.reset();
@@ -256,7 +261,8 @@ class StreamBandwidth final : public system::Workload {
     }
     const Pass& p = plan_[i];
     const kernel::KernelArgs args =
-        kernel::KernelArgs().ptr(p.base).u64(p.bytes).u64(p.passes).u64(p.first).ptr(kResults);
+        kernel::KernelArgs().ptr(p.base).u64(p.bytes).u64(p.passes).u64(p.first).ptr(
+            buffers_.results);
     auto id = chip.launch(*kernel_, launch_, args, [this, &chip](const system::KernelRun&) {
       if (ids_.size() == plan_.size()) return;
       if (auto st = queue(chip); !st) failed_ = st.error();
@@ -269,12 +275,12 @@ class StreamBandwidth final : public system::Workload {
   // The last launch's warps each wrote the sum of what they read.
   Status check_sums(system::Chip& chip) const {
     const Pass& b = plan_.back();
-    auto sums = read_words(chip, kResults, ctas_ * launch_.warps_per_block());
+    auto sums = read_words(chip, buffers_.results, ctas_ * launch_.warps_per_block());
     if (!sums) return sums.errors();
     U64 got = 0;
     for (const U64 v : *sums)
       got += v;
-    const U64 first = (b.base - kData) / 8;
+    const U64 first = (b.base - buffers_.data) / 8;
     const U64 want = b.passes * pattern_sum(first, first + b.bytes / 8);
     if (got == want) return Ok{};
     return Error{fmt::format("{}: the warps' sums add to {}, expected {}", name_, got, want)};
@@ -287,15 +293,14 @@ class StreamBandwidth final : public system::Workload {
     return Error{fmt::format("{}: footprint {} B is above half the {} B L2", name_, footprint, l2)};
   }
 
-  // 8 B word i (from kData) holds i, so the sum over any range is known.
-  static Status write_pattern(system::Chip& chip, U64 bytes) {
+  // 8 B word i (from `data`) holds i, so the sum over any range is known.
+  static Status write_pattern(system::Chip& chip, Addr data, U64 bytes) {
     std::vector<U64> block(1 << 17);
     for (U64 done = 0; done < bytes / 8; done += block.size()) {
       const U64 n = std::min<U64>(block.size(), bytes / 8 - done);
       for (U64 i = 0; i < n; ++i)
         block[i] = done + i;
-      if (auto st =
-              chip.memory().write(kData + 8 * done, std::as_bytes(std::span(block.data(), n)));
+      if (auto st = chip.memory().write(data + 8 * done, std::as_bytes(std::span(block.data(), n)));
           !st) {
         return st;
       }
@@ -307,6 +312,7 @@ class StreamBandwidth final : public system::Workload {
   std::string name_, description_;
   U64 footprint_default_;
   U64 ctas_ = 0;
+  Buffers buffers_;
   const kernel::KernelDef* kernel_ = nullptr;
   kernel::LaunchParams launch_{};
   std::vector<Pass> plan_;

@@ -21,11 +21,12 @@ using kernel::Lanes;
 using U64 = std::uint64_t;
 
 constexpr std::string_view kKernel = "ubench.tma_box_latency";
-constexpr Addr kMap = kResults + 0x100;         // the tensor map (128 B blob, 64 B aligned)
+constexpr Addr kMapOffset = 0x100;              // the tensor map (128 B blob) after out's words
 constexpr std::uint32_t kBar = 0, kBox = 1024;  // shared offsets: mbarrier, box
 constexpr U64 kDim = 2048;                      // f16 elements per side: an 8 MiB tensor
 
-// Args: box side, boxes, warm (1: load every box once first), out. Box b is at (0, b x side):
+// Args: box side, boxes, warm (1: load every box once first), out (the tensor map is at
+// out + kMapOffset). Box b is at (0, b x side):
 // distinct lines for every box. out[0] = the boxes' cycles less the clock reads' own cost.
 sim::Task<> box_latency(kernel::Warp& w) {
   const kernel::KernelArgs& a = w.args();
@@ -33,12 +34,13 @@ sim::Task<> box_latency(kernel::Warp& w) {
   const U64 boxes = a.get_u64(1);
   const bool warm = a.get_u64(2) != 0;
   const Addr out = a.get_ptr(3);
+  const Addr map = out + kMapOffset;
   const auto bytes = static_cast<std::uint32_t>(side * side * 2);
   co_await w.mbarrier_init(kBar, 1);
   std::uint32_t phase = 0;
   const auto load = [&](U64 b) -> sim::Task<> {
     co_await w.mbarrier_arrive_expect_tx(kBar, bytes);
-    co_await w.tma_load_tile(kMap, {0, static_cast<std::int32_t>(b) * side}, kBox, kBar);
+    co_await w.tma_load_tile(map, {0, static_cast<std::int32_t>(b) * side}, kBox, kBar);
     co_await w.mbarrier_wait_parity(kBar, phase);
     phase ^= 1;
   };
@@ -83,15 +85,18 @@ class TmaLatency final : public system::Workload {
     if (side_ % 8 != 0) {
       return Error{fmt::format("{}: box = {}: must be a multiple of 8 (16 B rows)", name(), side_)};
     }
+    auto b = allocate(chip, name(), kMapOffset + 128, kDim * kDim * 2);
+    if (!b) return b.errors();
+    results_ = b->results;
     const auto map = tma::encode_tiled(
         {.data_type = tma::DataType::kFloat16,
          .rank = 2,
-         .global_address = kData,
+         .global_address = b->data,
          .global_dim = {kDim, kDim},
          .global_strides = {kDim * 2},
          .box_dim = {static_cast<std::uint32_t>(side_), static_cast<std::uint32_t>(side_)},
          .element_strides = {1, 1}});
-    if (auto st = write_tensor_map(chip, kMap, map, name(), "box"); !st) return st;
+    if (auto st = write_tensor_map(chip, results_ + kMapOffset, map, name(), "box"); !st) return st;
     auto k = kernels.find(kKernel);
     if (!k) return k.errors();
     const kernel::LaunchParams p{
@@ -101,7 +106,7 @@ class TmaLatency final : public system::Workload {
         .dynamic_shared_bytes = static_cast<std::uint32_t>(kBox + side_ * side_ * 2),
         .registers_per_thread = 32};
     auto id = chip.launch(
-        **k, p, kernel::KernelArgs().u64(side_).u64(boxes_).u64(warm_ ? 1 : 0).ptr(kResults));
+        **k, p, kernel::KernelArgs().u64(side_).u64(boxes_).u64(warm_ ? 1 : 0).ptr(results_));
     if (!id) return id.errors();
     launch_ = *id;
     return Ok{};
@@ -109,7 +114,7 @@ class TmaLatency final : public system::Workload {
 
   Result<std::vector<system::Measurement>> report(system::Chip& chip) override {
     if (auto st = check_completed(chip, launch_, name()); !st) return st.errors();
-    auto out = read_words(chip, kResults, 1);
+    auto out = read_words(chip, results_, 1);
     if (!out) return out.errors();
     const double cycles = static_cast<double>((*out)[0]) / static_cast<double>(boxes_);
     return std::vector<system::Measurement>{
@@ -135,6 +140,7 @@ class TmaLatency final : public system::Workload {
   bool warm_;
   U64 side_ = 0, boxes_ = 0;
   std::uint32_t launch_ = 0;
+  Addr results_ = 0;
 };
 
 }  // namespace

@@ -239,6 +239,77 @@ TEST(LaunchPath, CondensedDispatchSavesWhatTheSeed3FormulaSays) {
   EXPECT_NEAR(saving, predicted, 0.05 * predicted);
 }
 
+// after_any: a barrier-OR packet. The consumer starts once the short producer has completed,
+// while the long one still runs.
+TEST(LaunchPath, ABarrierOrWaitsForTheFirstOfItsProducers) {
+  Rig r({QueueSpec{}, QueueSpec{}, QueueSpec{}});
+  const auto slow = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x10000).u32(20000), {},
+                                   {.queue = 0, .signal = true});
+  const auto fast = r.chip->launch(kBusyToo, kOneCta, kernel::KernelArgs().ptr(0x20000).u32(500),
+                                   {}, {.queue = 1, .signal = true});
+  ASSERT_TRUE(slow.ok() && fast.ok());
+  const auto consumer = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x30000).u32(10),
+                                       {}, {.queue = 2, .after_any = {*slow, *fast}});
+  ASSERT_TRUE(consumer.ok()) << consumer.error().message;
+  r.sim.run();
+  const KernelRun &s = r.chip->run(*slow), &f = r.chip->run(*fast), &c = r.chip->run(*consumer);
+  ASSERT_TRUE(s.done && f.done && c.done);
+  EXPECT_GE(c.first_start, f.completed) << "after its first producer";
+  EXPECT_LT(c.completed, s.completed) << "without waiting for the other";
+  EXPECT_EQ(r.stat("chip0.cp.barrier_packets"), 1u);
+
+  // Errors: a producer without a signal, more than one packet's five slots.
+  Rig e({QueueSpec{}, QueueSpec{}});
+  const auto args = kernel::KernelArgs().ptr(0x10000).u32(1);
+  std::vector<std::uint32_t> six;
+  for (int i = 0; i < 6; ++i)
+    six.push_back(e.chip->launch(kBusy, kOneCta, args, {}, {.signal = true}).value());
+  const auto plain = e.chip->launch(kBusy, kOneCta, args).value();
+  EXPECT_EQ(
+      e.chip->launch(kBusy, kOneCta, args, {}, {.queue = 1, .after_any = {plain}}).error().message,
+      "busy: after_any names launch 6 (busy), which has no completion signal to wait for "
+      "(launch it with a signal)");
+  EXPECT_EQ(
+      e.chip->launch(kBusy, kOneCta, args, {}, {.queue = 1, .after_any = six}).error().message,
+      "busy: waits for any of 6 launches: a barrier-OR packet holds at most 5 dependencies "
+      "(HSA)");
+}
+
+// A launch group: its launches go on its queue, the first after the group's dependencies, and
+// launches made from their completion callbacks join it; a marker packet completes the group's
+// signal after its last launch, and a launch on another queue waiting for that signal starts
+// only then.
+TEST(LaunchPath, ALaunchGroupEndsWithAMarkerThatAnotherQueueWaitsFor) {
+  Rig r({QueueSpec{}, QueueSpec{}});
+  const std::uint64_t signal = r.chip->new_signal();
+  bool finished = false;
+  const auto g =
+      r.chip->begin_group({.queue = 1, .signal = signal, .finished = [&] { finished = true; }});
+  ASSERT_TRUE(g.ok());
+  const auto first = r.chip->launch(
+      kBusy, kOneCta, kernel::KernelArgs().ptr(0x10000).u32(1000),
+      [&](const KernelRun&) {  // the host side launches a second kernel when the first is done
+        ASSERT_TRUE(
+            r.chip->launch(kBusyToo, kOneCta, kernel::KernelArgs().ptr(0x20000).u32(1000)).ok());
+      });
+  ASSERT_TRUE(first.ok());
+  r.chip->end_group();
+  const auto waiter = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x30000).u32(10), {},
+                                     {.queue = 0, .wait_all = {signal}});
+  ASSERT_TRUE(waiter.ok());
+  r.sim.run();
+  ASSERT_EQ(r.chip->group_launches(*g).size(), 2u);
+  const KernelRun& second = r.chip->run(r.chip->group_launches(*g)[1]);
+  EXPECT_EQ(r.chip->run(*first).queue, 1u);
+  EXPECT_EQ(second.queue, 1u) << "a launch from a group's callback joins the group";
+  EXPECT_TRUE(finished && r.chip->group_finished(*g));
+  const KernelRun& w = r.chip->run(*waiter);
+  ASSERT_TRUE(w.done && second.done);
+  EXPECT_GE(w.first_start, second.completed) << "the marker follows the group's last launch";
+  EXPECT_EQ(r.chip->command_processor().signal(signal).load_acquire(), 0);
+  EXPECT_EQ(r.stat("chip0.cp.barrier_packets"), 2u);  // the waiter's barrier-AND, the marker
+}
+
 TEST(LaunchPath, BadLaunchesAreOneLineErrorsAndQueueNothing) {
   Rig r({QueueSpec{}, QueueSpec{}});
   const auto args = kernel::KernelArgs().ptr(0x10000).u32(1);

@@ -95,7 +95,7 @@ TEST(GemmMm, ACorruptedCElementIsNamed) {
   for (const std::uint64_t type : {0u, 1u}) {
     auto r = run(small(type, 0), true, [](system::Chip& chip) {
       const std::uint32_t bad = 0x4B000000;  // 8388608.0f / int32 1258291200
-      const std::uint64_t at = kGemmMmC + 4 * (17 * 128 + 42);
+      const std::uint64_t at = chip.run(0).args.get_ptr(2) + 4 * (17 * 128 + 42);  // C
       ASSERT_TRUE(chip.memory().write(at, std::as_bytes(std::span(&bad, 1))).ok());
     });
     ASSERT_FALSE(r.ok()) << type;

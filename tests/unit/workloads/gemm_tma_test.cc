@@ -19,6 +19,7 @@
 #include "sim/simulation.h"
 #include "system/chip.h"
 #include "system/run.h"
+#include "tma/tensor_map_io.h"
 #include "workloads/register_all.h"
 #include "workloads/ubench/common.h"
 
@@ -212,7 +213,12 @@ TEST(GemmTma, ACorruptedCElementIsNamed) {
   for (const std::uint64_t type : {0u, 1u}) {
     auto r = run(small({{"type", type}}), true, [](system::Chip& chip) {
       const std::uint32_t bad = 0x4B000000;
-      const std::uint64_t at = kTmaGemmC + 4 * (17 * 128 + 42);
+      // C's address is in its tensor map, the kernel's third argument.
+      tma::TensorMapBlob blob{};
+      ASSERT_TRUE(chip.memory().read(chip.run(0).args.get_ptr(2), blob).ok());
+      const auto c_map = tma::from_blob(blob);
+      ASSERT_TRUE(c_map.ok());
+      const std::uint64_t at = c_map->global_address + 4 * (17 * 128 + 42);
       ASSERT_TRUE(chip.memory().write(at, std::as_bytes(std::span(&bad, 1))).ok());
     });
     ASSERT_FALSE(r.ok()) << type;
@@ -399,9 +405,11 @@ TEST(GemmTma, WaveSamplingGivesTheFullRunsFiguresOnATinyChip) {
   EXPECT_GT(sampled.skipped, 128);
   EXPECT_NEAR(sampled.cycles / full.cycles, 1.0, 0.015)
       << sampled.cycles << " against " << full.cycles;
-  EXPECT_EQ(sampled.tma, full.tma);
+  // Counts per wave are taken between two exits, not two work boundaries (docs/
+  // work-distributor.md): a few percent off, never more than one wave's boundary effect.
+  EXPECT_NEAR(sampled.tma / full.tma, 1.0, 0.04) << sampled.tma << " against " << full.tma;
   EXPECT_NEAR(sampled.hbm / full.hbm, 1.0, 0.02) << sampled.hbm << " against " << full.hbm;
-  EXPECT_NEAR(sampled.mm / full.mm, 1.0, 0.02) << sampled.mm << " against " << full.mm;
+  EXPECT_NEAR(sampled.mm / full.mm, 1.0, 0.04) << sampled.mm << " against " << full.mm;
 }
 
 TEST(GemmTma, BadWaveSamplingIsANamedError) {

@@ -1,0 +1,42 @@
+// DeviceAllocator: the host's device-memory allocator (cudaMalloc's role on one chip). Buffers
+// are placed one after another in HBM, each at the next 1 MiB boundary from kBase, and never
+// freed (a run sets its buffers up once). Scenario buffers, placed when the file is loaded, are
+// reserved at their addresses first; workloads allocate theirs after them, so several workloads
+// of one kernel graph never share a byte. Every buffer is checked against hbm.capacity.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "mem/global_memory.h"
+#include "sim/result.h"
+
+namespace xpusim::system {
+
+class DeviceAllocator {
+ public:
+  static constexpr mem::Addr kBase = 0x1000'0000;
+  static constexpr std::uint64_t kAlign = std::uint64_t{1} << 20;
+
+  explicit DeviceAllocator(std::uint64_t capacity) : capacity_(capacity) {}
+
+  // A buffer of `bytes` (>= 1) at the next kAlign boundary. Errors start "WHAT: " (nothing for
+  // an empty `what`) and name the size, what is already allocated and the capacity.
+  Result<mem::Addr> allocate(std::string_view what, std::uint64_t bytes);
+  // A buffer at a fixed address at or above the allocated ones (kAlign-aligned). Errors: it would
+  // end beyond the capacity (named as for allocate), or lie below a buffer already placed.
+  Status reserve(std::string_view what, mem::Addr at, std::uint64_t bytes);
+
+  // Bytes from kBase to the end of the last buffer.
+  std::uint64_t used() const { return next_ - kBase; }
+  std::uint64_t capacity() const { return capacity_; }
+  std::uint64_t buffers() const { return buffers_; }
+
+ private:
+  std::uint64_t capacity_;
+  mem::Addr next_ = kBase;  // the end of the last buffer
+  std::uint64_t buffers_ = 0;
+};
+
+}  // namespace xpusim::system
