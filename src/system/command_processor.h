@@ -101,6 +101,7 @@ class CommandProcessor : public sim::Component {
   std::uint64_t reference_packets() const { return reference_packets_.value(); }
   std::uint64_t condensed_packets() const { return condensed_packets_.value(); }
   std::uint64_t doorbells() const { return doorbells_.value(); }
+  std::uint64_t barrier_packets() const { return barrier_packets_.value(); }
 
   // Where simulated memory holds the rings and kernargs: above any buffer a scenario places.
   static constexpr mem::Addr kRingRegion = mem::Addr{1} << 40;

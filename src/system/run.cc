@@ -30,6 +30,21 @@ Result<std::unique_ptr<Run>> Run::resolve(const Scenario& s, Registrar registrar
   auto resolved = resolve_scenario(run->s_, run->kernels_, run->workloads_);
   if (!resolved) return resolved.errors();
   run->resolved_ = std::move(resolved).value();
+  // Each workload entry of a graph gets a workload of its own, from a registry of its own.
+  for (const auto& node : run->resolved_.graph) {
+    Workload* w = nullptr;
+    if (node.workload != nullptr) {
+      auto kernels = std::make_unique<kernel::KernelRegistry>();
+      auto workloads = std::make_unique<WorkloadRegistry>();
+      if (auto st = registrar(*kernels, *workloads); !st) return st.errors();
+      auto found = workloads->find(node.workload->name());
+      if (!found) return found.errors();
+      w = *found;
+      run->entry_kernels_.push_back(std::move(kernels));
+      run->entry_workloads_.push_back(std::move(workloads));
+    }
+    run->entry_workload_.push_back(w);
+  }
   return run;
 }
 
@@ -42,6 +57,11 @@ Status Run::build(sim::Simulation& sim, const config::ChipSpec& spec, const RunO
   auto ids = setup_scenario(s_, resolved_, *chip_, kernels_, o.seed);
   if (!ids) return ids.errors();
   launch_ids_ = std::move(ids).value();
+  if (s_.is_graph()) {
+    auto host = GraphHost::start(s_, resolved_, entry_workload_, *chip_, kernels_);
+    if (!host) return host.errors();
+    graph_ = std::move(host).value();
+  }
   return Ok{};
 }
 
@@ -73,28 +93,74 @@ void Run::check_results(RunReport& r) {
                                                            : "not checked (timing-only)");
     return;
   }
+  if (s_.is_graph()) {
+    check_graph(r);
+    return;
+  }
   if (s_.mode == RunMode::kTimingOnly) {
     if (chip.all_done()) r.results.emplace_back("not checked (timing-only)");
     return;
   }
-  // One kernel, or each node of a graph, against its kernel's host reference; in a run where
-  // a queue failed, the kernels that completed still are.
-  const std::size_t n = s_.is_graph() ? s_.graph.size() : 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const KernelRun& k = chip.run(launch_ids_[i]);
+  // The kernel against its host reference.
+  const KernelRun& k = chip.run(launch_ids_.front());
+  if (!k.done) return;
+  if (k.kernel->check == nullptr) {
+    r.results.push_back(fmt::format("not checked (kernel {} has no reference)", k.kernel->name));
+    return;
+  }
+  const auto v = k.kernel->check(chip.memory(), k.args, k.params);
+  if (!v) {
+    for (const Error& e : v.errors())
+      r.errors.push_back({fmt::format("{}: verification failed: {}", k.kernel->name, e.message)});
+    return;
+  }
+  r.results.push_back(fmt::format("verified: {}", *v));
+}
+
+void Run::check_graph(RunReport& r) {
+  // Each entry: a kernel against its host reference, a workload through its report; in a run
+  // where a queue failed, the entries that finished still are.
+  Chip& chip = *chip_;
+  for (const Error& e : graph_->errors())
+    r.errors.push_back(e);
+  for (std::size_t i = 0; i < s_.graph.size(); ++i) {
+    const ScenarioKernel& g = s_.graph[i];
+    const std::vector<std::uint32_t> ids = graph_->launches(i);
     const std::string label =
-        s_.is_graph() ? fmt::format("{} ({})", s_.graph[i].name, k.kernel->name) : k.kernel->name;
-    if (!k.done) {
-      if (s_.is_graph()) {
-        r.results.push_back(fmt::format("{}: not checked ({})", label,
-                                        k.fault ? "it faulted" : "it did not complete"));
+        fmt::format("{} ({})", g.name, g.is_workload() ? g.workload : g.kernel);
+    if (!graph_->finished(i)) {
+      const bool faulted =
+          std::any_of(ids.begin(), ids.end(), [&](std::uint32_t id) { return chip.run(id).fault; });
+      r.results.push_back(fmt::format("{}: not checked ({})", label,
+                                      faulted ? "it faulted"
+                                      : !graph_->node(i).issued
+                                          ? "its queue stopped before it was issued"
+                                          : "it did not complete"));
+      continue;
+    }
+    if (g.is_workload()) {
+      auto ms = graph_->workload(i)->report(chip);
+      if (!ms) {
+        for (const Error& e : ms.errors())
+          r.errors.push_back({fmt::format("{}: verification failed: {}", label, e.message)});
+        continue;
       }
+      for (Measurement m : *ms) {
+        m.name = fmt::format("{}: {}", g.name, m.name);
+        r.measurements.push_back(std::move(m));
+      }
+      r.results.push_back(
+          fmt::format("{}: {}", label,
+                      s_.mode == RunMode::kFunctional ? "verified" : "not checked (timing-only)"));
+      continue;
+    }
+    const KernelRun& k = chip.run(ids.front());
+    if (s_.mode == RunMode::kTimingOnly) {
+      r.results.push_back(fmt::format("{}: not checked (timing-only)", label));
       continue;
     }
     if (k.kernel->check == nullptr) {
-      r.results.push_back(s_.is_graph()
-                              ? fmt::format("{}: not checked (no reference)", label)
-                              : fmt::format("not checked (kernel {} has no reference)", label));
+      r.results.push_back(fmt::format("{}: not checked (no reference)", label));
       continue;
     }
     const auto v = k.kernel->check(chip.memory(), k.args, k.params);
@@ -103,8 +169,7 @@ void Run::check_results(RunReport& r) {
         r.errors.push_back({fmt::format("{}: verification failed: {}", label, e.message)});
       continue;
     }
-    r.results.push_back(s_.is_graph() ? fmt::format("{}: verified: {}", label, *v)
-                                      : fmt::format("verified: {}", *v));
+    r.results.push_back(fmt::format("{}: verified: {}", label, *v));
   }
 }
 

@@ -22,6 +22,7 @@
 #include "sim/result.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
+#include "system/graph_host.h"
 #include "system/scenario.h"
 #include "system/workload.h"
 
@@ -52,7 +53,8 @@ struct RunReport {
   // The "result" lines: "verified: ...", "stream_fill (fill): verified: ...", "not checked ...".
   // A run where a queue failed still checks the kernels that completed.
   std::vector<std::string> results;
-  std::vector<Measurement> measurements;  // the workload's
+  // The workload's; in a graph each workload entry's, named "ENTRY: measurement".
+  std::vector<Measurement> measurements;
   // One line each: each kernel fault (its queue is then in the HSA error state), queue errors
   // (bad packets, a barrier on a failed kernel), the time limit, a hang, verification failures,
   // TMA requests dropped at setup.
@@ -90,6 +92,7 @@ class Run {
  private:
   explicit Run(const Scenario& s) : s_(s) {}
   void check_results(RunReport& r);
+  void check_graph(RunReport& r);
 
   sim::Simulation* sim_ = nullptr;
   Scenario s_;
@@ -97,7 +100,13 @@ class Run {
   WorkloadRegistry workloads_;
   ResolvedScenario resolved_;
   std::unique_ptr<Chip> chip_;
-  std::vector<std::uint32_t> launch_ids_;  // the chip's id of each kernel / graph node
+  std::vector<std::uint32_t> launch_ids_;  // the chip's id of the kernel / the workload's
+  // A graph: each workload entry's own registry (one workload instance per entry: a workload
+  // keeps state between setup and report), and the host program issuing the entries.
+  std::vector<std::unique_ptr<kernel::KernelRegistry>> entry_kernels_;
+  std::vector<std::unique_ptr<WorkloadRegistry>> entry_workloads_;
+  std::vector<Workload*> entry_workload_;
+  std::unique_ptr<GraphHost> graph_;
 };
 
 // The whole run in one call, on a fresh simulation seeded with o.seed: create, simulate to

@@ -120,7 +120,8 @@ constexpr std::string_view kLaunchKeys[] = {"grid",
                                             "gpu_cga",
                                             "policy"};
 constexpr std::string_view kQueueKeys[] = {"dispatch", "size"};
-constexpr std::string_view kGraphKeys[] = {"name", "kernel", "launch", "args", "after"};
+constexpr std::string_view kGraphKeys[] = {"name",   "kernel", "launch", "args",     "workload",
+                                           "params", "queue",  "after",  "after_any"};
 
 // cp_timing: the command processor's costs by name (cp::AgentTiming).
 struct CpTimingField {
@@ -603,7 +604,19 @@ class Reader {
                 } else if (key == "args") {
                   k.args_pos = kq;
                   read_args(x, q, kq, k.args);
-                } else if (key == "after") {
+                } else if (key == "workload") {
+                  if (auto t = text(x, q, kq, "a workload name")) {
+                    k.workload = *t;
+                    k.workload_pos = pos_of(x);
+                  }
+                } else if (key == "params") {
+                  read_params(k.params, x, q, kq);
+                } else if (key == "queue") {
+                  if (auto n = whole(x, q, kq, 0, system::kMaxQueues - 1)) {
+                    k.queue = static_cast<std::uint32_t>(*n);
+                    k.queue_pos = pos_of(x);
+                  }
+                } else if (key == "after" || key == "after_any") {
                   std::vector<YAML::Node> items;
                   if (x.IsScalar()) {
                     items.push_back(x);
@@ -612,23 +625,55 @@ class Reader {
                       items.push_back(y);
                   } else {
                     error(value_pos(x, kq), q,
-                          fmt::format("expected a list of kernel names, got {}", describe(x)));
+                          fmt::format("expected a list of entry names, got {}", describe(x)));
                   }
+                  auto& names = key == "after" ? k.after : k.after_any;
+                  auto& positions = key == "after" ? k.after_pos : k.after_any_pos;
                   for (const YAML::Node& y : items) {
-                    if (auto t = text(y, q, kq, "a kernel name of this graph")) {
-                      k.after.push_back(*t);
-                      k.after_pos.push_back(pos_of(y));
+                    if (auto t = text(y, q, kq, "an entry name of this graph")) {
+                      names.push_back(*t);
+                      positions.push_back(pos_of(y));
                     }
+                  }
+                  // HSA: one barrier-OR packet has five dependency slots.
+                  if (key == "after_any" && names.size() > 5) {
+                    error(kq, q,
+                          fmt::format("{} entries: a barrier-OR packet waits for at most 5 (HSA)",
+                                      names.size()));
                   }
                 }
               });
-      for (const char* required : {"kernel", "launch"}) {
-        if (!seen.contains(required)) {
-          error(ip, fmt::format("{}.{}", p, required),
-                fmt::format("missing required key '{}'", required));
+      // A kernel entry or a workload entry, each with its own keys.
+      if (seen.contains("kernel") && seen.contains("workload")) {
+        error(k.workload_pos, p + ".workload",
+              "kernel and workload are exclusive: an entry launches one kernel or runs one "
+              "workload");
+      } else if (seen.contains("workload")) {
+        for (const char* other : {"launch", "args"}) {
+          if (seen.contains(other)) {
+            error(ip, fmt::format("{}.{}", p, other),
+                  fmt::format("not with 'workload:': a workload makes its own launches (its "
+                              "entry takes params: and queue:)"));
+          }
+        }
+      } else {
+        for (const char* required : {"kernel", "launch"}) {
+          if (!seen.contains(required)) {
+            error(ip, fmt::format("{}.{}", p, required),
+                  fmt::format("missing required key '{}' (or 'workload:')", required));
+          }
+        }
+        for (const char* other : {"params", "queue"}) {
+          if (seen.contains(other)) {
+            error(ip, fmt::format("{}.{}", p, other),
+                  other == std::string_view("queue")
+                      ? std::string("a kernel entry names its queue in launch: {queue: N}")
+                      : std::string("not with 'kernel:': params belong to a workload entry"));
+          }
         }
       }
-      check_queue(k.queue, p + ".launch.queue", k.queue_pos.line > 0 ? k.queue_pos : ip);
+      check_queue(k.queue, p + (k.is_workload() ? ".queue" : ".launch.queue"),
+                  k.queue_pos.line > 0 ? k.queue_pos : ip);
       if (auto [it, fresh] = index.emplace(k.name, nodes.size()); !fresh) {
         error(k.name_pos, p + ".name",
               fmt::format("'{}' names kernels[{}] too; names in a graph must differ", k.name,
@@ -644,20 +689,24 @@ class Reader {
     std::vector<std::vector<std::size_t>> deps(nodes.size());
     bool ok = true;
     for (std::size_t n = 0; n < nodes.size(); ++n) {
-      for (std::size_t d = 0; d < nodes[n].after.size(); ++d) {
-        const std::string& dep = nodes[n].after[d];
-        const auto it = index.find(dep);
-        if (it == index.end()) {
-          error(nodes[n].after_pos[d], fmt::format("kernels[{}].after", n),
-                fmt::format("'{}' is not a kernel of this graph{}; kernels: {}", dep,
-                            sim::did_you_mean(dep, names), join(names)));
-          ok = false;
-        } else if (it->second == n) {
-          error(nodes[n].after_pos[d], fmt::format("kernels[{}].after", n),
-                fmt::format("'{}' cannot wait for itself", dep));
-          ok = false;
-        } else {
-          deps[n].push_back(it->second);
+      for (const bool any : {false, true}) {
+        const auto& list = any ? nodes[n].after_any : nodes[n].after;
+        const auto& positions = any ? nodes[n].after_any_pos : nodes[n].after_pos;
+        const std::string key = fmt::format("kernels[{}].{}", n, any ? "after_any" : "after");
+        for (std::size_t d = 0; d < list.size(); ++d) {
+          const std::string& dep = list[d];
+          const auto it = index.find(dep);
+          if (it == index.end()) {
+            error(positions[d], key,
+                  fmt::format("'{}' is not an entry of this graph{}; entries: {}", dep,
+                              sim::did_you_mean(dep, names), join(names)));
+            ok = false;
+          } else if (it->second == n) {
+            error(positions[d], key, fmt::format("'{}' cannot wait for itself", dep));
+            ok = false;
+          } else {
+            deps[n].push_back(it->second);
+          }
         }
       }
     }
@@ -1283,9 +1332,32 @@ namespace {
 
 // An error about one parameter: located in the file, or naming the flag that set it.
 Error param_error(const Scenario& s, const std::string& name, const ScenarioParam& p,
-                  std::string_view message) {
+                  std::string_view message, const std::string& prefix = "") {
   if (!p.flag.empty()) return Error{fmt::format("{}: {}", p.flag, message)};
-  return s.error_at(p.pos, "params." + name, message);
+  return s.error_at(p.pos, prefix + "params." + name, message);
+}
+
+// A workload and its parameters (declared defaults under the given ones). Errors, located: an
+// unknown workload, a parameter unknown or out of range (one error per line that set one).
+Result<std::pair<Workload*, ParamValues>> resolve_workload(
+    const Scenario& s, const WorkloadRegistry& workloads, const std::string& name,
+    SourcePos name_pos, const std::map<std::string, ScenarioParam, std::less<>>& given,
+    const std::string& prefix) {
+  auto w = workloads.find(name);
+  if (!w) return s.error_at(name_pos, prefix + "workload", w.error().message);
+  // One parameter at a time first, so that an error points at the line that set it.
+  std::vector<Error> errors;
+  ParamValues all;
+  for (const auto& [param, p] : given) {
+    all[param] = p.value;
+    if (auto one = resolve_params(**w, ParamValues{{param, p.value}}); !one) {
+      errors.push_back(param_error(s, param, p, one.error().message, prefix));
+    }
+  }
+  if (!errors.empty()) return errors;
+  auto values = resolve_params(**w, all);
+  if (!values) return s.error_at(name_pos, prefix + "params", values.error().message);
+  return std::pair{*w, std::move(values).value()};
 }
 
 }  // namespace
@@ -1341,32 +1413,35 @@ Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::Kerne
                                           const WorkloadRegistry& workloads) {
   ResolvedScenario r;
   if (s.is_workload()) {
-    auto w = workloads.find(s.workload);
-    if (!w) return s.error_at(s.workload_pos, "workload", w.error().message);
-    r.workload = *w;
-    // One parameter at a time first, so that an error points at the line that set it.
-    std::vector<Error> errors;
-    ParamValues all;
-    for (const auto& [name, p] : s.params) {
-      all[name] = p.value;
-      if (auto one = resolve_params(**w, ParamValues{{name, p.value}}); !one) {
-        errors.push_back(param_error(s, name, p, one.error().message));
-      }
-    }
-    if (!errors.empty()) return errors;
-    auto values = resolve_params(**w, all);
-    if (!values) return s.error_at(s.workload_pos, "params", values.error().message);
-    r.params = std::move(values).value();
+    auto w = resolve_workload(s, workloads, s.workload, s.workload_pos, s.params, "");
+    if (!w) return w.errors();
+    r.workload = w->first;
+    r.params = std::move(w->second);
     return r;
   }
   if (s.is_graph()) {
     std::vector<Error> errors;
     for (std::size_t i = 0; i < s.graph.size(); ++i) {
       const ScenarioKernel& g = s.graph[i];
-      auto node = resolve_launch(s, kernels, g.kernel, g.kernel_pos, g.args, g.args_pos,
-                                 fmt::format("kernels[{}].", i));
+      const std::string prefix = fmt::format("kernels[{}].", i);
+      if (g.is_workload()) {
+        auto w = resolve_workload(s, workloads, g.workload, g.workload_pos, g.params, prefix);
+        if (w) {
+          r.graph.push_back({.kernel = nullptr,
+                             .args = {},
+                             .workload = w->first,
+                             .params = std::move(w->second)});
+        } else {
+          errors.insert(errors.end(), w.errors().begin(), w.errors().end());
+        }
+        continue;
+      }
+      auto node = resolve_launch(s, kernels, g.kernel, g.kernel_pos, g.args, g.args_pos, prefix);
       if (node) {
-        r.graph.push_back({.kernel = node->first, .args = std::move(node->second)});
+        r.graph.push_back({.kernel = node->first,
+                           .args = std::move(node->second),
+                           .workload = nullptr,
+                           .params = {}});
       } else {
         errors.insert(errors.end(), node.errors().begin(), node.errors().end());
       }
@@ -1454,28 +1529,9 @@ Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const Resol
     if (!id) return s.error_at(s.launch_pos, "launch", id.error().message);
     return std::vector<std::uint32_t>{*id};
   }
-  // The graph in launch order: a producer another queue waits for gets a completion signal.
-  std::vector<std::uint32_t> ids;
-  for (std::size_t i = 0; i < s.graph.size(); ++i) {
-    const ScenarioKernel& g = s.graph[i];
-    system::LaunchOptions o{.queue = g.queue};
-    for (const std::string& dep : g.after) {
-      const auto at = std::find_if(s.graph.begin(), s.graph.end(),
-                                   [&](const ScenarioKernel& x) { return x.name == dep; });
-      o.after.push_back(ids[static_cast<std::size_t>(at - s.graph.begin())]);
-    }
-    o.signal = std::any_of(s.graph.begin(), s.graph.end(), [&](const ScenarioKernel& x) {
-      return x.queue != g.queue &&
-             std::find(x.after.begin(), x.after.end(), g.name) != x.after.end();
-    });
-    auto id = chip.launch(*r.graph[i].kernel, g.launch, r.graph[i].args, {}, o);
-    if (!id) {
-      return s.error_at(g.launch_pos.line > 0 ? g.launch_pos : g.name_pos,
-                        fmt::format("kernels.{}", g.name), id.error().message);
-    }
-    ids.push_back(*id);
-  }
-  return ids;
+  // A graph's entries are issued by its host program (GraphHost), which Run keeps for the
+  // simulation: some are issued while it runs.
+  return std::vector<std::uint32_t>{};
 }
 
 }  // namespace xpusim::system

@@ -89,13 +89,18 @@ struct ScenarioParam {
   std::string flag;  // set by a command-line flag (e.g. "--param") rather than the file
 };
 
-// One launch of a kernel graph (`kernels:`). `after` names other entries: on the same queue
-// the launch's barrier bit, on another a barrier-AND on the producer's completion signal.
+// One node of a kernel graph (`kernels:`): a kernel launch, or a registered workload (its
+// setup's launches, on `queue`). `after` names other entries: on the same queue the barrier
+// bit, on another a barrier-AND on the producer's completion signal; `after_any` names up to
+// five, of which the first to complete releases the node (a barrier-OR packet).
 struct ScenarioKernel {
   std::string name;
   config::SourcePos name_pos;  // the entry
-  std::string kernel;
+  std::string kernel;          // exactly one of kernel / workload is set
   config::SourcePos kernel_pos;
+  std::string workload;
+  config::SourcePos workload_pos;
+  std::map<std::string, ScenarioParam, std::less<>> params;  // a workload's overrides
   kernel::LaunchParams launch{};
   config::SourcePos launch_pos;
   std::uint32_t queue = 0;
@@ -104,6 +109,9 @@ struct ScenarioKernel {
   config::SourcePos args_pos;
   std::vector<std::string> after;
   std::vector<config::SourcePos> after_pos;
+  std::vector<std::string> after_any;
+  std::vector<config::SourcePos> after_any_pos;
+  bool is_workload() const { return !workload.empty(); }
 };
 
 struct TimingOverride {
@@ -226,8 +234,10 @@ struct ResolvedScenario {
   const kernel::KernelDef* kernel = nullptr;  // for a kernel scenario
   kernel::KernelArgs args;
   struct Node {
-    const kernel::KernelDef* kernel = nullptr;
+    const kernel::KernelDef* kernel = nullptr;  // a kernel node
     kernel::KernelArgs args;
+    Workload* workload = nullptr;  // a workload node: the registry's (Run gives each node its own)
+    ParamValues params;
   };
   std::vector<Node> graph;  // for a graph, as Scenario::graph
 };
@@ -239,10 +249,11 @@ Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::Kerne
                                           const WorkloadRegistry& workloads);
 
 // Host setup before the simulation: a workload's setup(), or the buffers filled (functional
-// mode only: timing-only moves no data) and the kernel (or the graph's kernels) launched. Errors,
-// located: buffers that do not fit the chip's memory, a launch the chip rejects (resources, cluster
-// shape), a workload's setup error. `seed` seeds random32 fills. Returns the chip's launch ids:
-// the kernel's, the graph's in Scenario::graph order, or the workload's launches.
+// mode only: timing-only moves no data) and the kernel launched (a graph's entries are issued
+// by system::GraphHost after this). Errors, located: buffers that do not fit the chip's memory,
+// a launch the chip rejects (resources, cluster shape), a workload's setup error. `seed` seeds
+// random32 fills. Returns the chip's launch ids: the kernel's, or the workload's launches (none
+// for a graph).
 Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const ResolvedScenario& r,
                                                   system::Chip& chip,
                                                   const kernel::KernelRegistry& kernels,

@@ -53,8 +53,8 @@ class Kripke final : public system::Workload {
  public:
   std::string_view name() const override { return "kripke"; }
   std::string_view description() const override {
-    return "seed3's Kripke loop on the SMs: 6 dependent small kernels x iterations on queue 0 "
-           "(dispatch mode from the scenario's queues)";
+    return "seed3's Kripke loop on the SMs: 6 dependent small kernels x iterations on one queue "
+           "(dispatch mode from the scenario's queues; its figures are the queue's and the run's)";
   }
   std::vector<system::ParamDecl> params() const override {
     return {{"iterations", "loop iterations (6 launches each)", 20, 1, 10'000},
@@ -141,11 +141,16 @@ class Kripke final : public system::Workload {
     const system::CommandProcessor& cp = chip.command_processor();
     const cp::AgentTiming& t = chip.cp_timing();
     const cp::KernelAgent& agent = cp.agent(chip.run(ids_.front()).queue);
-    const std::uint64_t kernels = agent.kernels();
+    // Its own launches' records; the packet counts, Σ X_k and the total are its queue's and the
+    // run's (alone on the chip, as in the shipped scenario, they are its own).
+    const std::uint64_t kernels = ids_.size();
     const std::uint64_t dispatches = cp.dispatch_packets(), condensed = cp.condensed_packets();
     double overhead = 0;
-    for (const cp::LaunchRecord& r : agent.launches())
-      overhead += static_cast<double>(r.overhead_cycles);
+    for (const std::uint32_t id : ids_) {
+      if (const cp::LaunchRecord* r = chip.agent_record(id)) {
+        overhead += static_cast<double>(r->overhead_cycles);
+      }
+    }
     const std::uint64_t formula =
         agent.execution_cycles() + t.doorbell_cycles +
         dispatches * (t.fetch_cycles + t.decode_cycles + t.setup_cycles + t.cleanup_cycles) +

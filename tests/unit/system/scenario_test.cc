@@ -20,6 +20,7 @@
 #include "sim/simulation.h"
 #include "system/run.h"
 #include "workloads/kernels.h"
+#include "workloads/register_all.h"
 
 namespace xpusim::system {
 namespace {
@@ -972,8 +973,28 @@ TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
                       ", after: [x]}\n"),
             "s.yaml:4:12: kernels[0].after: the graph has a cycle: x -> y -> x");
   EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + ", after: [xx]}\n"),
-            "s.yaml:4:102: kernels[0].after: 'xx' is not a kernel of this graph (did you mean "
-            "'x'?); kernels: x");
+            "s.yaml:4:102: kernels[0].after: 'xx' is not an entry of this graph (did you mean "
+            "'x'?); entries: x");
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + ", after_any: [x]}\n"),
+            "s.yaml:4:106: kernels[0].after_any: 'x' cannot wait for itself");
+  const std::string six =
+      errors_of(head + "kernels:\n  - {name: x, " + k + ", after_any: [a, b, c, d, e, f]}\n");
+  EXPECT_EQ(six.substr(0, six.find('\n')),
+            "s.yaml:4:94: kernels[0].after_any: 6 entries: a barrier-OR packet waits for at most 5 "
+            "(HSA)");
+  EXPECT_EQ(
+      errors_of(head + "kernels:\n  - {name: w, workload: kripke, " + k.substr(0, 19) + "}\n"),
+      "s.yaml:4:25: kernels[0].workload: kernel and workload are exclusive: an entry "
+      "launches one kernel or runs one workload");
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: w, workload: kripke, launch: {grid: 1, block: "
+                             "32}}\n"),
+            "s.yaml:4:5: kernels[0].launch: not with 'workload:': a workload makes its own "
+            "launches (its entry takes params: and queue:)");
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + ", queue: 0}\n"),
+            "s.yaml:4:5: kernels[0].queue: a kernel entry names its queue in launch: {queue: N}");
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: w, workload: kripke, queue: 3}\n"),
+            "s.yaml:4:40: kernels[0].queue: queue 3: the scenario has 1 queue (queues: lists "
+            "them; 0 is the first)");
   EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, kernel: stream_fill, launch: {grid: 1, "
                              "block: 32, queue: 1}, args: [{ptr: a}, {u64: 8}]}\n"),
             "s.yaml:4:72: kernels[0].launch.queue: queue 1: the scenario has 1 queue (queues: "
@@ -996,6 +1017,82 @@ TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
   EXPECT_EQ(errors_of(head + "kernel: stream_fill\nkernels: []\n"),
             "s.yaml:3:1: kernel: not with 'kernels:' (a graph): each of its entries names its "
             "kernel, launch and args");
+}
+
+// Workloads as graph entries: each entry has a workload instance and buffers of its own
+// (two Kripke sweeps on one queue both verify), a workload holds its queue until it has
+// finished, a kernel on another queue that waits for one starts after its last launch (the
+// marker packet), and each entry's measurements carry its name.
+TEST(ScenarioGraph, WorkloadEntriesRunOnTheirQueueWithBuffersOfTheirOwn) {
+  const Scenario s =
+      load_scenario_string(
+          "chip: tiny\n"
+          "queues: [{dispatch: standard}, {dispatch: condensed}]\n"
+          "buffers: {a: {bytes: 64KiB}}\n"
+          "kernels:\n"
+          "  - {name: sweep1, workload: kripke, params: {iterations: 2, elements: 1024, ctas: 2}, "
+          "queue: 1}\n"
+          "  - {name: sweep2, workload: kripke, params: {iterations: 3, elements: 2048, ctas: 2}, "
+          "queue: 1}\n"
+          "  - {name: fill, kernel: stream_fill, after: [sweep1], launch: {grid: 2, block: 64}, "
+          "args: [{ptr: a}, {u64: 16384}]}\n",
+          "w.yaml")
+          .value();
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  sim::Simulation sim{1};
+  auto run = Run::create(sim, s, spec, workloads::register_all);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const RunReport r = (*run)->report((*run)->simulate());
+  ASSERT_TRUE(r.ok()) << r.errors.front().message;
+  EXPECT_EQ(r.results,
+            (std::vector<std::string>{"sweep1 (kripke): verified", "sweep2 (kripke): verified",
+                                      "fill (stream_fill): verified: dst[i] == i over "
+                                      "16384 u32 elements"}));
+  Chip& chip = (*run)->chip();
+  ASSERT_EQ(chip.launches(), 1u + 12u + 18u);
+  // Graph order per queue: queue 0's fill, then sweep1; sweep2 only once sweep1 has finished.
+  const KernelRun& fill = chip.run(0);
+  const KernelRun& sweep1_last = chip.run(12);
+  const KernelRun& sweep2_first = chip.run(13);
+  for (std::uint32_t id = 1; id < chip.launches(); ++id)
+    EXPECT_EQ(chip.run(id).queue, 1u) << id;
+  EXPECT_GE(fill.first_start, sweep1_last.completed) << "after sweep1's marker";
+  EXPECT_GE(sweep2_first.submitted, sweep1_last.completed) << "the host held queue 1";
+  const auto kernels =
+      std::find_if(r.measurements.begin(), r.measurements.end(),
+                   [](const Measurement& m) { return m.name == "sweep2: kernels"; });
+  ASSERT_NE(kernels, r.measurements.end());
+  EXPECT_EQ(kernels->measured, 18.0);
+}
+
+// after_any from a scenario: a barrier-OR packet; the waiting kernel starts after the short
+// producer and before the long one has finished.
+TEST(ScenarioGraph, AfterAnyStartsWithTheFirstProducerToComplete) {
+  const Scenario s =
+      load_scenario_string(
+          "chip: tiny\n"
+          "queues: [{dispatch: standard}, {dispatch: standard}, {dispatch: standard}]\n"
+          "buffers: {a: {bytes: 4MiB}, b: {bytes: 4KiB}, c: {bytes: 4KiB}}\n"
+          "kernels:\n"
+          "  - {name: long, kernel: stream_fill, launch: {grid: 1, block: 32}, args: [{ptr: a}, "
+          "{u64: 1048576}]}\n"
+          "  - {name: short, kernel: stream_fill, launch: {grid: 1, block: 32, queue: 1}, "
+          "args: [{ptr: b}, {u64: 64}]}\n"
+          "  - {name: first, kernel: stream_fill, after_any: [long, short], launch: {grid: 1, "
+          "block: 32, queue: 2}, args: [{ptr: c}, {u64: 64}]}\n",
+          "a.yaml")
+          .value();
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  sim::Simulation sim{1};
+  auto run = Run::create(sim, s, spec, register_for_tests);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const RunReport r = (*run)->report((*run)->simulate());
+  ASSERT_TRUE(r.ok()) << r.errors.front().message;
+  Chip& chip = (*run)->chip();
+  const KernelRun &lng = chip.run(0), &shrt = chip.run(1), &first = chip.run(2);
+  EXPECT_GE(first.first_start, shrt.completed);
+  EXPECT_LT(first.completed, lng.completed);
+  EXPECT_EQ(chip.command_processor().barrier_packets(), 1u);
 }
 
 }  // namespace
