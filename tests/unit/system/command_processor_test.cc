@@ -310,6 +310,38 @@ TEST(LaunchPath, ALaunchGroupEndsWithAMarkerThatAnotherQueueWaitsFor) {
   EXPECT_EQ(r.stat("chip0.cp.barrier_packets"), 2u);  // the waiter's barrier-AND, the marker
 }
 
+// A group whose kernel faults never finishes: its signal gets the error value, so a barrier on
+// another queue waiting for it fails (a queue error) instead of waiting forever.
+sim::Task<> dsmem_fault(Warp& w) {
+  co_await w.load_dsmem<std::uint32_t>(kernel::Lanes<Addr>{kernel::cluster_address(1, 0)}, 1);
+}
+const kernel::KernelDef kFault{.name = "dsmem_fault",
+                               .description = "reads DSMEM of a rank it does not have",
+                               .args = {},
+                               .body = dsmem_fault,
+                               .static_shared_bytes = 16};
+
+TEST(LaunchPath, AGroupWhoseKernelFaultsFailsWhatWaitsForIt) {
+  Rig r({QueueSpec{}, QueueSpec{}});
+  const std::uint64_t signal = r.chip->new_signal();
+  bool finished = false;
+  ASSERT_TRUE(
+      r.chip->begin_group({.queue = 0, .signal = signal, .finished = [&] { finished = true; }})
+          .ok());
+  ASSERT_TRUE(r.chip->launch(kFault, kOneCta, kernel::KernelArgs()).ok());
+  r.chip->end_group();
+  const auto waiter = r.chip->launch(kBusy, kOneCta, kernel::KernelArgs().ptr(0x30000).u32(10), {},
+                                     {.queue = 1, .wait_all = {signal}});
+  ASSERT_TRUE(waiter.ok());
+  r.sim.run();
+  EXPECT_FALSE(finished);
+  EXPECT_LT(r.chip->command_processor().signal(signal).load_acquire(), 0);
+  EXPECT_FALSE(r.chip->run(*waiter).on_distributor());
+  ASSERT_EQ(r.chip->queue_errors().size(), 2u);  // the fault's queue and the failed barrier's
+  EXPECT_NE(r.chip->queue_errors()[1].find("barrier-AND"), std::string::npos)
+      << r.chip->queue_errors()[1];
+}
+
 TEST(LaunchPath, BadLaunchesAreOneLineErrorsAndQueueNothing) {
   Rig r({QueueSpec{}, QueueSpec{}});
   const auto args = kernel::KernelArgs().ptr(0x10000).u32(1);
