@@ -1019,36 +1019,50 @@ TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
             "kernel, launch and args");
 }
 
+// A graph scenario run to completion on the tiny chip.
+struct TinyRun {
+  sim::Simulation sim{1};
+  std::unique_ptr<Run> run;
+  RunReport report;
+  Chip& chip() { return run->chip(); }
+};
+std::unique_ptr<TinyRun> run_on_tiny(const std::string& yaml, Registrar registrar) {
+  auto t = std::make_unique<TinyRun>();
+  const Scenario s = load_scenario_string(yaml, "g.yaml").value();
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto run = Run::create(t->sim, s, spec, registrar);
+  EXPECT_TRUE(run.ok()) << run.error().message;
+  if (!run.ok()) return nullptr;
+  t->run = std::move(run).value();
+  t->report = t->run->report(t->run->simulate());
+  return t;
+}
+
 // Workloads as graph entries: each entry has a workload instance and buffers of its own
 // (two Kripke sweeps on one queue both verify), a workload holds its queue until it has
 // finished, a kernel on another queue that waits for one starts after its last launch (the
 // marker packet), and each entry's measurements carry its name.
 TEST(ScenarioGraph, WorkloadEntriesRunOnTheirQueueWithBuffersOfTheirOwn) {
-  const Scenario s =
-      load_scenario_string(
-          "chip: tiny\n"
-          "queues: [{dispatch: standard}, {dispatch: condensed}]\n"
-          "buffers: {a: {bytes: 64KiB}}\n"
-          "kernels:\n"
-          "  - {name: sweep1, workload: kripke, params: {iterations: 2, elements: 1024, ctas: 2}, "
-          "queue: 1}\n"
-          "  - {name: sweep2, workload: kripke, params: {iterations: 3, elements: 2048, ctas: 2}, "
-          "queue: 1}\n"
-          "  - {name: fill, kernel: stream_fill, after: [sweep1], launch: {grid: 2, block: 64}, "
-          "args: [{ptr: a}, {u64: 16384}]}\n",
-          "w.yaml")
-          .value();
-  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-  sim::Simulation sim{1};
-  auto run = Run::create(sim, s, spec, workloads::register_all);
-  ASSERT_TRUE(run.ok()) << run.error().message;
-  const RunReport r = (*run)->report((*run)->simulate());
+  const auto t = run_on_tiny(
+      "chip: tiny\n"
+      "queues: [{dispatch: standard}, {dispatch: condensed}]\n"
+      "buffers: {a: {bytes: 64KiB}}\n"
+      "kernels:\n"
+      "  - {name: sweep1, workload: kripke, params: {iterations: 2, elements: 1024, ctas: 2}, "
+      "queue: 1}\n"
+      "  - {name: sweep2, workload: kripke, params: {iterations: 3, elements: 2048, ctas: 2}, "
+      "queue: 1}\n"
+      "  - {name: fill, kernel: stream_fill, after: [sweep1], launch: {grid: 2, block: 64}, "
+      "args: [{ptr: a}, {u64: 16384}]}\n",
+      workloads::register_all);
+  ASSERT_TRUE(t);
+  const RunReport& r = t->report;
   ASSERT_TRUE(r.ok()) << r.errors.front().message;
   EXPECT_EQ(r.results,
             (std::vector<std::string>{"sweep1 (kripke): verified", "sweep2 (kripke): verified",
                                       "fill (stream_fill): verified: dst[i] == i over "
                                       "16384 u32 elements"}));
-  Chip& chip = (*run)->chip();
+  Chip& chip = t->chip();
   ASSERT_EQ(chip.launches(), 1u + 12u + 18u);
   // Graph order per queue: queue 0's fill, then sweep1; sweep2 only once sweep1 has finished.
   const KernelRun& fill = chip.run(0);
@@ -1068,27 +1082,22 @@ TEST(ScenarioGraph, WorkloadEntriesRunOnTheirQueueWithBuffersOfTheirOwn) {
 // after_any from a scenario: a barrier-OR packet; the waiting kernel starts after the short
 // producer and before the long one has finished.
 TEST(ScenarioGraph, AfterAnyStartsWithTheFirstProducerToComplete) {
-  const Scenario s =
-      load_scenario_string(
-          "chip: tiny\n"
-          "queues: [{dispatch: standard}, {dispatch: standard}, {dispatch: standard}]\n"
-          "buffers: {a: {bytes: 4MiB}, b: {bytes: 4KiB}, c: {bytes: 4KiB}}\n"
-          "kernels:\n"
-          "  - {name: long, kernel: stream_fill, launch: {grid: 1, block: 32}, args: [{ptr: a}, "
-          "{u64: 1048576}]}\n"
-          "  - {name: short, kernel: stream_fill, launch: {grid: 1, block: 32, queue: 1}, "
-          "args: [{ptr: b}, {u64: 64}]}\n"
-          "  - {name: first, kernel: stream_fill, after_any: [long, short], launch: {grid: 1, "
-          "block: 32, queue: 2}, args: [{ptr: c}, {u64: 64}]}\n",
-          "a.yaml")
-          .value();
-  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-  sim::Simulation sim{1};
-  auto run = Run::create(sim, s, spec, register_for_tests);
-  ASSERT_TRUE(run.ok()) << run.error().message;
-  const RunReport r = (*run)->report((*run)->simulate());
+  const auto t = run_on_tiny(
+      "chip: tiny\n"
+      "queues: [{dispatch: standard}, {dispatch: standard}, {dispatch: standard}]\n"
+      "buffers: {a: {bytes: 4MiB}, b: {bytes: 4KiB}, c: {bytes: 4KiB}}\n"
+      "kernels:\n"
+      "  - {name: long, kernel: stream_fill, launch: {grid: 1, block: 32}, args: [{ptr: a}, "
+      "{u64: 1048576}]}\n"
+      "  - {name: short, kernel: stream_fill, launch: {grid: 1, block: 32, queue: 1}, "
+      "args: [{ptr: b}, {u64: 64}]}\n"
+      "  - {name: first, kernel: stream_fill, after_any: [long, short], launch: {grid: 1, "
+      "block: 32, queue: 2}, args: [{ptr: c}, {u64: 64}]}\n",
+      register_for_tests);
+  ASSERT_TRUE(t);
+  const RunReport& r = t->report;
   ASSERT_TRUE(r.ok()) << r.errors.front().message;
-  Chip& chip = (*run)->chip();
+  Chip& chip = t->chip();
   const KernelRun &lng = chip.run(0), &shrt = chip.run(1), &first = chip.run(2);
   EXPECT_GE(first.first_start, shrt.completed);
   EXPECT_LT(first.completed, lng.completed);
