@@ -160,6 +160,9 @@ class Chip : public sched::CtaExecutor {
 
   // A completion signal (value 1) for LaunchOptions::completion_signal / wait_* and groups.
   std::uint64_t new_signal() { return cp_->new_signal(); }
+  // Stores the error value in such a signal: what would complete it never will (barriers
+  // waiting for it fail).
+  void fail_signal(std::uint64_t handle) { cp_->fail_signal(handle); }
   // Opens a launch group (at most one is open); returns its id. Errors: an unknown queue.
   Result<std::uint32_t> begin_group(LaunchGroup g);
   // Closes the open group; it finishes once its launches have (at once when it has none).

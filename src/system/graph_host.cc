@@ -61,7 +61,15 @@ Status GraphHost::issue(std::uint32_t q) {
   while (!waiting_[q] && next_[q] < order_[q].size()) {
     const std::size_t i = order_[q][next_[q]++];
     if (auto st = issue_node(i); !st) {
-      next_[q] = order_[q].size();  // the queue's host thread stops at its error
+      // The queue's host thread stops at its error: this entry and the queue's later ones will
+      // never complete, so what waits for them on other queues fails rather than hangs.
+      nodes_[i].failed = true;
+      for (std::size_t at = next_[q] - 1; at < order_[q].size(); ++at) {
+        if (const std::uint64_t sig = nodes_[order_[q][at]].signal; sig != 0) {
+          chip_.fail_signal(sig);
+        }
+      }
+      next_[q] = order_[q].size();
       issuing_[q] = false;
       return st;
     }

@@ -28,6 +28,7 @@ class GraphHost {
  public:
   struct Node {
     bool issued = false;
+    bool failed = false;                  // its launch or setup failed (Errors name it)
     std::uint64_t signal = 0;             // its completion signal (0: nobody waits for it)
     std::uint32_t group = ~0u;            // a workload entry's launch group
     std::vector<std::uint32_t> launches;  // a kernel entry's launch (a workload's: its group's)

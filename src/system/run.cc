@@ -128,14 +128,15 @@ void Run::check_graph(RunReport& r) {
     const std::vector<std::uint32_t> ids = graph_->launches(i);
     const std::string label =
         fmt::format("{} ({})", g.name, g.is_workload() ? g.workload : g.kernel);
-    if (!graph_->finished(i)) {
+    const GraphHost::Node& node = graph_->node(i);
+    if (node.failed || !graph_->finished(i)) {
       const bool faulted =
           std::any_of(ids.begin(), ids.end(), [&](std::uint32_t id) { return chip.run(id).fault; });
-      r.results.push_back(fmt::format("{}: not checked ({})", label,
-                                      faulted ? "it faulted"
-                                      : !graph_->node(i).issued
-                                          ? "its queue stopped before it was issued"
-                                          : "it did not complete"));
+      const std::string_view why = node.failed    ? "it failed to start: see its error"
+                                   : faulted      ? "it faulted"
+                                   : !node.issued ? "its queue stopped before it was issued"
+                                                  : "it did not complete";
+      r.results.push_back(fmt::format("{}: not checked ({})", label, why));
       continue;
     }
     if (g.is_workload()) {

@@ -652,8 +652,8 @@ class Reader {
         for (const char* other : {"launch", "args"}) {
           if (seen.contains(other)) {
             error(ip, fmt::format("{}.{}", p, other),
-                  fmt::format("not with 'workload:': a workload makes its own launches (its "
-                              "entry takes params: and queue:)"));
+                  "not with 'workload:': a workload makes its own launches (its entry takes "
+                  "params: and queue:)");
           }
         }
       } else {
@@ -663,13 +663,11 @@ class Reader {
                   fmt::format("missing required key '{}' (or 'workload:')", required));
           }
         }
-        for (const char* other : {"params", "queue"}) {
-          if (seen.contains(other)) {
-            error(ip, fmt::format("{}.{}", p, other),
-                  other == std::string_view("queue")
-                      ? std::string("a kernel entry names its queue in launch: {queue: N}")
-                      : std::string("not with 'kernel:': params belong to a workload entry"));
-          }
+        if (seen.contains("queue")) {
+          error(ip, p + ".queue", "a kernel entry names its queue in launch: {queue: N}");
+        }
+        if (seen.contains("params")) {
+          error(ip, p + ".params", "not with 'kernel:': params belong to a workload entry");
         }
       }
       check_queue(k.queue, p + (k.is_workload() ? ".queue" : ".launch.queue"),

@@ -992,6 +992,8 @@ TEST(ScenarioGraph, BadGraphsAndQueuesAreLocatedErrors) {
             "launches (its entry takes params: and queue:)");
   EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + ", queue: 0}\n"),
             "s.yaml:4:5: kernels[0].queue: a kernel entry names its queue in launch: {queue: N}");
+  EXPECT_EQ(errors_of(head + "kernels:\n  - {name: x, " + k + ", params: {n: 1}}\n"),
+            "s.yaml:4:5: kernels[0].params: not with 'kernel:': params belong to a workload entry");
   EXPECT_EQ(errors_of(head + "kernels:\n  - {name: w, workload: kripke, queue: 3}\n"),
             "s.yaml:4:40: kernels[0].queue: queue 3: the scenario has 1 queue (queues: lists "
             "them; 0 is the first)");
@@ -1102,6 +1104,36 @@ TEST(ScenarioGraph, AfterAnyStartsWithTheFirstProducerToComplete) {
   EXPECT_GE(first.first_start, shrt.completed);
   EXPECT_LT(first.completed, lng.completed);
   EXPECT_EQ(chip.command_processor().barrier_packets(), 1u);
+}
+
+// A workload entry issued during the run (after another on its queue) whose setup fails: the
+// error names the entry and the rule, its queue issues nothing more, and a kernel on another
+// queue that waits for it fails (a queue error) instead of hanging.
+TEST(ScenarioGraph, AnEntryThatFailsToStartFailsWhatWaitsForIt) {
+  const auto t = run_on_tiny(
+      "chip: tiny\n"
+      "mode: timing-only\n"
+      "queues: [{dispatch: standard}, {dispatch: standard}]\n"
+      "buffers: {a: {bytes: 4KiB}}\n"
+      "kernels:\n"
+      "  - {name: sweep, workload: kripke, params: {iterations: 1, elements: 1024, ctas: 1}}\n"
+      "  - {name: big, workload: gemm.tma, params: {m: 16384, n: 16384, k: 16384}}\n"
+      "  - {name: waits, kernel: stream_fill, after: [big], launch: {grid: 1, block: 32, queue: "
+      "1}, args: [{ptr: a}, {u64: 64}]}\n",
+      workloads::register_all);
+  ASSERT_TRUE(t);
+  const RunReport& r = t->report;
+  EXPECT_TRUE(r.hang.empty());
+  EXPECT_EQ(r.results, (std::vector<std::string>{
+                           "sweep (kripke): not checked (timing-only)",
+                           "big (gemm.tma): not checked (it failed to start: see its error)",
+                           "waits (stream_fill): not checked (it did not complete)"}));
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_NE(r.errors[0].message.find("queue 1: packet 0: barrier-AND"), std::string::npos)
+      << r.errors[0].message;
+  EXPECT_EQ(r.errors[1].message,
+            "g.yaml:7:27: kernels.big: gemm.tma: B: 512 MiB at 0x30300000: the buffers would span "
+            "1027 MiB from 0x10000000, more than the chip's 1 GiB of memory (hbm.capacity)");
 }
 
 }  // namespace
