@@ -416,9 +416,11 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
         run.completed = t.completed;
         run.done = true;
         if (done_[id]) {
-          // Launches the callback makes join the launch's group (a workload's host side).
+          // Moved out first: a launch the callback makes grows done_. Those launches join this
+          // launch's group (a workload's host side).
+          const auto callback = std::move(done_[id]);
           const std::uint32_t saved = std::exchange(current_group_, run.group);
-          done_[id](run);
+          callback(run);
           current_group_ = saved;
         }
         if (run.group != ~0u) group_launch_done(run.group);
@@ -547,7 +549,8 @@ void Chip::group_launch_done(std::uint32_t g) {
   // The marker goes behind every packet of the group on its queue (HSA: a barrier-AND with the
   // barrier bit and no dependencies completes its signal once they have).
   if (grp.spec.signal != 0) cp_->marker(grp.spec.queue, grp.spec.signal);
-  if (grp.spec.finished) grp.spec.finished();
+  // Moved out first: the host may open another group in it, which grows groups_.
+  if (const auto finished = std::move(grp.spec.finished)) finished();
 }
 
 void Chip::cta_exited(const sched::CtaLaunch& cta) {
