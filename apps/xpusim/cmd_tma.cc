@@ -14,6 +14,7 @@
 #include "cmd_tma_ops.h"
 #include "mem/global_memory.h"
 #include "mem/shared_memory.h"
+#include "sim/file_read.h"
 #include "tma/copy_engine.h"
 #include "tma/swizzle.h"
 #include "tma/tensor_map_encode.h"
@@ -29,8 +30,9 @@ constexpr std::uint32_t kSectorBytes = 32;
 // A file by extension, or `-` for stdin (JSON when it starts with '{', else YAML).
 Result<TensorMap> read_map(const std::string& path) {
   if (path != "-") return tma::load_tensor_map_file(path);
-  const std::string text{std::istreambuf_iterator<char>(std::cin),
-                         std::istreambuf_iterator<char>()};
+  auto read = read_stream_bounded(std::cin, "<stdin>");
+  if (!read) return read.errors();
+  const std::string& text = *read;
   const auto first = text.find_first_not_of(" \t\r\n");
   return first != std::string::npos && text[first] == '{'
              ? tma::parse_tensor_map_json(text, "<stdin>")

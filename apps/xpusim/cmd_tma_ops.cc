@@ -6,12 +6,15 @@
 
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <limits>
+#include <optional>
 
 #include "mem/global_memory.h"
 #include "mem/pattern.h"
 #include "mem/shared_memory.h"
+#include "sim/file_read.h"
 #include "tma/copy_engine.h"
 #include "tma/layout_map.h"
 #include "tma/swizzle.h"
@@ -48,23 +51,33 @@ std::uint32_t window_bytes(const tma::TensorMap& map) {
   return static_cast<std::uint32_t>((box + align - 1) / align * align);
 }
 
-// Bytes of global memory the tensor spans from its base address.
-std::uint64_t footprint(const tma::TensorMap& map) {
-  if (map.rank == 1) return (map.global_dim[0] * tma::element_bits(map.data_type) + 7) / 8;
-  return map.global_strides[map.rank - 2] * map.global_dim[map.rank - 1];
+// Bytes of global memory the tensor spans from its base address; nullopt when that, or the
+// end address, does not fit in 64 bits (a wrapped product would initialize a few bytes).
+std::optional<std::uint64_t> footprint(const tma::TensorMap& map) {
+  std::uint64_t bytes = 0, end = 0;
+  const bool wraps =
+      map.rank == 1
+          ? __builtin_mul_overflow(map.global_dim[0], tma::element_bits(map.data_type), &bytes)
+          : __builtin_mul_overflow(map.global_strides[map.rank - 2], map.global_dim[map.rank - 1],
+                                   &bytes);
+  if (wraps) return std::nullopt;
+  if (map.rank == 1) bytes = bytes / 8 + (bytes % 8 != 0);
+  if (__builtin_add_overflow(bytes, map.global_address, &end)) return std::nullopt;
+  return bytes;
 }
 
 Status init_global(mem::GlobalMemory& g, const tma::TensorMap& map, const std::string& init,
                    std::uint64_t bytes) {
   if (auto p = mem::parse_pattern(init)) return mem::fill_pattern(g, map.global_address, bytes, *p);
-  std::ifstream in(init, std::ios::binary);
-  if (!in) {
-    return Error{fmt::format("--global-init = {}: neither a pattern ({}) nor a readable file", init,
+  if (!std::filesystem::exists(init)) {
+    return Error{fmt::format("--global-init = {}: neither a pattern ({}) nor a file", init,
                              mem::pattern_names())};
   }
-  std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The file's bytes are the tensor's from its base address: at most its footprint.
+  auto data = read_file_bounded(init, "--global-init file (at most the tensor's bytes)", bytes);
+  if (!data) return data.errors();
   return g.write(map.global_address,
-                 {reinterpret_cast<const std::byte*>(data.data()), data.size()});
+                 {reinterpret_cast<const std::byte*>(data->data()), data->size()});
 }
 
 Status write_file(const std::string& path, std::span<const std::byte> bytes) {
@@ -123,7 +136,14 @@ int run_copy(const CopyOpts& o) {
   }
   if (!errors.empty()) return fail(errors);
 
-  const std::uint64_t span = footprint(*map);
+  const std::optional<std::uint64_t> spans = footprint(*map);
+  if (!spans) {
+    return fail(
+        {{fmt::format("{}: the tensor's end (globalAddress + the outermost globalStrides "
+                      "x globalDim) does not fit in 64-bit addresses",
+                      o.file)}});
+  }
+  const std::uint64_t span = *spans;
   constexpr std::uint64_t kMaxFootprint = std::uint64_t{1} << 30;
   if (span > kMaxFootprint) {
     return fail(

@@ -12,6 +12,7 @@
 
 #include "config/chip_schema.h"
 #include "config/yaml_reader.h"
+#include "sim/file_read.h"
 #include "sim/suggest.h"
 
 namespace xpusim::config {
@@ -62,14 +63,9 @@ Result<ChipSpec> load_chip_string(std::string_view yaml, std::string_view source
 }
 
 Result<ChipSpec> load_chip_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Error{fmt::format("{}: cannot open chip file: {}", path.string(),
-                             std::error_code(errno, std::generic_category()).message())};
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_chip_string(text.str(), path.string());
+  auto text = read_file_bounded(path, "chip file");
+  if (!text) return text.errors();
+  return load_chip_string(*text, path.string());
 }
 
 Result<std::filesystem::path> resolve_chip(std::string_view name_or_path,

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/file_read.h"
 #include "sim/suggest.h"
 
 namespace xpusim::fabric {
@@ -64,14 +65,9 @@ ShapeRegistry topologies() {
 }
 
 Result<PodSpec> load_pod_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Error{fmt::format("{}: cannot open pod file: {}", path.string(),
-                             std::error_code(errno, std::generic_category()).message())};
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_pod_string(text.str(), path.string());
+  auto text = read_file_bounded(path, "pod file");
+  if (!text) return text.errors();
+  return load_pod_string(*text, path.string());
 }
 
 Result<std::filesystem::path> resolve_pod(std::string_view name_or_path,

@@ -20,6 +20,7 @@
 #include "config/yaml_node.h"
 #include "core/warp_scheduler.h"
 #include "sched/policy.h"
+#include "sim/file_read.h"
 #include "sim/suggest.h"
 
 namespace xpusim::system {
@@ -1243,11 +1244,9 @@ Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view so
 }
 
 Result<Scenario> load_scenario_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open the scenario file", path.string())};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto s = load_scenario_string(ss.str(), path.string());
+  auto text = read_file_bounded(path, "scenario file");
+  if (!text) return text.errors();
+  auto s = load_scenario_string(*text, path.string());
   if (s) s->dir = path.parent_path();
   return s;
 }

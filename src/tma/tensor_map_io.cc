@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/yaml_node.h"
+#include "sim/file_read.h"
 #include "sim/suggest.h"
 #include "tma/tensor_map_encode.h"
 
@@ -555,12 +556,10 @@ Result<TensorMap> load_tensor_map_file(const std::filesystem::path& path) {
         fmt::format("{}: unknown tensor map file extension '{}' (use .yaml, .yml or .json)",
                     path.string(), ext)};
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open the file for reading", path.string())};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json ? parse_tensor_map_json(ss.str(), path.string())
-              : parse_tensor_map_yaml(ss.str(), path.string());
+  auto text = read_file_bounded(path, "tensor map file");
+  if (!text) return text.errors();
+  return json ? parse_tensor_map_json(*text, path.string())
+              : parse_tensor_map_yaml(*text, path.string());
 }
 
 }  // namespace xpusim::tma

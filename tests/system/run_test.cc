@@ -214,7 +214,12 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
   }
   const CliRun missing = run("run nothere.yaml");
   EXPECT_EQ(missing.code, 2);
-  EXPECT_EQ(missing.err, "error: nothere.yaml: cannot open the scenario file\n");
+  EXPECT_EQ(missing.err,
+            "error: nothere.yaml: cannot open the scenario file: No such file or directory\n");
+  const CliRun endless = run("run /dev/zero");
+  EXPECT_EQ(endless.code, 2);
+  EXPECT_EQ(endless.err,
+            "error: /dev/zero: the scenario file: longer than 16 MiB, the limit on this input\n");
 }
 
 TEST_F(RunCli, BadFlagsAreOneLineErrors) {

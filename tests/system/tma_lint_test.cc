@@ -123,7 +123,17 @@ TEST_F(TmaLint, BadInvocationsAreBadInput) {
   const LintResult missing = run("tma lint nothing.yaml");
   EXPECT_EQ(missing.code, 2);
   EXPECT_EQ(lines(missing.err),
-            std::vector<std::string>{"error: nothing.yaml: cannot open the file for reading"});
+            std::vector<std::string>{
+                "error: nothing.yaml: cannot open the tensor map file: No such file or directory"});
+  // An endless stdin, or a file name that is a folder, is a bounded one-line error.
+  const LintResult zero = run("tma lint - < /dev/zero");
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_EQ(lines(zero.err), std::vector<std::string>{
+                                 "error: <stdin>: longer than 16 MiB, the limit on this input"});
+  fs::create_directory(dir_ / "d.yaml");
+  const LintResult folder = run("tma lint d.yaml");
+  EXPECT_EQ(lines(folder.err),
+            std::vector<std::string>{"error: d.yaml: is a directory, not a tensor map file"});
   const LintResult ext = run("tma lint map.txt");
   EXPECT_EQ(ext.code, 2);
   EXPECT_EQ(lines(ext.err),

@@ -98,6 +98,9 @@ TEST_F(TmaOps, BadRequestsAreOneLineErrors) {
            {"--coords 0,0 --op frob", "--op = frob: must be load, store, prefetch"},
            {"--coords 0,0 --global-init nope --out o.bin", "--global-init = nope"},
            {"--coords 0,0 --out /nonexistent-dir/o.bin", "--out = /nonexistent-dir/o.bin"},
+           // Bounded reads: a folder, an endless device, a file longer than the tensor.
+           {"--coords 0,0 --global-init . --out o.bin", ".: is a directory"},
+           {"--coords 0,0 --global-init /dev/zero --out o.bin", "longer than 1024 bytes"},
        }) {
     const OpResult r = run("tma copy " + map + " " + args);
     EXPECT_EQ(r.code, 2) << args;
@@ -106,6 +109,19 @@ TEST_F(TmaOps, BadRequestsAreOneLineErrors) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << " -> " << r.err;
   }
   EXPECT_EQ(run("--stats s.json tma copy " + map + " --coords 0,0 --out o.bin").code, 2);
+}
+
+TEST_F(TmaOps, AMapWhoseExtentWrapsPast64BitsIsAnError) {
+  // 2^39-byte rows x 2^32 rows: the product wraps to 0, which once initialized nothing and
+  // copied zeros with exit 0.
+  std::ofstream(dir_ / "wrap.yaml") << "mode: tiled\ndataType: FLOAT16\nrank: 2\n"
+                                       "globalAddress: 0x1000\nglobalDim: [16, 4294967296]\n"
+                                       "globalStrides: [549755813888]\nboxDim: [16, 16]\n";
+  const OpResult r = run("tma copy wrap.yaml --coords 0,0 --out o.bin");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: wrap.yaml: the tensor's end (globalAddress + the outermost globalStrides x "
+            "globalDim) does not fit in 64-bit addresses\n");
 }
 
 TEST_F(TmaOps, LayoutShowsTheSwizzleAsTextAndSvg) {

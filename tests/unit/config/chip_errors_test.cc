@@ -308,7 +308,7 @@ TEST(ChipErrors, UnreadableFileNamesThePath) {
   Result<ChipSpec> r = load_chip_file(kData / "no-such-file.yaml");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.error().message,
-              StartsWith((kData / "no-such-file.yaml").string() + ": cannot open chip file"));
+              StartsWith((kData / "no-such-file.yaml").string() + ": cannot open the chip file"));
 }
 
 }  // namespace

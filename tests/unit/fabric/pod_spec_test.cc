@@ -420,7 +420,7 @@ TEST(PodSpec, ResolvePod) {
   EXPECT_FALSE(resolve_pod("no/such/pod.yaml", kConfigDir).ok());
   const Result<PodSpec> missing = load_pod_file(kConfigDir / "pods" / "missing.yaml");
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().message.find("cannot open pod file"), std::string::npos);
+  EXPECT_NE(missing.error().message.find("cannot open the pod file"), std::string::npos);
 }
 
 TEST(PodSpec, MediumNames) {

@@ -510,7 +510,8 @@ TEST(TensorMapText, LoadsFilesByExtension) {
                 txt + ": unknown tensor map file extension '.txt' (use .yaml, .yml or .json)"});
   const std::string missing = (dir / "missing.yaml").string();
   EXPECT_EQ(messages(load_tensor_map_file(missing)),
-            std::vector<std::string>{missing + ": cannot open the file for reading"});
+            std::vector<std::string>{
+                missing + ": cannot open the tensor map file: No such file or directory"});
   std::filesystem::remove_all(dir);
 }
 
