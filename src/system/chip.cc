@@ -7,6 +7,7 @@
 
 #include "sched/policy.h"
 #include "sched/rasterizer.h"
+#include "system/host_memory.h"
 #include "system/kernarg.h"
 
 namespace xpusim::system {
@@ -185,6 +186,7 @@ Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::C
         "distributor: central_decode_cycles, id_bytes, bus_bytes_per_cycle and "
         "packets_per_cycle must be at least 1"};
   }
+  if (auto st = check_host_memory(spec, options.host_memory_limit); !st) return st.errors();
   auto policy = sched::make_policy(options.policy, {});
   if (!policy) return policy.errors();
   auto scheduler = core::make_warp_scheduler(options.scheduler);

@@ -50,6 +50,8 @@ struct ChipOptions {
   std::optional<core::SmTiming> timing = std::nullopt;
   sched::DistributorTiming distributor{};
   std::uint64_t max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes;
+  // Host memory the chip's caches may take (system/host_memory.h); 0: half the host's.
+  std::uint64_t host_memory_limit = 0;
   // The memory hierarchy's timing: per-step events (exact order) or whole transactions
   // (faster, approximate; docs/memory-hierarchy.md).
   mem::MemoryTiming memory_timing = mem::MemoryTiming::kEvents;

@@ -10,6 +10,7 @@
 
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
+#include "system/host_memory.h"
 
 namespace xpusim::system {
 namespace {
@@ -273,6 +274,24 @@ TEST(Chip, BadRasterizationKnobsAreNamedErrors) {
   EXPECT_EQ(Chip::create(sim, h100(), {.distributor = {.bus_bytes_per_cycle = 0}}).error().message,
             "distributor: central_decode_cycles, id_bytes, bus_bytes_per_cycle and "
             "packets_per_cycle must be at least 1");
+}
+
+TEST(Chip, ACacheTooBigForTheHostIsRefusedBeforeAnythingIsAllocated) {
+  // H100: 50 MiB of L2 in 128 B lines at 33 B a line (tags, sector bits, LRU, in-flight).
+  config::ChipSpec spec = h100();
+  const auto items = host_memory_items(spec);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].key, "l2.size");
+  EXPECT_EQ(items[0].bytes, (50u << 20) / 128 * 33);
+  // A schema-valid 1 TiB L2 once aborted with bad_alloc (or swapped the host) at build time.
+  spec.l2.size_bytes = std::uint64_t{1} << 40;
+  sim::Simulation sim(1);
+  const auto chip = Chip::create(sim, spec, {.host_memory_limit = std::uint64_t{16} << 30});
+  ASSERT_FALSE(chip.ok());
+  EXPECT_EQ(chip.error().message,
+            "l2.size = 1 TiB: the L2's tags need 264.0 GiB of host memory (264.0 GiB for the "
+            "chip's caches), more than the 16.0 GiB limit");
+  EXPECT_TRUE(Chip::create(sim, h100(), {.host_memory_limit = 1 << 30}).ok());
 }
 
 }  // namespace
