@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "config/units.h"
+#include "sim/clock.h"
 
 #include <fmt/format.h>
 
@@ -21,6 +22,24 @@ int fail(const std::vector<Error>& errors, int code) {
   return code;
 }
 
+CLI::Validator non_negative(std::uint64_t max) {
+  return CLI::Validator(
+      [max](std::string& v) -> std::string {
+        if (!v.empty() && v.front() == '-') return "must not be negative";
+        std::uint64_t n = 0;
+        const auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+        if (r.ec == std::errc::result_out_of_range || (r.ec == std::errc{} && n > max)) {
+          return fmt::format("{} is above the largest allowed value, {}", v, max);
+        }
+        return "";  // not a number: CLI11's own conversion names it
+      },
+      "", "non-negative");
+}
+
+CLI::Validator cycles() {
+  return non_negative(sim::kMaxUserCycles);
+}
+
 Status parse_whole(std::string_view flag, std::string_view key, std::string_view value,
                    std::uint32_t& out) {
   const auto r = std::from_chars(value.data(), value.data() + value.size(), out);
@@ -31,7 +50,7 @@ Status parse_whole(std::string_view flag, std::string_view key, std::string_view
 }
 
 Status set_knobs(std::string_view flag, std::string_view text, std::span<const Knob> knobs) {
-  return for_each_item(text, [&](auto item, auto key, auto value) -> Status {
+  return config::for_each_key_value(flag, text, [&](auto item, auto key, auto value) -> Status {
     for (const Knob& k : knobs) {
       if (k.key == key) return parse_whole(flag, key, value, *k.field);
     }

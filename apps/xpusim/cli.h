@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/key_value_list.h"
 #include "sim/result.h"
 #include "sim/simulation.h"
 
@@ -32,29 +33,11 @@ struct GlobalOptions {
   std::string config_dir;  // empty: $XPUSIM_CONFIG_DIR, else the build's configs/
 };
 
-// For unsigned flags: CLI11 would wrap "-1" to 2^64-1 silently.
-inline CLI::Validator non_negative() {
-  return CLI::Validator(
-      [](std::string& v) {
-        return !v.empty() && v.front() == '-' ? std::string("must not be negative") : std::string();
-      },
-      "", "non-negative");
-}
-
-// Calls fn(item, key, value) for each "key=value" item of a comma-separated flag value.
-template <class F>
-Status for_each_item(std::string_view text, F&& fn) {
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    const auto eq = item.find('=');
-    const std::string_view value = eq == std::string_view::npos ? "" : item.substr(eq + 1);
-    if (auto st = fn(item, item.substr(0, eq), value); !st) return st;
-  }
-  return Ok{};
-}
+// For unsigned flags: CLI11 would wrap "-1" to 2^64-1, and clamp a value beyond 2^64-1,
+// silently. `max` bounds the value (e.g. sim::kMaxUserCycles for a duration in cycles).
+CLI::Validator non_negative(std::uint64_t max = ~std::uint64_t{0});
+// A duration in cycles: non_negative(sim::kMaxUserCycles).
+CLI::Validator cycles();
 
 // `value` as a whole number into `out`; the error names the flag, the key and the value.
 Status parse_whole(std::string_view flag, std::string_view key, std::string_view value,

@@ -97,7 +97,7 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
       ->capture_default_str();
   cmd->add_option("--kernel-cycles", o->cfg.kernel_cycles,
                   "fixed: every kernel's run time; chip: every CTA's (unless --runtime-model)")
-      ->check(non_negative())
+      ->check(cycles())
       ->capture_default_str();
   cmd->add_option("--runtime-model", o->runtime,
                   "chip: CTA run time, fixed:N or uniform:A-B[,slowdown=S]");
@@ -105,7 +105,7 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
                   fmt::format("chip: {}", fmt::join(sched::policy_names(), " | ")))
       ->capture_default_str();
   cmd->add_option("--enqueue-cycles", o->cfg.enqueue_cycles, "host time to write one packet")
-      ->check(non_negative())
+      ->check(cycles())
       ->capture_default_str();
   cmd->add_option("--cp-timing", o->cp_timing,
                   "agent costs overriding the chip's: doorbell=N,fetch=N,decode=N,setup=N,"

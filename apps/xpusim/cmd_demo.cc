@@ -32,7 +32,7 @@ void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--latency", o->p.latency_cycles, "link latency in cycles")
-      ->check(non_negative())
+      ->check(cycles())
       ->capture_default_str();
   cmd->add_option("--capacity", o->p.capacity, "messages in flight or unread before senders block")
       ->check(non_negative())

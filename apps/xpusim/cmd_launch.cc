@@ -61,7 +61,7 @@ Result<sched::Dim3> parse_dim3(std::string_view flag, std::string_view text) {
 Result<sched::CtaShape> parse_cta(std::string_view text) {
   constexpr std::string_view flag = "--cta-resources";
   sched::CtaShape s;
-  auto st = for_each_item(text, [&](auto item, auto key, auto value) -> Status {
+  auto st = config::for_each_key_value(flag, text, [&](auto item, auto key, auto value) -> Status {
     if (key == "threads") return parse_whole(flag, key, value, s.threads);
     if (key == "regs") return parse_whole(flag, key, value, s.registers_per_thread);
     if (key == "smem") {

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "sim/clock.h"
+
 namespace xpusim::sched {
 
 namespace {
@@ -52,8 +54,10 @@ Result<RuntimeModel> parse_runtime_model(std::string_view text) {
   if (colon == std::string_view::npos) return bad(text, "no ':' after the kind");
   const std::string_view kind = rest.substr(0, colon), value = rest.substr(colon + 1);
   if (kind == "fixed") {
-    if (!parse_number(value, m.min_cycles) || m.min_cycles == 0) {
-      return bad(text, fmt::format("'{}' is not a positive whole number of cycles", value));
+    if (!parse_number(value, m.min_cycles) || m.min_cycles == 0 ||
+        m.min_cycles > sim::kMaxUserCycles) {
+      return bad(text, fmt::format("'{}' is not a whole number of cycles from 1 to {}", value,
+                                   sim::kMaxUserCycles));
     }
     m.max_cycles = m.min_cycles;
   } else if (kind == "uniform") {
@@ -62,8 +66,9 @@ Result<RuntimeModel> parse_runtime_model(std::string_view text) {
         !parse_number(value.substr(dash + 1), m.max_cycles)) {
       return bad(text, fmt::format("'{}' is not MIN-MAX in whole cycles", value));
     }
-    if (m.min_cycles == 0 || m.min_cycles > m.max_cycles) {
-      return bad(text, fmt::format("range {}-{} needs 0 < MIN <= MAX", m.min_cycles, m.max_cycles));
+    if (m.min_cycles == 0 || m.min_cycles > m.max_cycles || m.max_cycles > sim::kMaxUserCycles) {
+      return bad(text, fmt::format("range {}-{} needs 0 < MIN <= MAX <= {}", m.min_cycles,
+                                   m.max_cycles, sim::kMaxUserCycles));
     }
   } else {
     return bad(text, fmt::format("unknown kind '{}'", kind));

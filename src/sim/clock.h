@@ -12,6 +12,12 @@
 
 namespace xpusim::sim {
 
+// The most cycles a user may give for one duration (a kernel's or a CTA's run time, a cost):
+// 2^40, about 18 simulated minutes at 1 GHz. Below it, sums of many such durations still fit
+// in 64-bit picosecond ticks; above it, a conversion could overflow. Checked where the
+// numbers enter (flags, runtime models), never deep in the clock.
+inline constexpr std::uint64_t kMaxUserCycles = std::uint64_t{1} << 40;
+
 // Host lines of its own: first_cycle_from() writes its memo, and with the memory thread a
 // clock the worker converts on would otherwise share a line with what the simulation's thread
 // reads beside it (perf: a miss on every request's address-map read; docs/performance.md).

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "config/chip_spec.h"
+#include "config/key_value_list.h"
 #include "config/units.h"
 #include "config/yaml_node.h"
 #include "core/warp_scheduler.h"
@@ -1287,23 +1288,17 @@ Status apply_param_overrides(Scenario& s, std::string_view flag, std::string_vie
                     "(its inputs are args: in the scenario file)",
                     flag, s.kernel)};
   }
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    const auto eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0) {
+  return config::for_each_key_value(flag, text, [&](auto item, auto key, auto value) -> Status {
+    if (key.empty() || key.size() == item.size()) {
       return Error{fmt::format("{}: item '{}' is not key=value", flag, item)};
     }
-    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
     auto n = config::parse_size_bytes(value);
     if (!n) {
       return Error{fmt::format("{}: {} = '{}': {}", flag, key, value, n.error().message)};
     }
     s.params[std::string(key)] = ScenarioParam{.value = *n, .pos = {}, .flag = std::string(flag)};
-  }
-  return Ok{};
+    return Ok{};
+  });
 }
 
 core::SmTiming scenario_sm_timing(const Scenario& s, core::SmTiming base) {

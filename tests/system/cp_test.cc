@@ -75,6 +75,32 @@ TEST_F(CpCli, BadFlagsAreOneLineErrors) {
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_EQ(lines(r.err).size(), 1u) << args << "\n" << r.err;
   }
+  // User numbers are range-checked where they enter: 2^64-1 cycles once overflowed the clock
+  // conversion (an internal check), a repeated key silently kept the last value.
+  for (const auto& [args, want] : std::vector<std::pair<std::string, std::string>>{
+           {"cp replay --kernel-cycles 18446744073709551615",
+            "error: --kernel-cycles: 18446744073709551615 is above the largest allowed value, "
+            "1099511627776"},
+           {"cp replay --runtime-model fixed:18446744073709551615",
+            "error: --runtime-model = 'fixed:18446744073709551615': '18446744073709551615' is not "
+            "a whole number of cycles from 1 to 1099511627776"},
+           {"cp replay --runtime-model uniform:1-1099511627777",
+            "error: --runtime-model = 'uniform:1-1099511627777': range 1-1099511627777 needs 0 < "
+            "MIN <= MAX <= 1099511627776"},
+           {"cp replay --cp-timing fetch=1,fetch=2",
+            "error: --cp-timing = fetch=1,fetch=2: 'fetch' is given twice"},
+           {"--seed 18446744073709551616 cp replay",
+            "error: --seed: 18446744073709551616 is above the largest allowed value, "
+            "18446744073709551615"},
+       }) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err.rfind(want, 0), 0u) << args << "\n" << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1u) << args << "\n" << r.err;
+  }
+  // The largest allowed duration runs (2^40 cycles at 1.98 GHz: no overflow anywhere).
+  const CliRun big = run("cp replay --launcher fixed --kernel-cycles 1099511627776 --iterations 2");
+  EXPECT_EQ(big.code, 0) << big.err;
 }
 
 }  // namespace
