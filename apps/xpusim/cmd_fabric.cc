@@ -4,6 +4,8 @@
 // --stats/--trace carry per-link and per-VC series, --svg draws link utilization.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <memory>
 
@@ -14,6 +16,7 @@
 #include "fabric/policy.h"
 #include "fabric/svg.h"
 #include "fabric/topology.h"
+#include "run_summary.h"
 
 namespace xpusim::cli {
 namespace {
@@ -49,10 +52,41 @@ class JsonStat final : public sim::Stat {
   nlohmann::json v_;
 };
 
-Result<sim::Tick> time_flag(std::string_view flag, const std::string& text) {
+// Upper bounds of the flags' numbers: far beyond any run (a simulated fabric second is about
+// 10^10 packet-hops) and far enough below 2^64 that times added up in a run cannot overflow.
+constexpr sim::Tick kMaxFlagTime = 1'000'000'000'000'000;        // 1000 s
+constexpr std::uint64_t kMaxFlagBytes = std::uint64_t{1} << 50;  // 1 PiB
+constexpr sim::Tick kMinSample = 1000;                           // 1 ns
+
+// A time flag in [min, kMaxFlagTime]. 0 is an error, never "the default": a flag left out
+// takes the default, so a 0 typed by the user says something the run would not do.
+Result<sim::Tick> time_flag(std::string_view flag, const std::string& text, sim::Tick min,
+                            std::string_view why_zero, std::string_view why_min = "") {
   auto t = config::parse_time_ps(text);
   if (!t) return Error{fmt::format("{} = {}: {}", flag, text, t.error().message)};
+  if (*t < min) {
+    if (*t == 0) return Error{fmt::format("{} = {}: must be > 0 ({})", flag, text, why_zero)};
+    return Error{fmt::format("{} = {}: must be at least {} ({})", flag, text,
+                             config::format_time(min), why_min)};
+  }
+  if (*t > kMaxFlagTime) {
+    return Error{
+        fmt::format("{} = {}: must be at most {}", flag, text, config::format_time(kMaxFlagTime))};
+  }
   return *t;
+}
+
+// A size flag in [min, kMaxFlagBytes]; as above, 0 below `min` is an error.
+Result<std::uint64_t> size_flag(std::string_view flag, const std::string& text, std::uint64_t min,
+                                std::string_view why_min) {
+  auto b = config::parse_size_bytes(text);
+  if (!b) return Error{fmt::format("{} = {}: {}", flag, text, b.error().message)};
+  if (*b < min) return Error{fmt::format("{} = {}: must be > 0 ({})", flag, text, why_min)};
+  if (*b > kMaxFlagBytes) {
+    return Error{
+        fmt::format("{} = {}: must be at most {}", flag, text, config::format_size(kMaxFlagBytes))};
+  }
+  return *b;
 }
 
 int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
@@ -81,9 +115,9 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
       errors.push_back({"--policy: " + p.error().message});
   }
   if (!o.buffer.empty()) {
-    auto b = config::parse_size_bytes(o.buffer);
+    auto b = size_flag("--buffer", o.buffer, 1, "omit --buffer for the pod's buffer.bytes");
     if (!b)
-      errors.push_back({fmt::format("--buffer = {}: {}", o.buffer, b.error().message)});
+      errors.push_back(b.error());
     else
       jo.net.buffer_bytes = *b;
   }
@@ -102,35 +136,39 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
     errors.push_back({"--profile: " + prof.error().message});
   else
     jo.profile = *prof;
-  auto bytes = config::parse_size_bytes(o.bytes);
+  auto bytes = size_flag("--bytes", o.bytes, 0, "");
   if (!bytes)
-    errors.push_back({fmt::format("--bytes = {}: {}", o.bytes, bytes.error().message)});
+    errors.push_back(bytes.error());
   else
     jo.traffic.bytes = *bytes;
-  auto pbytes = config::parse_size_bytes(o.profile_bytes);
+  auto pbytes = size_flag("--profile-bytes", o.profile_bytes, 1, "a profile run needs traffic");
   if (!pbytes)
-    errors.push_back(
-        {fmt::format("--profile-bytes = {}: {}", o.profile_bytes, pbytes.error().message)});
+    errors.push_back(pbytes.error());
   else
     jo.profile_bytes = *pbytes;
   jo.traffic.messages = o.messages;
   jo.traffic.functional = o.functional;
   jo.traffic.seed = g.seed;
   for (const std::string& at : o.realloc_at) {
-    auto t = time_flag("--realloc-at", at);
+    auto t = time_flag("--realloc-at", at, 0, "");
     if (!t)
       errors.push_back(t.error());
     else
       jo.realloc.at.push_back(*t);
   }
   std::sort(jo.realloc.at.begin(), jo.realloc.at.end());
-  for (auto [flag, text, field] :
-       {std::tuple{"--realloc-every", &o.realloc_every, &jo.realloc.every_ps},
-        std::tuple{"--realloc-timeout", &o.realloc_timeout, &jo.realloc.pause_timeout_ps},
-        std::tuple{"--realloc-retry", &o.realloc_retry, &jo.realloc.retry_after_ps},
-        std::tuple{"--sample", &o.sample, &jo.sample_ps}}) {
+  for (auto [flag, text, field, min, why_zero, why_min] :
+       {std::tuple{"--realloc-every", &o.realloc_every, &jo.realloc.every_ps, sim::Tick{1},
+                   "omit it for no periodic re-allocation", ""},
+        std::tuple{"--realloc-timeout", &o.realloc_timeout, &jo.realloc.pause_timeout_ps,
+                   sim::Tick{1}, "a drain takes time", ""},
+        std::tuple{"--realloc-retry", &o.realloc_retry, &jo.realloc.retry_after_ps, sim::Tick{1},
+                   "an immediate retry would find the same fabric", ""},
+        std::tuple{"--sample", &o.sample, &jo.sample_ps, kMinSample,
+                   "omit --sample for the default 1us",
+                   "a finer series reads every port more often than a packet crosses a link"}}) {
     if (text->empty()) continue;
-    auto t = time_flag(flag, *text);
+    auto t = time_flag(flag, *text, min, why_zero, why_min);
     if (!t)
       errors.push_back(t.error());
     else
@@ -141,12 +179,42 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
     jo.sample_ps = 1'000'000;  // 1 us series by default when an output asks for them
   }
   jo.keep_series = !g.stats_path.empty();
+  jo.stats_json = !g.stats_path.empty() || !o.svg.empty();
+  // Refuse what this host cannot hold before building it, not with bad_alloc hours in.
+  const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) {
+    jo.host_memory_limit =
+        static_cast<std::uint64_t>(pages) / 4 * 3 * static_cast<std::uint64_t>(page);
+    jo.host_memory_limit_text = "3/4 of this host's memory";
+  }
 
   auto session = Session::open(g);
   if (!session) return fail(session.errors());
   jo.time_limit = (*session)->time_limit();
   sim::Simulation& sim = (*session)->sim();
+  fabric::FabricJob* running = nullptr;
+  if (::isatty(STDERR_FILENO) == 1) {
+    // The `run` command's progress line: simulated time, packets and their rate.
+    jo.run_until = [&sim, &running](sim::Tick limit) {
+      std::uint64_t last_hops = 0;
+      SliceOptions slicing;
+      slicing.progress = true;
+      return run_in_slices(sim, limit, slicing, [&](double wall) {
+        const fabric::Network* net = running ? running->network() : nullptr;
+        if (net == nullptr) return std::string();
+        const std::uint64_t hops = net->packet_hops();
+        const double rate = static_cast<double>(hops - std::min(hops, last_hops)) / wall;
+        last_hops = hops;
+        return fmt::format(
+            ", {} packets injected, {} packet-hops ({:.0f}/s), {} messages "
+            "delivered, {} pending",
+            net->packets_injected(), hops, rate, net->messages_delivered(),
+            net->messages_pending());
+      });
+    };
+  }
   fabric::FabricJob job(sim, *topo, jo);
+  running = &job;
   auto r = job.run();
   if (!r) return fail(r.errors());
   const fabric::JobReport& rep = *r;
@@ -160,7 +228,11 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
   if (rep.profile_ps)
     fmt::print("profile    {} of {} before the run\n", o.profile,
                config::format_time(rep.profile_ps));
-  if (!rep.completed) {
+  if (!rep.failure.empty()) {
+    fmt::print("result     a link failed: the run stopped at {}\n",
+               config::format_time(rep.finish));
+    errors.push_back({rep.failure});
+  } else if (!rep.completed) {
     fmt::print("result     did not finish by {}\n", config::format_time(rep.finish));
   } else {
     const sim::Tick t = rep.finish - rep.start;

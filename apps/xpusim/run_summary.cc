@@ -332,24 +332,15 @@ void print_headline(system::Chip& chip, const RunFigures& f,
 
 namespace {
 
-// The progress line: CTAs done so far (the SMs' `ctas` counters) of those launched.
+// The progress line: simulated time, then what `detail` says is done so far.
 class Progress {
  public:
-  Progress(sim::Simulation& sim, system::Chip& chip, std::string label, double expected_macs)
+  Progress(sim::Simulation& sim, std::string label, ProgressDetail detail)
       : sim_(sim),
-        chip_(chip),
         label_(std::move(label)),
-        expected_macs_(expected_macs),
+        detail_(std::move(detail)),
         start_(Clock::now()),
-        last_(start_) {
-    for (std::uint32_t i = 0; i < chip.num_sms(); ++i) {
-      for (const auto& [name, into] : {std::pair{"ctas", &ctas_}, {"mm.macs", &macs_}}) {
-        auto s = sim.stats().find(fmt::format("{}.{}", chip.sm(i).path(), name));
-        if (!s) continue;
-        if (const auto* c = dynamic_cast<const sim::Counter*>(*s)) into->push_back(c);
-      }
-    }
-  }
+        last_(start_) {}
   ~Progress() {
     if (width_ > 0) std::fprintf(stderr, "\r%*s\r", static_cast<int>(width_), "");
   }
@@ -359,31 +350,9 @@ class Progress {
     const Clock::time_point now = Clock::now();
     if (now - last_ < std::chrono::seconds(1)) return;
     const double wall = std::chrono::duration<double>(now - last_).count();
-    const std::uint64_t cycles = chip_.clock().cycle_at(sim_.now());
-    const double rate = static_cast<double>(cycles - last_cycles_) / wall;
     last_ = now;
-    last_cycles_ = cycles;
-    std::string line = fmt::format("{}simulated {:.3f} us ({} cycles), {:.0f} cycles/s",
-                                   label_.empty() ? "" : label_ + ": ",
-                                   static_cast<double>(sim_.now()) * 1e-6, cycles, rate);
-    if (expected_macs_ > 0) {
-      double macs = 0;
-      for (const sim::Counter* c : macs_)
-        macs += static_cast<double>(c->value());
-      line += fmt::format(", {} of the GEMM's MACs done", percent(macs, expected_macs_));
-    } else {
-      std::uint64_t total = 0, done = 0;
-      for (std::uint32_t id = 0; id < chip_.launches(); ++id) {
-        const kernel::Dim3& g = chip_.run(id).params.grid;
-        total += std::uint64_t{g.x} * g.y * g.z;
-      }
-      for (const sim::Counter* c : ctas_)
-        done += c->value();
-      if (total > 0) {
-        line += fmt::format(", CTAs {} of {} done ({})", done, total,
-                            percent(static_cast<double>(done), static_cast<double>(total)));
-      }
-    }
+    std::string line = fmt::format("{}simulated {:.3f} us{}", label_.empty() ? "" : label_ + ": ",
+                                   static_cast<double>(sim_.now()) * 1e-6, detail_(wall));
     line += fmt::format(", {:.0f} s", std::chrono::duration<double>(now - start_).count());
     const std::size_t pad = width_ > line.size() ? width_ - line.size() : 0;
     std::fprintf(stderr, "\r%s%*s", line.c_str(), static_cast<int>(pad), "");
@@ -394,22 +363,58 @@ class Progress {
  private:
   using Clock = std::chrono::steady_clock;
   sim::Simulation& sim_;
-  system::Chip& chip_;
   std::string label_;
-  double expected_macs_;
-  std::vector<const sim::Counter*> ctas_, macs_;
+  ProgressDetail detail_;
   Clock::time_point start_, last_;
-  std::uint64_t last_cycles_ = 0;
   std::size_t width_ = 0;  // of the longest line printed
 };
 
+// A chip's part of the line: cycles and their rate, the share of the expected MACs or of the
+// launched CTAs done (the SMs' `mm.macs` and `ctas` counters).
+ProgressDetail chip_detail(sim::Simulation& sim, system::Chip& chip, double expected_macs) {
+  std::vector<const sim::Counter*> ctas, macs;
+  for (std::uint32_t i = 0; i < chip.num_sms(); ++i) {
+    for (const auto& [name, into] : {std::pair{"ctas", &ctas}, {"mm.macs", &macs}}) {
+      auto s = sim.stats().find(fmt::format("{}.{}", chip.sm(i).path(), name));
+      if (!s) continue;
+      if (const auto* c = dynamic_cast<const sim::Counter*>(*s)) into->push_back(c);
+    }
+  }
+  return [&sim, &chip, expected_macs, ctas, macs,
+          last_cycles = std::uint64_t{0}](double wall) mutable {
+    const std::uint64_t cycles = chip.clock().cycle_at(sim.now());
+    const double rate = static_cast<double>(cycles - last_cycles) / wall;
+    last_cycles = cycles;
+    std::string line = fmt::format(" ({} cycles), {:.0f} cycles/s", cycles, rate);
+    if (expected_macs > 0) {
+      double done = 0;
+      for (const sim::Counter* c : macs)
+        done += static_cast<double>(c->value());
+      line += fmt::format(", {} of the GEMM's MACs done", percent(done, expected_macs));
+    } else {
+      std::uint64_t total = 0, done = 0;
+      for (std::uint32_t id = 0; id < chip.launches(); ++id) {
+        const kernel::Dim3& g = chip.run(id).params.grid;
+        total += std::uint64_t{g.x} * g.y * g.z;
+      }
+      for (const sim::Counter* c : ctas)
+        done += c->value();
+      if (total > 0) {
+        line += fmt::format(", CTAs {} of {} done ({})", done, total,
+                            percent(static_cast<double>(done), static_cast<double>(total)));
+      }
+    }
+    return line;
+  };
+}
+
 }  // namespace
 
-sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tick limit,
-                              const SliceOptions& o) {
+sim::StopReason run_in_slices(sim::Simulation& sim, sim::Tick limit, const SliceOptions& o,
+                              const ProgressDetail& detail) {
   if (o.slice == 0 && !o.progress) return sim.run(limit);
   std::optional<Progress> progress;
-  if (o.progress) progress.emplace(sim, chip, o.label, o.expected_macs);
+  if (o.progress) progress.emplace(sim, o.label, detail);
   // Adaptive slices aim at about a tenth of a second of wall time each.
   constexpr double kTargetSeconds = 0.1;
   sim::Tick slice = o.slice > 0 ? o.slice : 1'000'000;  // 1 us to start with
@@ -427,6 +432,13 @@ sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tic
     }
     if (progress) progress->tick();
   }
+}
+
+sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tick limit,
+                              const SliceOptions& o) {
+  if (o.slice == 0 && !o.progress) return sim.run(limit);
+  return run_in_slices(sim, limit, o,
+                       o.progress ? chip_detail(sim, chip, o.expected_macs) : ProgressDetail{});
 }
 
 }  // namespace xpusim::cli

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,5 +81,11 @@ struct SliceOptions {
 };
 sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tick limit,
                               const SliceOptions& o);
+// The same for a run that is not one chip's (a fabric job): `detail(wall seconds since the
+// last line)` adds what is done so far to the line after the simulated time (", 12 of 64
+// messages delivered"). `o.expected_macs` is not used.
+using ProgressDetail = std::function<std::string(double)>;
+sim::StopReason run_in_slices(sim::Simulation& sim, sim::Tick limit, const SliceOptions& o,
+                              const ProgressDetail& detail);
 
 }  // namespace xpusim::cli

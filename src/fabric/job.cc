@@ -6,8 +6,30 @@
 
 namespace xpusim::fabric {
 
+namespace {
+
+// Values of one sample: per used port its utilization and the bytes of each VC, and the time.
+std::uint64_t series_width(const Topology& t) {
+  std::uint64_t used = 0;
+  for (std::uint32_t c = 0; c < t.chips(); ++c)
+    used += t.used_ports(c);
+  return used * (1 + t.spec().buffer.vcs) + 1;
+}
+
+// Samples the series keeps for `t`: an even number, at least 2.
+std::uint64_t series_capacity(const Topology& t) {
+  const std::uint64_t values = std::max<std::uint64_t>(series_width(t), 1);
+  return std::max<std::uint64_t>(2, std::min(kMaxSeriesSamples, kMaxSeriesValues / values)) &
+         ~std::uint64_t{1};
+}
+
+}  // namespace
+
 // Periodic samples of per-link utilization and per-VC occupancy, as Perfetto counters (one
-// track per chip) and, when kept, as arrays in the stats.
+// track per chip) and, when kept, as arrays in the stats. The kept series is bounded
+// (kMaxSeriesValues, kMaxSeriesSamples): when full, neighbouring samples merge in pairs
+// (utilization averaged over the two equal intervals, occupancy the later value, as a sample
+// at the end of the merged interval would read) and the interval doubles.
 class FabricJob::Sampler final : public sim::Event {
  public:
   Sampler(sim::Simulation& sim, Network& net, sim::Tick every, bool keep)
@@ -19,18 +41,35 @@ class FabricJob::Sampler final : public sim::Event {
         tracks_.push_back(sim.tracer().track(fmt::format("fabric.chip{}", c)));
       }
     }
+    if (keep_) cap_ = series_capacity(t);
   }
   void begin() { sim_.events().schedule(*this, sim_.now() + every_); }
   void stop() {
     if (scheduled()) sim_.events().deschedule(*this);
   }
-  nlohmann::json series() const { return series_; }
+  sim::Tick interval() const { return every_; }
+  nlohmann::json series() const {
+    nlohmann::json s = nlohmann::json::object();
+    s["sample_ns"] = static_cast<double>(every_) / 1000.0;
+    s["t_ns"] = t_ns_;
+    const std::size_t wu = util_.size() / std::max<std::size_t>(t_ns_.size(), 1);
+    const std::size_t wo = occ_.size() / std::max<std::size_t>(t_ns_.size(), 1);
+    nlohmann::json u = nlohmann::json::array(), o = nlohmann::json::array();
+    for (std::size_t i = 0; i < t_ns_.size(); ++i) {
+      u.push_back(std::vector<double>(util_.begin() + static_cast<std::ptrdiff_t>(i * wu),
+                                      util_.begin() + static_cast<std::ptrdiff_t>((i + 1) * wu)));
+      o.push_back(std::vector<double>(occ_.begin() + static_cast<std::ptrdiff_t>(i * wo),
+                                      occ_.begin() + static_cast<std::ptrdiff_t>((i + 1) * wo)));
+    }
+    s["link_utilization"] = std::move(u);
+    s["vc_bytes"] = std::move(o);
+    return s;
+  }
 
  protected:
   void process() override {
     const Topology& t = net_.topology();
     const sim::Tick now = sim_.now();
-    nlohmann::json util = nlohmann::json::array(), occ = nlohmann::json::array();
     for (std::uint32_t c = 0; c < t.chips(); ++c) {
       for (std::uint32_t p = 0; p < t.ports_per_chip(); ++p) {
         if (!t.port(c, p).used) continue;
@@ -42,32 +81,48 @@ class FabricJob::Sampler final : public sim::Event {
         if (!tracks_.empty()) {
           sim_.tracer().counter(tracks_[c], fmt::format("port{}.util", p), now, u);
         }
-        if (keep_) util.push_back(u);
+        if (keep_) util_.push_back(u);
         for (std::uint32_t v = 0; v < net_.vcs(); ++v) {
           const auto used = static_cast<double>(net_.queue_used(c, p, v));
           if (!tracks_.empty()) {
             sim_.tracer().counter(tracks_[c], fmt::format("port{}.vc{}.bytes", p, v), now, used);
           }
-          if (keep_) occ.push_back(used);
+          if (keep_) occ_.push_back(used);
         }
       }
     }
     if (keep_) {
-      series_["t_ns"].push_back(static_cast<double>(now) / 1000.0);
-      series_["link_utilization"].push_back(std::move(util));
-      series_["vc_bytes"].push_back(std::move(occ));
+      t_ns_.push_back(static_cast<double>(now) / 1000.0);
+      if (t_ns_.size() == cap_) thin();
     }
     sim_.events().schedule(*this, now + every_);
   }
 
  private:
+  void thin() {
+    const std::size_t n = t_ns_.size() / 2;
+    const std::size_t wu = util_.size() / t_ns_.size(), wo = occ_.size() / t_ns_.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      t_ns_[i] = t_ns_[2 * i + 1];
+      for (std::size_t j = 0; j < wu; ++j)
+        util_[i * wu + j] = (util_[2 * i * wu + j] + util_[(2 * i + 1) * wu + j]) / 2;
+      for (std::size_t j = 0; j < wo; ++j)
+        occ_[i * wo + j] = occ_[(2 * i + 1) * wo + j];
+    }
+    t_ns_.resize(n);
+    util_.resize(n * wu);
+    occ_.resize(n * wo);
+    every_ *= 2;
+  }
+
   sim::Simulation& sim_;
   Network& net_;
   sim::Tick every_;
   bool keep_;
+  std::uint64_t cap_ = 0;
   std::vector<sim::Tick> last_busy_;
   std::vector<sim::TrackId> tracks_;
-  nlohmann::json series_ = nlohmann::json::object();
+  std::vector<double> t_ns_, util_, occ_;  // samples in rows
 };
 
 // seed4 Fig. 5: at each scheduled time pause injection, poll until the buffers are clear;
@@ -159,7 +214,8 @@ Status FabricJob::run_profile() {
   if (!profile) return profile.errors();
   net_->clear_counters();
   if (Status s = (*profile)->start(); !s) return s;
-  sim_.run(opts_.time_limit);
+  advance(opts_.time_limit);
+  if (!net_->link_failure().empty()) return Ok{};  // run() reports it
   if (!(*profile)->done()) return Error{"profile run: did not finish within --max-time"};
   // The last credits are still on their way back: let them land before reprogramming.
   for (int i = 0; i < 10'000 && !net_->drained(); ++i) {
@@ -171,8 +227,77 @@ Status FabricJob::run_profile() {
   return Ok{};
 }
 
+namespace {
+std::string approx_size(std::uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  return b >= 0x1p30 ? fmt::format("{:.1f} GiB", b / 0x1p30)
+                     : fmt::format("{:.0f} MiB", b / 0x1p20);
+}
+}  // namespace
+
+HostMemoryEstimate estimate_host_memory(const Topology& topo, const JobOptions& opts) {
+  HostMemoryEstimate e;
+  const auto add = [&](std::uint64_t bytes, std::string what) {
+    e.bytes += bytes;
+    if (bytes > e.largest_bytes) {
+      e.largest_bytes = bytes;
+      e.largest = std::move(what);
+    }
+  };
+  const std::uint64_t n = topo.active_chips(), ports = topo.ports_per_chip();
+  add(Network::host_bytes(topo),
+      fmt::format("the network state of {} chips x {} ports (pod dims)", topo.chips(), ports));
+  // Messages a traffic queues at once (a pattern sends everything at its start; a collective
+  // a few per chip at a time), each a record of about 100 B.
+  std::uint64_t msgs = 4 * n;
+  std::string by = "--traffic";
+  switch (opts.traffic.kind) {
+    case TrafficKind::kAllToAll:
+      msgs = n * (n - 1);
+      by = "--traffic alltoall";
+      break;
+    case TrafficKind::kUniformRandom:
+      msgs = n * opts.traffic.messages;
+      by = "--traffic uniform with --messages";
+      break;
+    case TrafficKind::kNearestNeighbour:
+      msgs = n * ports;
+      break;
+    default:
+      break;
+  }
+  add(msgs * 128, fmt::format("{} messages at once ({})", msgs, by));
+  if (opts.stats_json) {
+    std::uint64_t used = 0;
+    for (std::uint32_t c = 0; c < topo.chips(); ++c)
+      used += topo.used_ports(c);
+    // Measured on a 65 536-chip torus: about 3 KB per link or queue entry, with the copies the
+    // stats registry makes and the text of the file.
+    add(used * (1 + topo.spec().buffer.vcs) * 3 * 1024,
+        fmt::format("the per-link and per-queue stats of {} used ports (--stats, --svg)", used));
+  }
+  if (opts.sample_ps && opts.keep_series) {
+    // Kept as doubles, then as JSON numbers in the stats (16 B each and their arrays).
+    const std::uint64_t values = series_capacity(topo) * series_width(topo);
+    add(values * 64, fmt::format("the time series, {} samples of {} values (--stats, --sample)",
+                                 series_capacity(topo), series_width(topo)));
+  }
+  return e;
+}
+
 Result<JobReport> FabricJob::run() {
   JobReport r;
+  if (opts_.host_memory_limit) {
+    const HostMemoryEstimate e = estimate_host_memory(topo_, opts_);
+    if (e.bytes > opts_.host_memory_limit) {
+      return Error{fmt::format(
+          "host memory: the run needs about {}, above the limit of {}{}; the largest part is "
+          "{} for {}",
+          approx_size(e.bytes), approx_size(opts_.host_memory_limit),
+          opts_.host_memory_limit_text.empty() ? "" : " (" + opts_.host_memory_limit_text + ")",
+          approx_size(e.largest_bytes), e.largest)};
+    }
+  }
   auto policy =
       make_policy(opts_.net.policy.empty() ? topo_.spec().buffer.policy : opts_.net.policy);
   if (!policy) return policy.errors();
@@ -186,6 +311,13 @@ Result<JobReport> FabricJob::run() {
     const sim::Tick t0 = sim_.now();
     if (Status s = run_profile(); !s) return s.errors();
     r.profile_ps = sim_.now() - t0;
+    if (!net_->link_failure().empty()) {
+      r.failure = "profile run: " + net_->link_failure();
+      r.start = r.finish = sim_.now();
+      if (opts_.stats_json) r.stats = net_->stats_json(r.profile_ps);
+      summarize(r, r.profile_ps);
+      return r;
+    }
   }
   auto traffic = make_traffic(*net_, opts_.traffic);
   if (!traffic) return traffic.errors();
@@ -202,7 +334,7 @@ Result<JobReport> FabricJob::run() {
   // Run until the traffic finishes (the sampler and the re-allocator would run forever).
   (*traffic)->set_on_done([this] { sim_.events().stop(); });
   if (Status s = (*traffic)->start(); !s) return s.errors();
-  if (!(*traffic)->done()) sim_.events().run(opts_.time_limit);
+  if (!(*traffic)->done()) advance(opts_.time_limit);
   if (sampler_) sampler_->stop();
   if (realloc_) {
     realloc_->stop();
@@ -210,7 +342,8 @@ Result<JobReport> FabricJob::run() {
     r.realloc_retries = realloc_->retries();
     if (!realloc_->error().empty()) return Error{"re-allocation: " + realloc_->error()};
   }
-  r.completed = (*traffic)->done();
+  r.failure = net_->link_failure();
+  r.completed = r.failure.empty() && (*traffic)->done();
   r.finish = r.completed ? (*traffic)->finish_time() : sim_.now();
   r.traffic = (*traffic)->describe();
   const double secs = static_cast<double>(r.finish - r.start) * 1e-12;
@@ -221,33 +354,24 @@ Result<JobReport> FabricJob::run() {
   }
   r.packet_hops = net_->packet_hops();
   r.packets = net_->packets_injected();
-  r.stats = net_->stats_json(r.finish - r.start);
-  if (sampler_ && opts_.keep_series) r.stats["series"] = sampler_->series();
-  summarize(r);
+  if (opts_.stats_json) {
+    r.stats = net_->stats_json(r.finish - r.start);
+    if (sampler_ && opts_.keep_series) r.stats["series"] = sampler_->series();
+  }
+  if (sampler_) r.sample_ps = sampler_->interval();
+  summarize(r, r.finish - r.start);
   return r;
 }
 
-void FabricJob::summarize(JobReport& r) const {
-  const auto& links = r.stats["links"];
-  double sum = 0;
-  r.link_util_min = links.empty() ? 0.0 : 1e300;
-  for (const auto& l : links) {
-    const double u = l["utilization"].get<double>();
-    const double s = l["stall_ns"].get<double>();
-    r.link_util_min = std::min(r.link_util_min, u);
-    r.link_util_max = std::max(r.link_util_max, u);
-    sum += u;
-    r.stall_ns_total += s;
-    r.stall_ns_max = std::max(r.stall_ns_max, s);
-  }
-  r.link_util_mean = links.empty() ? 0.0 : sum / static_cast<double>(links.size());
-  double qsum = 0;
-  for (const auto& q : r.stats["queues"]) {
-    qsum += q["mean_bytes"].get<double>();
-    r.queue_max_bytes = std::max(r.queue_max_bytes, q["max_bytes"].get<double>());
-  }
-  r.queue_mean_bytes =
-      r.stats["queues"].empty() ? 0.0 : qsum / static_cast<double>(r.stats["queues"].size());
+void FabricJob::summarize(JobReport& r, sim::Tick elapsed) const {
+  const NetworkSummary n = net_->summary(elapsed);
+  r.link_util_min = n.util_min;
+  r.link_util_mean = n.util_mean;
+  r.link_util_max = n.util_max;
+  r.stall_ns_total = n.stall_ns_total;
+  r.stall_ns_max = n.stall_ns_max;
+  r.queue_mean_bytes = n.queue_mean_bytes;
+  r.queue_max_bytes = n.queue_max_bytes;
 }
 
 }  // namespace xpusim::fabric

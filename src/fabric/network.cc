@@ -16,7 +16,12 @@ namespace xpusim::fabric {
 Status build_next_hops(const Topology& topo, std::uint32_t vcs, std::vector<std::uint8_t>& nh);
 
 Network::Network(sim::EventQueue& events, const Topology& topo, const NetworkOptions&)
-    : events_(events), topo_(topo) {}
+    : events_(events),
+      failure_event_([this] {
+        failure_ = pending_failure_;
+        events_.stop();
+      }),
+      topo_(topo) {}
 
 Network::~Network() = default;
 
@@ -33,6 +38,7 @@ Status Network::init(const NetworkOptions& opts) {
   P_ = topo_.ports_per_chip();
   V_ = vcs_ = spec.buffer.vcs;
   router_ps_ = spec.router_latency_ps;
+  max_replays_ = spec.max_replays;
   max_packet_ = spec.max_packet_bytes;
   header_ = spec.header_bytes;
   outbound_bytes_ = spec.buffer.outbound_bytes;
@@ -66,8 +72,8 @@ Status Network::init(const NetworkOptions& opts) {
     coord_.resize(N_);
     for (std::uint32_t c = 0; c < N_; ++c) {
       const auto x = topo_.coord(c);
-      coord_[c] = {static_cast<std::uint8_t>(x[0]), static_cast<std::uint8_t>(x[1]),
-                   static_cast<std::uint8_t>(x[2])};
+      coord_[c] = {static_cast<std::uint16_t>(x[0]), static_cast<std::uint16_t>(x[1]),
+                   static_cast<std::uint16_t>(x[2])};
     }
   } else if (Status s = build_next_hops(topo_, vcs_, next_hop_); !s) {
     return s;
@@ -136,8 +142,17 @@ Status Network::init(const NetworkOptions& opts) {
       sim::Rng probe = sim::Rng::for_stream(opts.seed, fmt::format("fabric.rtt{}", o));
       const double p_err =
           1.0 - std::pow(1.0 - l.bit_error_rate, 8.0 * static_cast<double>(header_));
-      while (probe.bernoulli(p_err))
+      for (std::uint32_t replays = 0; probe.bernoulli(p_err); ++replays) {
+        if (replays == max_replays_) {
+          return Error{fmt::format(
+              "link chip {} port {} -> chip {} port {} ({}, bit_error_rate {:g}): the RTT timing "
+              "message failed its send and all {} replays (router.max_replays): link declared "
+              "failed before the job",
+              chip, p, pi.peer_chip, pi.peer_port, medium_name(l.medium), l.bit_error_rate,
+              max_replays_)};
+        }
         t += ser + 2 * l.latency_ps;
+      }
       rtt_[o] = t;
     }
   }
@@ -328,6 +343,59 @@ Result<MessageId> Network::send(std::uint32_t src, std::uint32_t dst, std::uint6
   }
   refill_outbound(src, first);
   return id;
+}
+
+NetworkSummary Network::summary(sim::Tick elapsed) const {
+  // Same figures, same order of summation as stats_json's per-link and per-queue entries.
+  const sim::Tick now = events_.now();
+  const double span = static_cast<double>(std::max<sim::Tick>(elapsed, 1));
+  NetworkSummary r;
+  std::uint64_t links = 0, queues = 0;
+  double sum = 0, qsum = 0;
+  r.util_min = 1e300;
+  for (std::uint32_t o = 0; o < outputs_; ++o) {
+    const Output& out = out_[o];
+    if (!out.used) continue;
+    const sim::Tick stall = out.stats.stall_ps + (out.stalled ? now - out.stall_start : 0);
+    const double u = static_cast<double>(out.stats.busy_ps) / span;
+    const double s = static_cast<double>(stall) / 1000.0;
+    r.util_min = std::min(r.util_min, u);
+    r.util_max = std::max(r.util_max, u);
+    sum += u;
+    r.stall_ns_total += s;
+    r.stall_ns_max = std::max(r.stall_ns_max, s);
+    ++links;
+  }
+  for (std::uint32_t q = 0; q < port_queues_; ++q) {
+    const std::uint32_t chip = q / (P_ * V_), mq = q % (P_ * V_);
+    if (!topo_.port(chip, mq / V_).used) continue;
+    const QueueStats& s = inq_[q].stats;
+    const double integral = s.used_integral + static_cast<double>(mem_[chip].used(mq)) *
+                                                  static_cast<double>(now - inq_[q].last);
+    qsum += integral / span;
+    r.queue_max_bytes = std::max(r.queue_max_bytes, static_cast<double>(s.max_used));
+    ++queues;
+  }
+  if (links == 0) r.util_min = 0;
+  r.util_mean = links == 0 ? 0.0 : sum / static_cast<double>(links);
+  r.queue_mean_bytes = queues == 0 ? 0.0 : qsum / static_cast<double>(queues);
+  return r;
+}
+
+std::uint64_t Network::host_bytes(const Topology& topo) {
+  const std::uint64_t n = topo.chips(), p = topo.ports_per_chip(), v = topo.spec().buffer.vcs;
+  const std::uint64_t queues = p * v + p + 1;
+  std::uint64_t per_chip = p * (sizeof(Output) + sizeof(sim::Rng) + sizeof(sim::Tick) + 1 +
+                                sizeof(PortInfo) + sizeof(LinkInfo)) +
+                           (p * v + p) * sizeof(InQueue) + queues * 64 + sizeof(BufferMemory) +
+                           sizeof(coord_[0]);
+  // Packets live in queues and on links: about a buffer's worth of maximum packets per chip.
+  const std::uint64_t packet = topo.spec().max_packet_bytes + topo.spec().header_bytes;
+  per_chip += 2 * (topo.spec().buffer.bytes / std::max<std::uint64_t>(packet, 1) + p) *
+              (sizeof(Packet) + sizeof(Flight) + sizeof(std::uint32_t));
+  std::uint64_t total = n * per_chip;
+  if (!topo.is_grid()) total += n * n;  // the next-hop table
+  return total;
 }
 
 nlohmann::json Network::stats_json(sim::Tick elapsed) const {

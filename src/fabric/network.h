@@ -68,6 +68,15 @@ struct QueueStats {
   double used_integral = 0.0;  // byte x ps, for the time-weighted mean
 };
 
+// The report's aggregates: over used link directions (utilization, stall at zero credits) and
+// their (port, VC) queues (time-weighted mean and max bytes); the figures stats_json lists per
+// link and queue, without building it (about 2 KB of JSON per used port).
+struct NetworkSummary {
+  double util_min = 0, util_mean = 0, util_max = 0;
+  double stall_ns_total = 0, stall_ns_max = 0;
+  double queue_mean_bytes = 0, queue_max_bytes = 0;
+};
+
 struct Request;  // network_internal.h
 
 class Network {
@@ -121,6 +130,10 @@ class Network {
   std::uint64_t packet_hops() const { return packet_hops_; }
   std::uint64_t messages_delivered() const { return messages_delivered_; }
   std::uint64_t messages_pending() const { return messages_live_; }
+  // Link-level retry gives up after the pod's router.max_replays replays of one packet: the
+  // link is declared failed when the last replay's NAK is back, and the run stops there
+  // (EventQueue::stop). "" while every link is up; else one line naming the link.
+  const std::string& link_failure() const { return failure_; }
   // Bytes in one queue now.
   std::uint64_t queue_used(std::uint32_t chip, std::uint32_t p, std::uint32_t vc) const {
     return mem_[chip].used(mem_[chip].port_queue(p, vc));
@@ -128,6 +141,9 @@ class Network {
   // Summary + per-link + per-queue JSON (the --stats file's "fabric" section); `elapsed` is
   // the interval the utilization and mean occupancy are over.
   nlohmann::json stats_json(sim::Tick elapsed) const;
+  NetworkSummary summary(sim::Tick elapsed) const;
+  // Host memory of a network on `topo`, before building it (FabricJob's memory check).
+  static std::uint64_t host_bytes(const Topology& topo);
 
  private:
   struct Packet;
@@ -171,6 +187,8 @@ class Network {
   [[gnu::always_inline]] inline void note_used(std::uint32_t q, std::uint64_t before,
                                                std::uint64_t after, sim::Tick at);
   [[gnu::always_inline]] inline void schedule_wake(std::uint32_t o, sim::Tick t);
+  // Output o's packet of `wire` bytes used up its replays; `at`: when the last NAK is back.
+  void fail_link(std::uint32_t o, std::uint64_t wire, sim::Tick at);
   // A stalled output's wake: when the credits on their way back first let a waiting packet go.
   void wake_when_ready(std::uint32_t o);
   // Bytes a packet of `payload` occupies in a queue: with its header, rounded up to the unit.
@@ -183,10 +201,13 @@ class Network {
   [[gnu::always_inline]] inline void free_packet(std::uint32_t k);
 
   sim::EventQueue& events_;
+  sim::CallbackEvent failure_event_;  // a link failure takes effect
+  std::string failure_, pending_failure_;
   const Topology& topo_;
   std::unique_ptr<AllocationPolicy> policy_;
   std::uint32_t P_ = 0, V_ = 0, N_ = 0, vcs_ = 0;
   sim::Tick router_ps_ = 0;
+  std::uint32_t max_replays_ = 4;
   std::uint64_t max_packet_ = 0, header_ = 0, outbound_bytes_ = 0, inbound_bytes_ = 0;
   std::uint64_t buffer_bytes_ = 0;
   std::uint64_t unit_ = 1;
@@ -207,8 +228,9 @@ class Network {
   std::size_t outputs_ = 0;
   std::vector<InQueue> inq_;    // (chip x port) x vc, then outbound; with their stats
   std::vector<sim::Tick> rtt_;  // chip x port
-  std::vector<std::array<std::uint8_t, 3>> coord_;  // per chip
-  std::vector<std::uint8_t> next_hop_;              // explicit: chip x chip -> port
+  // Per chip; 16 bits: a dimension has up to 65 536 chips (8 bits cut every ring above 256).
+  std::vector<std::array<std::uint16_t, 3>> coord_;
+  std::vector<std::uint8_t> next_hop_;  // explicit: chip x chip -> port
   std::vector<Packet> packets_;
   std::vector<std::uint32_t> free_packets_;
   std::vector<Message> messages_;

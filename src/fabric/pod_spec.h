@@ -91,6 +91,9 @@ struct PodSpec {
   sim::Tick router_latency_ps = 0;                         // input queue to output port, per hop
   std::uint64_t max_packet_bytes = 0;  // messages are cut into packets of at most this
   std::uint64_t header_bytes = 0;      // per packet on the wire
+  // Link-level retry: replays of one packet after bit errors before its link is declared failed
+  // (PCIe retrains a link when its REPLAY_NUM counter rolls over after 4 replays).
+  std::uint32_t max_replays = 4;
   BufferSpec buffer;
   RttSource rtt_source = RttSource::kTable;
 };

@@ -36,6 +36,16 @@ constexpr std::uint64_t kMaxChips = 65536;
 constexpr std::uint64_t kMaxPortsPerChip = 16;
 constexpr std::uint64_t kMaxVcs = 8;
 constexpr double kMaxLengthM = 1e6;
+constexpr std::uint64_t kMaxReplays = 254;
+// Upper bounds of the quantities, far above any fabric and far enough below 2^64 that the tick
+// and byte arithmetic of a run (serialization = wire bytes x 10^12 / bandwidth, arrival = now +
+// replays x (serialization + 2 latencies) + router, 32-bit packet footprints) cannot overflow.
+constexpr std::uint64_t kMaxTimePs = 1'000'000'000'000;            // 1 s
+constexpr std::uint64_t kMaxPerMetrePs = 1'000'000'000;            // 1 ms per metre
+constexpr std::uint64_t kMinBandwidth = 1'000'000;                 // 1 MB/s
+constexpr std::uint64_t kMaxBandwidth = 1'000'000'000'000'000;     // 1 PB/s
+constexpr std::uint64_t kMaxPacketBytes = std::uint64_t{1} << 20;  // 1 MiB
+constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 50;  // 1 PiB
 
 struct Entry {
   SourcePos key_pos;
@@ -271,7 +281,7 @@ class PodReader {
   }
 
   std::optional<std::uint64_t> quantity(const Entry& e, const std::string& path, UnitKind kind,
-                                        std::uint64_t min) {
+                                        std::uint64_t min, std::uint64_t max) {
     const SourcePos at = value_pos(e);
     auto s = scalar(e.value, at, path, fmt::format("a {}", config::unit_kind_name(kind)));
     if (!s) return std::nullopt;
@@ -284,6 +294,11 @@ class PodReader {
       diag_.error(
           at, path,
           fmt::format("\"{}\" must be at least {}", *s, config::format_quantity(min, kind)));
+      return std::nullopt;
+    }
+    if (*v > max) {
+      diag_.error(at, path,
+                  fmt::format("\"{}\" must be at most {}", *s, config::format_quantity(max, kind)));
       return std::nullopt;
     }
     return *v;
@@ -561,13 +576,16 @@ class PodReader {
       auto props = section(entry, path, kKeys);
       if (!props) continue;
       if (const Entry* p = find(*props, "latency")) {
-        if (auto v = quantity(*p, path + ".latency", UnitKind::kTime, 1)) ms.latency_ps = *v;
+        if (auto v = quantity(*p, path + ".latency", UnitKind::kTime, 1, kMaxTimePs))
+          ms.latency_ps = *v;
       }
       if (const Entry* p = find(*props, "per_metre")) {
-        if (auto v = quantity(*p, path + ".per_metre", UnitKind::kTime, 0)) ms.per_metre_ps = *v;
+        if (auto v = quantity(*p, path + ".per_metre", UnitKind::kTime, 0, kMaxPerMetrePs))
+          ms.per_metre_ps = *v;
       }
       if (const Entry* p = find(*props, "bandwidth")) {
-        if (auto v = quantity(*p, path + ".bandwidth", UnitKind::kBandwidth, 1)) {
+        if (auto v = quantity(*p, path + ".bandwidth", UnitKind::kBandwidth, kMinBandwidth,
+                              kMaxBandwidth)) {
           ms.bandwidth_bytes_per_s = *v;
         }
       }
@@ -583,19 +601,28 @@ class PodReader {
   }
 
   void read_router(const Entry& e, PodSpec& spec) {
-    static constexpr std::array<std::string_view, 3> kKeys{"latency", "max_packet", "header"};
+    static constexpr std::array<std::string_view, 4> kKeys{"latency", "max_packet", "header",
+                                                           "max_replays"};
     auto r = section(e, "router", kKeys);
     if (!r) return;
     if (const Entry* p = find(*r, "latency")) {
-      if (auto v = quantity(*p, "router.latency", UnitKind::kTime, 0)) spec.router_latency_ps = *v;
+      if (auto v = quantity(*p, "router.latency", UnitKind::kTime, 0, kMaxTimePs))
+        spec.router_latency_ps = *v;
     }
     if (const Entry* p = find(*r, "max_packet")) {
-      if (auto v = quantity(*p, "router.max_packet", UnitKind::kSize, 1)) {
+      if (auto v = quantity(*p, "router.max_packet", UnitKind::kSize, 1, kMaxPacketBytes)) {
         spec.max_packet_bytes = *v;
       }
     }
     if (const Entry* p = find(*r, "header")) {
-      if (auto v = quantity(*p, "router.header", UnitKind::kSize, 0)) spec.header_bytes = *v;
+      if (auto v = quantity(*p, "router.header", UnitKind::kSize, 0, kMaxPacketBytes))
+        spec.header_bytes = *v;
+    }
+    if (const Entry* p = find(*r, "max_replays")) {
+      // A packet's sends are counted in 8 bits (seed4 ¶62 counts every attempt).
+      if (auto v = integer(*p, "router.max_replays", 0, kMaxReplays)) {
+        spec.max_replays = static_cast<std::uint32_t>(*v);
+      }
     }
   }
 
@@ -608,10 +635,11 @@ class PodReader {
     BufferSpec& buf = spec.buffer;
     if (const Entry* p = find(*b, "bytes")) {
       buf.line = p->key_pos.line;
-      if (auto v = quantity(*p, "buffer.bytes", UnitKind::kSize, 1)) buf.bytes = *v;
+      if (auto v = quantity(*p, "buffer.bytes", UnitKind::kSize, 1, kMaxBufferBytes))
+        buf.bytes = *v;
     }
     if (const Entry* p = find(*b, "unit")) {
-      if (auto v = quantity(*p, "buffer.unit", UnitKind::kSize, 1)) {
+      if (auto v = quantity(*p, "buffer.unit", UnitKind::kSize, 1, kMaxPacketBytes)) {
         if ((*v & (*v - 1)) != 0) {
           diag_.error(value_pos(*p), "buffer.unit",
                       fmt::format("{} is not a power of two",
@@ -622,16 +650,18 @@ class PodReader {
       }
     }
     if (const Entry* p = find(*b, "outbound")) {
-      if (auto v = quantity(*p, "buffer.outbound", UnitKind::kSize, 0)) buf.outbound_bytes = *v;
+      if (auto v = quantity(*p, "buffer.outbound", UnitKind::kSize, 0, kMaxBufferBytes))
+        buf.outbound_bytes = *v;
     }
     if (const Entry* p = find(*b, "inbound")) {
-      if (auto v = quantity(*p, "buffer.inbound", UnitKind::kSize, 0)) buf.inbound_bytes = *v;
+      if (auto v = quantity(*p, "buffer.inbound", UnitKind::kSize, 0, kMaxBufferBytes))
+        buf.inbound_bytes = *v;
     }
     if (const Entry* p = find(*b, "vcs")) {
       if (auto v = integer(*p, "buffer.vcs", 1, kMaxVcs)) buf.vcs = static_cast<std::uint32_t>(*v);
     }
     if (const Entry* p = find(*b, "min_per_vc")) {
-      if (auto v = quantity(*p, "buffer.min_per_vc", UnitKind::kSize, 0)) {
+      if (auto v = quantity(*p, "buffer.min_per_vc", UnitKind::kSize, 0, kMaxBufferBytes)) {
         buf.min_bytes_per_vc = *v;
       }
     }

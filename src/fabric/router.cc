@@ -2,6 +2,9 @@
 // under credits, link serialization with bit-error retries, credit return, injection.
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "config/units.h"
 #include "fabric/network.h"
 #include "fabric/network_internal.h"
 #include "fabric/route.h"
@@ -44,6 +47,9 @@ void Network::free_packet(std::uint32_t k) {
 }
 
 void Network::schedule_wake(std::uint32_t o, sim::Tick t) {
+  if (t == sim::kMaxTick) [[unlikely]] {
+    return;  // a failed link (fail_link) never sends again
+  }
   WakeEvent& w = out_[o].wake;
   if (!w.scheduled()) {
     events_.schedule(w, t);
@@ -264,6 +270,12 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
   if (out.bit_error_rate > 0.0) {
     const double bits = 8.0 * static_cast<double>(wire);
     while (out.bits_to_error < bits) {
+      if (attempts > max_replays_) [[unlikely]] {
+        out.stats.busy_ps += ser * attempts;
+        out.stats.retries += attempts - 1;
+        fail_link(o, wire, now + busy + 2 * out.latency);  // the packet is lost with the link
+        return;
+      }
       ++attempts;
       busy += ser + 2 * out.latency;  // NAK round trip, then the replay
       out.bits_to_error = -std::log1p(-link_rng_[o].uniform_real()) / out.bit_error_rate;
@@ -296,6 +308,24 @@ void Network::transmit(std::uint32_t o, std::uint32_t req_index) {
     if (iq.head != kNil) head_changed(q);
     refill_outbound(out.chip, out.port);
   }
+}
+
+void Network::fail_link(std::uint32_t o, std::uint64_t wire, sim::Tick at) {
+  Output& out = out_[o];
+  out.busy_until = sim::kMaxTick;
+  if (!failure_.empty()) return;
+  if (failure_event_.scheduled()) {
+    if (failure_event_.when() <= at) return;  // an earlier failure ends the run first
+    events_.deschedule(failure_event_);
+  }
+  const PortInfo& pi = topo_.port(out.chip, out.port);
+  pending_failure_ = fmt::format(
+      "link chip {} port {} -> chip {} port {} ({}, bit_error_rate {:g}) failed at {}: a packet "
+      "of {} B on the wire was hit by bit errors on its send and all {} replays "
+      "(router.max_replays)",
+      out.chip, out.port, pi.peer_chip, pi.peer_port, medium_name(pi.medium), out.bit_error_rate,
+      config::format_time(at), wire, max_replays_);
+  events_.schedule(failure_event_, at);
 }
 
 void Network::refill_outbound(std::uint32_t chip, std::uint32_t p) {

@@ -58,6 +58,29 @@ bool valid_medium(Medium m) {
   return static_cast<unsigned>(m) < kMediumCount;
 }
 
+// Link-level retry resends a packet until it crosses without a bit error. Below one chance in
+// two per maximum packet a link spends most of its time replaying and gives up within a few
+// packets (router.max_replays): no run on it is meaningful, so a used medium that bad is an
+// error at load, not a link failure at the first packet.
+void check_error_rates(const Topology& t, Errors& err) {
+  const PodSpec& spec = t.spec();
+  const std::uint64_t wire = sat_add(spec.max_packet_bytes, spec.header_bytes);
+  const double bits = 8.0 * static_cast<double>(wire);
+  std::array<bool, kMediumCount> seen{};
+  for (const LinkInfo& l : t.links()) {
+    const auto m = static_cast<std::size_t>(l.medium);
+    if (!l.used || seen[m] || l.bit_error_rate <= 0) continue;
+    seen[m] = true;
+    const double p = std::exp(bits * std::log1p(-l.bit_error_rate));
+    if (p >= 0.5) continue;
+    err.add(0, fmt::format("media.{}.bit_error_rate", medium_name(l.medium)),
+            fmt::format("{:g} lets a maximum packet ({} B with its header) cross a link error-free "
+                        "with probability {:.2g}; link-level retry needs at least 0.5 (at most 2 "
+                        "sends per packet on average): lower the rate or router.max_packet",
+                        l.bit_error_rate, wire, p));
+  }
+}
+
 }  // namespace
 
 std::array<std::uint32_t, 3> Topology::coord(std::uint32_t chip) const {
@@ -393,6 +416,7 @@ Result<Topology> build_topology(const PodSpec& spec) {
   }
   for (std::uint32_t chip = 0; chip < t.chips_; ++chip)
     max_used = std::max(max_used, t.used_ports(chip));
+  check_error_rates(t, err);
   if (max_used == 0) {
     err.add(0, "failed_links",
             fmt::format("all ports unused: no healthy link joins two chips of the job ({} of {} "
@@ -400,6 +424,7 @@ Result<Topology> build_topology(const PodSpec& spec) {
                         t.active_count_, t.chips_));
     return err.take();
   }
+  if (!err.empty()) return err.take();
 
   // Buffer memory: the chip with the most used ports must fit its outbound queues, the inbound
   // queue and one maximum packet (or the floor) per used (port, VC).

@@ -1,6 +1,8 @@
 // `xpusim fabric`: the report, the outputs (--stats, --svg), and one-line bad-input errors.
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "cli_harness.h"
 
 namespace xpusim::test {
@@ -48,12 +50,55 @@ TEST_F(FabricCli, BadInputIsOneLineExit2) {
   for (const std::string args :
        {"fabric --policy fifo", "fabric --traffic allreduce --bytes 6", "fabric --traffic bogus",
         "fabric --pod no-such-pod", "fabric --buffer 1KiB", "fabric --rtt psychic",
-        "fabric --traffic allgather --algo torus"}) {
+        "fabric --traffic allgather --algo torus",
+        // Zero is not "the default" (issue 44), and numbers that would overflow are refused.
+        "fabric --buffer 0", "fabric --sample 0ns", "fabric --sample 1ps",
+        "fabric --realloc-every 0ns", "fabric --realloc-retry 0s", "fabric --realloc-timeout 0s",
+        "fabric --profile-bytes 0", "fabric --bytes 2048TiB", "fabric --realloc-at 100000s"}) {
     const CliRun r = run(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out << r.err;
     EXPECT_EQ(lines(r.err).size(), 1u) << args << "\n" << r.err;
     EXPECT_NE(r.err.find("error:"), std::string::npos) << args;
   }
+}
+
+TEST_F(FabricCli, ZeroBufferNamesTheFlagAndTheRule) {
+  const CliRun r = run("fabric --pod ring-8 --buffer 0");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: --buffer = 0: must be > 0 (omit --buffer for the pod's buffer.bytes)\n");
+}
+
+TEST_F(FabricCli, ABitErrorRateNoPacketSurvivesIsALoadErrorNotAHang) {
+  std::ofstream(dir_ / "ber.yaml") << "name: ber\nshape: ring\ndims: [8]\nports_per_chip: 2\n"
+                                      "media: {copper: {bit_error_rate: 1e-2}}\n";
+  const CliRun r = run("fabric --pod ber.yaml --max-time 10us");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("media.copper.bit_error_rate: 0.01"), std::string::npos) << r.err;
+}
+
+TEST_F(FabricCli, ALinkThatRunsOutOfReplaysEndsTheRunWithAReportAndTheStats) {
+  std::ofstream(dir_ / "fragile.yaml")
+      << "name: fragile\nshape: ring\ndims: [8]\nports_per_chip: 2\n"
+         "media: {copper: {bit_error_rate: 1e-4}}\nrouter: {max_replays: 0}\n";
+  const fs::path stats = dir_ / "s.json";
+  const CliRun r =
+      run(fmt::format("--stats {} fabric --pod fragile.yaml --bytes 256KiB", stats.string()));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("result     a link failed: the run stopped at "), std::string::npos)
+      << r.out;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("(router.max_replays)"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(stats));
+}
+
+TEST_F(FabricCli, A65536ChipAllToAllIsRefusedBeforeAllocating) {
+  std::ofstream(dir_ / "big.yaml") << "name: big\nshape: torus\ndims: [64, 32, 32]\n";
+  const CliRun r = run("fabric --pod big.yaml --traffic alltoall --bytes 64KiB");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("host memory: the run needs about"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(--traffic alltoall)"), std::string::npos) << r.err;
 }
 
 }  // namespace
