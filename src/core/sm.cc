@@ -251,6 +251,14 @@ void Sm::execute(kernel::Warp& warp, const Op& op) {
       return;
     }
   }
+  if (cfg_.buffers != nullptr &&
+      (op.kind == OpKind::kLoadGlobal || op.kind == OpKind::kStoreGlobal ||
+       op.kind == OpKind::kLoadRegsGlobal)) {
+    if (auto st = check_buffers(w.op); !st) {
+      raise(w, st.error().message);
+      return;
+    }
+  }
   if (op.kind == OpKind::kLoadRegsGlobal || op.kind == OpKind::kLoadRegsShared) {
     if (auto st = accept_register_load(w); !st) {
       raise(w, st.error().message);
@@ -278,6 +286,29 @@ void Sm::enqueue(WarpSlot& w) {
   if (!sp.scheduled()) {
     events().schedule(sp, clock_.edge(std::max(cycle_now(), sp.free_cycle)));
   }
+}
+
+Status Sm::check_buffers(const Op& op) const {
+  // One test for the common case, the active lanes' span inside one buffer; the lane loop
+  // names the first lane outside otherwise.
+  std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+  for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+    if (((op.mask >> l) & 1) == 0) continue;
+    lo = std::min(lo, (*op.addr)[l]);
+    hi = std::max(hi, (*op.addr)[l]);
+  }
+  if (lo > hi ||
+      (hi - lo <= ~std::uint64_t{0} - op.bytes && cfg_.buffers->contains(lo, hi - lo + op.bytes))) {
+    return Ok{};
+  }
+  const std::string_view access = op.kind == OpKind::kStoreGlobal ? "store" : "load";
+  for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+    if (((op.mask >> l) & 1) == 0) continue;
+    if (auto st = cfg_.buffers->check(access, (*op.addr)[l], op.bytes); !st) {
+      return Error{fmt::format("lane {}: {}", l, st.error().message)};
+    }
+  }
+  return Ok{};  // each lane inside a buffer, the span across two
 }
 
 Status Sm::apply_data(WarpSlot& w) {

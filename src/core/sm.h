@@ -36,6 +36,7 @@
 #include "kernel/registry.h"
 #include "kernel/warp.h"
 #include "mem/bank_conflicts.h"
+#include "mem/buffer_map.h"
 #include "mem/global_memory.h"
 #include "mem/page_table.h"
 #include "mem/shared_memory.h"
@@ -79,6 +80,8 @@ struct SmConfig {
   // The TMA unit serving this SM (one per SM, or shared; tma/tma_unit.h); null: TMA
   // operations fault.
   tma::TmaUnit* tma = nullptr;
+  // The buffers a warp's global access must stay inside (mem/buffer_map.h); null: unchecked.
+  const mem::BufferMap* buffers = nullptr;
   // Who hears of a fault (the chip: the kernel's queue enters its error state and the other
   // queues go on); null: the simulation stops at the fault.
   FaultHandler on_fault{};
@@ -126,6 +129,8 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   sim::Task<> run_warp(WarpSlot& w);
   void warp_exited(WarpSlot& w);
   Status apply_data(WarpSlot& w);  // the functional effect of a load/store
+  // cfg_.buffers: every active lane's access inside one buffer.
+  Status check_buffers(const kernel::Op& op) const;
   // DSMEM (sm_dsmem.cc): targets checked (in every mode: the timing needs them), data moved.
   Status check_dsmem(WarpSlot& w) const;
   Status apply_dsmem(WarpSlot& w);

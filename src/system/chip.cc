@@ -107,6 +107,7 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
                              .scheduler = scheduler,
                              .page_table = &page_table_,
                              .tma = nullptr,
+                             .buffers = options.check_accesses ? &allocator_.buffer_map() : nullptr,
                              .on_fault = [this](const core::CtaWork& cta, const Error& e) {
                                kernel_faulted(cta.launch, e);
                              }};

@@ -50,6 +50,10 @@ struct ChipOptions {
   std::optional<core::SmTiming> timing = std::nullopt;
   sched::DistributorTiming distributor{};
   std::uint64_t max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes;
+  // Warps' global loads and stores outside every allocated buffer (allocate(), reserved
+  // scenario buffers) fault, naming kernel, block, warp, lane and address (mem/buffer_map.h).
+  // Off for callers that place data without the allocator; `xpusim run` turns it on.
+  bool check_accesses = false;
   // Host memory the chip's caches may take (system/host_memory.h); 0: half the host's.
   std::uint64_t host_memory_limit = 0;
   // The memory hierarchy's timing: per-step events (exact order) or whole transactions

@@ -19,7 +19,8 @@ std::uint64_t align_up(std::uint64_t x) {
 
 }  // namespace
 
-Status DeviceAllocator::reserve(std::string_view what, mem::Addr at, std::uint64_t bytes) {
+Status DeviceAllocator::reserve(std::string_view what, mem::Addr at, std::uint64_t bytes,
+                                std::string_view name) {
   if (at < next_ || at % kAlign != 0) {
     return Error{
         fmt::format("{}{:#x} is below the buffers already placed (they end at {:#x}) "
@@ -37,6 +38,7 @@ Status DeviceAllocator::reserve(std::string_view what, mem::Addr at, std::uint64
   }
   next_ = at + bytes;
   ++buffers_;
+  map_.add(name.empty() ? what : name, at, bytes);
   return Ok{};
 }
 

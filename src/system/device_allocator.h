@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "mem/buffer_map.h"
 #include "mem/global_memory.h"
 #include "sim/result.h"
 
@@ -26,7 +27,12 @@ class DeviceAllocator {
   Result<mem::Addr> allocate(std::string_view what, std::uint64_t bytes);
   // A buffer at a fixed address at or above the allocated ones (kAlign-aligned). Errors: it would
   // end beyond the capacity (named as for allocate), or lie below a buffer already placed.
-  Status reserve(std::string_view what, mem::Addr at, std::uint64_t bytes);
+  // `name` names it in the buffer map (empty: `what`).
+  Status reserve(std::string_view what, mem::Addr at, std::uint64_t bytes,
+                 std::string_view name = {});
+
+  // Every buffer placed so far: what a kernel may access when the chip checks accesses.
+  const mem::BufferMap& buffer_map() const { return map_; }
 
   // Bytes from kBase to the end of the last buffer.
   std::uint64_t used() const { return next_ - kBase; }
@@ -37,6 +43,7 @@ class DeviceAllocator {
   std::uint64_t capacity_;
   mem::Addr next_ = kBase;  // the end of the last buffer
   std::uint64_t buffers_ = 0;
+  mem::BufferMap map_;
 };
 
 }  // namespace xpusim::system

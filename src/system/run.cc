@@ -14,6 +14,7 @@ ChipOptions chip_options(const Scenario& s, const config::ChipSpec& spec, bool m
                      .timing = scenario_sm_timing(s, sm_timing_of(spec)),
                      .distributor = {.rasterization = s.rasterization},
                      .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
+                     .check_accesses = true,
                      .memory_timing = s.memory_timing,
                      .set_sampling = s.set_sampling,
                      .wave_sampling = {.tolerance = s.wave_sampling / 100},

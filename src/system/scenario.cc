@@ -1504,7 +1504,7 @@ Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const Resol
   // The file placed its buffers; the allocator checks them against hbm.capacity and places a
   // graph's workloads after them.
   for (const ScenarioBuffer& b : s.buffers) {
-    if (auto st = chip.allocator().reserve("", b.address, b.bytes); !st) {
+    if (auto st = chip.allocator().reserve("", b.address, b.bytes, b.name); !st) {
       return s.error_at(b.pos, fmt::format("buffers.{}", b.name), st.error().message);
     }
   }

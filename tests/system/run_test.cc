@@ -256,6 +256,32 @@ TEST_F(RunCli, AHangPrintsTheHangReportAndStillWritesStats) {
   EXPECT_GT(stats["chip0.sm0"]["warp_instructions"]["value"].get<std::uint64_t>(), 0u);
 }
 
+// n beyond the buffers once wrote past them (and past the end of HBM) and still said
+// "verified": an access outside every buffer is a fault naming kernel, block, warp, lane and
+// address, in both modes.
+TEST_F(RunCli, AnAccessOutsideEveryBufferIsAFault) {
+  for (const char* mode : {"functional", "timing-only"}) {
+    write("over.yaml", fmt::format("chip: tiny\nmode: {}\nkernel: stream_copy\n"
+                                   "launch: {{grid: [4, 1, 1], block: [64, 1, 1]}}\n"
+                                   "buffers:\n  src: {{bytes: 16KiB, fill: iota32}}\n"
+                                   "  dst: {{bytes: 16KiB}}\n"
+                                   "args: [{{ptr: src}}, {{ptr: dst}}, {{u64: 8192}}]\n",
+                                   mode));
+    const CliRun r = run("run over.yaml");
+    EXPECT_EQ(r.code, 1) << mode << r.err;
+    const auto err = lines(r.err);
+    ASSERT_EQ(err.size(), 1u) << r.err;
+    // Thread 4096 (block 0, warp 0 of the 17th stride step) is the first to read past src,
+    // at its end: 0x10000000 + 16 KiB.
+    EXPECT_EQ(err[0],
+              "error: fault: stream_copy: block (0,0,0) warp 0: lane 0: load of 4 bytes at "
+              "0x10004000 is outside every buffer (0 bytes past the end of 'src' [0x10000000, "
+              "0x10004000)) (queue 0 is in the HSA error state)")
+        << mode;
+    EXPECT_EQ(r.out.find("verified"), std::string::npos) << r.out;
+  }
+}
+
 // A fault on one queue: exit 1 with the fault line naming the queue's error state, and the
 // other queue's kernel still completes and is verified.
 TEST_F(RunCli, AFaultEndsItsQueueAndTheOtherQueueStillVerifies) {
