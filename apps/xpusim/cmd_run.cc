@@ -134,6 +134,35 @@ std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& p, const std::s
   return errors;
 }
 
+// Opens the run's session (its output files) and builds its chip; the errors, if any.
+std::vector<Error> open_and_build(const GlobalOptions& g, const RunOpts& o,
+                                  const config::ChipSpec& spec, PreparedRun& p) {
+  const system::Scenario& s = p.s;
+  GlobalOptions gr = g;
+  gr.stats_path = s.stats_path;
+  gr.trace_path = s.trace_path;
+  gr.trace_max_events = s.trace_max_events;
+  if (o.memory_thread &&
+      (s.memory_timing != mem::MemoryTiming::kTransactions || !s.trace_path.empty())) {
+    return {
+        Error{fmt::format("--memory-thread: {}{}: the second thread times the warp accesses of the "
+                          "transaction-level timing, without a trace",
+                          s.name.empty() ? "" : fmt::format("run '{}' ", s.name),
+                          s.memory_timing != mem::MemoryTiming::kTransactions
+                              ? "has memory_timing events (add --memory-timing transactions)"
+                              : "writes a trace")}};
+  }
+  auto session = Session::open(gr);
+  if (!session) return session.errors();
+  p.session = std::move(session).value();
+  if (auto st =
+          p.run->build(p.session->sim(), spec, {.seed = g.seed, .memory_thread = o.memory_thread});
+      !st) {
+    return st.errors();
+  }
+  return {};
+}
+
 int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   if (std::error_code ec; std::filesystem::is_directory(o.scenario, ec)) {
     return fail({{fmt::format("{}: is a folder, not a scenario file", o.scenario)}});
@@ -241,35 +270,13 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
     }
   }
   if (!errors.empty()) return fail(errors);
+  // Each run's chip is built here to find setup errors (buffers beyond the memory, bad
+  // outputs) before anything is simulated, then freed: a file of hundreds of runs holds one
+  // chip at a time. The run builds it again when its turn comes.
   for (auto& p : prepared) {
-    const system::Scenario& s = p->s;
-    GlobalOptions gr = g;
-    gr.stats_path = s.stats_path;
-    gr.trace_path = s.trace_path;
-    gr.trace_max_events = s.trace_max_events;
-    if (o.memory_thread &&
-        (s.memory_timing != mem::MemoryTiming::kTransactions || !s.trace_path.empty())) {
-      add_errors(errors,
-                 {Error{fmt::format(
-                     "--memory-thread: {}{}: the second thread times the warp accesses of the "
-                     "transaction-level timing, without a trace",
-                     s.name.empty() ? "" : fmt::format("run '{}' ", s.name),
-                     s.memory_timing != mem::MemoryTiming::kTransactions
-                         ? "has memory_timing events (add --memory-timing transactions)"
-                         : "writes a trace")}});
-      continue;
-    }
-    auto session = Session::open(gr);
-    if (!session) {
-      add_errors(errors, session.errors());
-      continue;
-    }
-    p->session = std::move(session).value();
-    if (auto st = p->run->build(p->session->sim(), *spec,
-                                {.seed = g.seed, .memory_thread = o.memory_thread});
-        !st) {
-      add_errors(errors, st.errors());
-    }
+    if (auto e = open_and_build(g, o, *spec, *p); !e.empty()) add_errors(errors, e);
+    p->session.reset();
+    p->run = std::move(system::Run::resolve(p->s, workloads::register_all)).value();
   }
   if (!errors.empty()) return fail(errors);
 
@@ -277,6 +284,12 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     PreparedRun& run = *prepared[i];
     const system::Scenario& s = run.s;
+    if (auto e = open_and_build(g, o, *spec, run); !e.empty()) {  // the files changed since?
+      print_errors(e);
+      code = kExitBadInput;
+      prepared[i].reset();
+      continue;
+    }
     system::Chip& chip = run.run->chip();
     const std::string header = fmt::format(
         "run {}{}: {} on {} ({}, {} policy, {} warp scheduler{}{}{})", file.source,

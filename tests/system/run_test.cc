@@ -6,6 +6,7 @@
 // a failed run: exit 1), running in slices changes nothing, and every shipped scenario in
 // configs/scenarios is valid input. Small
 // grids on the tiny chip keep each run fast under the sanitizers.
+#include <sys/resource.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -556,6 +557,28 @@ TEST_F(RunCli, BadInputInAnyRunIsExit2BeforeAnythingIsSimulated) {
   EXPECT_EQ(clash.err,
             "error: --trace = timing.stats.json: run timing writes that file too (its stats); "
             "--stats and --trace name the last run's files\n");
+}
+
+// A file of many runs once built every run's chip (about 14 MB each for an H100) before the
+// first ran, and a list of 700 exhausted the host: one chip is alive at a time now.
+TEST_F(RunCli, ManyRunsHoldOneChipAtATime) {
+  std::string runs;
+  for (int i = 0; i < 150; ++i)
+    runs += fmt::format("  - {{name: r{}}}\n", i);
+  write("many.yaml",
+        "chip: h100-sxm5\nmode: timing-only\nkernel: stream_fill\n"
+        "launch: {grid: [4, 1, 1], block: [64, 1, 1]}\nbuffers:\n  dst: {bytes: 4KiB}\n"
+        "args: [{ptr: dst}, {u64: 1024}]\nruns:\n" +
+            runs);
+  const CliRun r = run("run many.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("r149 (150 of 150)"), std::string::npos);
+  // ctest runs each test in a process of its own: its children are this command.
+  rusage usage{};
+  ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &usage), 0);
+#ifndef __SANITIZE_ADDRESS__  // ASan's quarantine keeps freed chips resident a while
+  EXPECT_LT(usage.ru_maxrss, 300 * 1024) << "KiB";  // 150 chips at once: about 2 GB
+#endif
 }
 
 TEST_F(RunCli, AFailedRunFailsTheCommandAndTheOtherRunsStillRun) {
