@@ -86,7 +86,15 @@ std::vector<Error> reject_sim_outputs(const GlobalOptions& g, std::string_view c
 Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
   std::unique_ptr<Session> s(new Session(g));
   std::vector<Error> errors;
-  if (!g.max_time.empty()) {
+  s->limit_label_ = fmt::format("--max-time = {}", g.max_time);
+  if (g.max_time.empty()) {
+    s->limit_ = *config::parse_time_ps(kDefaultMaxTime);
+    s->limit_label_ = fmt::format(
+        "the default --max-time of {} (a guard against endless runs; --max-time none lifts it)",
+        kDefaultMaxTime);
+  } else if (g.max_time == "none") {
+    s->limit_ = sim::kMaxTick;
+  } else {
     auto t = config::parse_time_ps(g.max_time);
     if (!t) {
       errors.push_back({fmt::format("--max-time = {}: {}", g.max_time, t.error().message)});

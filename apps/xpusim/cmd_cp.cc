@@ -165,8 +165,8 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
       print_result(cfg, *o, r);
       int code = kExitOk;
       if (!completed) {
-        print_errors({{fmt::format("--max-time = {}: stopped before the last iteration completed",
-                                   g.max_time)}});
+        print_errors({{fmt::format("{}: stopped before the last iteration completed",
+                                   (*session)->limit_label())}});
         code = kExitSimulationFailure;
       }
       if (auto errs = (*session)->finish(); !errs.empty()) {

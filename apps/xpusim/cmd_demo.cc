@@ -68,9 +68,9 @@ void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action) {
         std::printf("  mean latency   %.1f cycles (send start to receipt)\n",
                     r.mean_latency_cycles);
         if (!r.completed) {
-          print_errors({{fmt::format(
-              "--max-time = {}: the simulation stopped at {} ps with {} of {} messages delivered",
-              g.max_time, r.end, r.messages, r.expected_messages)}});
+          print_errors(
+              {{fmt::format("{}: the simulation stopped at {} ps with {} of {} messages delivered",
+                            (*session)->limit_label(), r.end, r.messages, r.expected_messages)}});
           code = kExitSimulationFailure;
         }
       } catch (const std::exception& e) {

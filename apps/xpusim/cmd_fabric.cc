@@ -234,6 +234,7 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
     errors.push_back({rep.failure});
   } else if (!rep.completed) {
     fmt::print("result     did not finish by {}\n", config::format_time(rep.finish));
+    errors.push_back({fmt::format("{}: the traffic did not finish", (*session)->limit_label())});
   } else {
     const sim::Tick t = rep.finish - rep.start;
     fmt::print("time       {:.3f} us\n", static_cast<double>(t) / 1e6);

@@ -243,9 +243,9 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
           }
         }
         if (!r.completed) {
-          print_errors({{fmt::format(
-              "--max-time = {}: the simulation stopped at cycle {} before every CTA finished",
-              g.max_time, r.makespan_cycles)}});
+          print_errors(
+              {{fmt::format("{}: the simulation stopped at cycle {} before every CTA finished",
+                            (*session)->limit_label(), r.makespan_cycles)}});
           code = kExitSimulationFailure;
         }
       } catch (const std::exception& e) {

@@ -89,8 +89,8 @@ double expected_macs(const system::ResolvedScenario& r) {
 }
 
 // Simulates one prepared run and prints its summary; returns its failures.
-std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& p, const std::string& header,
-                            const SliceOptions& slicing, std::vector<std::string>& hang) {
+std::vector<Error> simulate(PreparedRun& p, const std::string& header, const SliceOptions& slicing,
+                            std::vector<std::string>& hang) {
   std::vector<Error> errors;
   const system::Scenario& s = p.s;
   system::Run& run = *p.run;
@@ -105,7 +105,7 @@ std::vector<Error> simulate(const GlobalOptions& g, PreparedRun& p, const std::s
     for (const std::string& line : report.results)
       std::printf("  result              %s\n", line.c_str());
     for (Error& e : report.errors) {
-      if (report.cut_short) e.message = fmt::format("--max-time = {}: {}", g.max_time, e.message);
+      if (report.cut_short) e.message = fmt::format("{}: {}", p.session->limit_label(), e.message);
       errors.push_back(std::move(e));
     }
     hang = std::move(report.hang);
@@ -306,7 +306,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
                                .label = multi ? s.name : std::string(),
                                .expected_macs = expected_macs(run.run->resolved())};
     std::vector<std::string> hang;  // the hang report, when launches never completed
-    std::vector<Error> failed = simulate(g, run, header, slicing, hang);
+    std::vector<Error> failed = simulate(run, header, slicing, hang);
     std::fflush(stdout);
     if (multi) {
       for (Error& e : failed)

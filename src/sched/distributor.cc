@@ -391,14 +391,38 @@ void WorkDistributor::cga_exit(std::uint64_t cga, std::uint32_t ctas) {
   });
 }
 
+void WorkDistributor::thin_residency() {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < residency_.size(); i += 2)
+    residency_[kept++] = residency_[i];
+  residency_.resize(kept);
+  residency_spacing_ = (residency_.back().tick - residency_.front().tick) / kept;
+}
+
+std::uint64_t WorkDistributor::busy_sm_cycles(std::uint64_t until_cycle) const {
+  const std::uint64_t from = std::min(clock_.cycle_at(busy_from_.tick), until_cycle);
+  return busy_sm_cycles_ + std::uint64_t{busy_from_.busy_sms} * (until_cycle - from);
+}
+
 void WorkDistributor::record() {
   const ResidencyPoint p{.tick = timeline_now(),
                          .busy_sms = static_cast<std::uint32_t>(busy_sms_),
                          .running_ctas = running_ctas_,
                          .running_clusters = running_clusters_};
-  if (residency_.back().tick == p.tick) {
-    residency_.back() = p;
+  busy_sm_cycles_ += std::uint64_t{busy_from_.busy_sms} *
+                     (clock_.cycle_at(p.tick) - clock_.cycle_at(busy_from_.tick));
+  busy_from_ = p;
+  ResidencyPoint& last = residency_.back();
+  if (last.tick == p.tick) {
+    last = p;
+  } else if (p.tick - last.tick < residency_spacing_) {
+    // A thinned curve: the last point stands for the spacing after it, in its latest state.
+    last = ResidencyPoint{.tick = last.tick,
+                          .busy_sms = p.busy_sms,
+                          .running_ctas = p.running_ctas,
+                          .running_clusters = p.running_clusters};
   } else {
+    if (residency_.size() == kMaxResidencyPoints) thin_residency();
     residency_.push_back(p);
   }
   const bool clustered_peak = running_clusters_ > max_clusters_;

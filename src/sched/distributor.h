@@ -126,7 +126,15 @@ class WorkDistributor : public sim::Component {
     return {.ctas = grids_[g].peak_running, .clusters = grids_[g].peak_clusters};
   }
   std::uint32_t grids() const { return static_cast<std::uint32_t>(grids_.size()); }
+  // The residency curve, for plots: at most kMaxResidencyPoints. A longer run thins it (every
+  // other point dropped, then points closer than the new spacing merged into the last), so
+  // host memory does not grow with the CTAs run; the figures below stay exact.
+  static constexpr std::size_t kMaxResidencyPoints = std::size_t{1} << 16;
   const std::vector<ResidencyPoint>& residency() const { return residency_; }
+  // SM-cycles with a CTA running, from the first residency point to `until_cycle`, exact.
+  std::uint64_t busy_sm_cycles(std::uint64_t until_cycle) const;
+  // The most CTAs running at one moment (all grids).
+  std::uint64_t max_running_ctas() const { return max_ctas_; }
   // Clusters running per GPC now, and the most seen at once (whole chip and per GPC).
   std::uint64_t max_running_clusters() const { return max_clusters_; }
   const std::vector<std::uint64_t>& max_running_clusters_per_gpc() const { return max_per_gpc_; }
@@ -206,6 +214,7 @@ class WorkDistributor : public sim::Component {
   // At a CTA exit of grid g: ends a wave, and skips waves once three agree (wave_sampler.h).
   void sample(std::uint32_t g);
   void record();
+  void thin_residency();
   void snapshot_peak();
   std::vector<std::uint32_t> budgets() const;
 
@@ -231,6 +240,9 @@ class WorkDistributor : public sim::Component {
   std::uint64_t running_ctas_ = 0, running_clusters_ = 0, busy_sms_ = 0;
   std::uint64_t max_clusters_ = 0, max_ctas_ = 0;
   std::vector<ResidencyPoint> residency_;
+  sim::Tick residency_spacing_ = 0;   // a thinned curve's least gap between points
+  ResidencyPoint busy_from_{};        // the state since the last change
+  std::uint64_t busy_sm_cycles_ = 0;  // integrated up to busy_from_.tick
   std::vector<Resident> peak_placement_;
   sim::Tick first_start_ = sim::kMaxTick, last_exit_ = 0, fill_tick_ = 0;
 

@@ -95,18 +95,10 @@ LaunchReport LaunchStudy::run(sim::Tick limit) {
   r.skipped_ctas = cwd.skipped_ctas();
   r.id_stalls = cwd.tracker().stalls();
   r.peak_placement = cwd.peak_placement();
-  // Integrate busy SMs over [0, makespan] from the residency change points.
-  double busy = 0;
-  const auto& pts = cwd.residency();
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    ResidencyPoint p = pts[i];
-    r.peak_ctas = std::max(r.peak_ctas, p.running_ctas);
-    const std::uint64_t from = std::min(cycles(p.tick), r.makespan_cycles);
-    const std::uint64_t to = i + 1 < pts.size()
-                                 ? std::min(cycles(pts[i + 1].tick), r.makespan_cycles)
-                                 : r.makespan_cycles;
-    busy += static_cast<double>(p.busy_sms) * static_cast<double>(to - std::min(to, from));
-    p.tick = from;
+  r.peak_ctas = cwd.max_running_ctas();
+  const auto busy = static_cast<double>(cwd.busy_sm_cycles(r.makespan_cycles));
+  for (ResidencyPoint p : cwd.residency()) {
+    p.tick = std::min(cycles(p.tick), r.makespan_cycles);
     r.curve.push_back(p);
   }
   const double total = static_cast<double>(r.num_sms) * static_cast<double>(r.makespan_cycles);

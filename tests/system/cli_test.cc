@@ -201,6 +201,19 @@ TEST_F(Cli, TimeLimitIsASimulationFailureThatKeepsTheStats) {
   EXPECT_GT(stats["demo.consumer"]["bytes"]["value"].get<int>(), 0);
 }
 
+// An endless grid once ran forever: without --max-time a simulation stops at 1 s simulated,
+// with its report, and says how to lift the guard.
+TEST_F(Cli, ADefaultTimeGuardEndsAnEndlessGrid) {
+  const CliRun r = run(
+      "launch --chip tiny --grid 2147483647,65535,65535 --runtime-model fixed:1099511627776");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("makespan                   1000000000 cycles"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.err,
+            "error: the default --max-time of 1s (a guard against endless runs; --max-time none "
+            "lifts it): the simulation stopped at cycle 1000000000 before every CTA finished\n");
+}
+
 TEST_F(Cli, SameSeedGivesByteIdenticalStatsAndTraces) {
   ASSERT_EQ(run("--seed 5 --stats a.json --trace ta.json demo").code, 0);
   ASSERT_EQ(run("--seed 5 --stats b.json --trace tb.json demo").code, 0);

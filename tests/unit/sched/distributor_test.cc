@@ -192,6 +192,28 @@ TEST(Distributor, ModelledClustersExitTogetherWithTheirSlowestCta) {
     EXPECT_EQ(p.running_ctas % 4, 0u) << "at cycle " << p.tick;
 }
 
+// A long run's residency curve once grew by a point per CTA start and exit: an endless grid
+// grew host memory without bound. The curve is thinned to a cap; utilization and the peak come
+// from running totals and stay exact.
+TEST(Distributor, ALongRunKeepsABoundedCurveAndExactUtilization) {
+  LaunchScenario s;
+  s.topology = small({1}, SmCapacity{.cta_slots = 1});  // one CTA per SM at a time
+  s.runtime = {.min_cycles = 100, .max_cycles = 100, .slowdown = 0};
+  const std::uint64_t ctas = 3 * WorkDistributor::kMaxResidencyPoints;
+  s.grids = {plain(ctas)};
+  const auto r = run_launch(s);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->completed);
+  EXPECT_LE(r->curve.size(), WorkDistributor::kMaxResidencyPoints);
+  EXPECT_GT(r->curve.size(), WorkDistributor::kMaxResidencyPoints / 4);
+  EXPECT_EQ(r->peak_ctas, r->num_sms);
+  // Each CTA holds its SM for exactly its 100 cycles: the busy SM-cycles, independently.
+  const std::uint64_t total = std::uint64_t{r->num_sms} * r->makespan_cycles;
+  EXPECT_EQ(r->idle_sm_cycles, total - ctas * 100);
+  for (std::size_t i = 1; i < r->curve.size(); ++i)
+    ASSERT_LE(r->curve[i - 1].tick, r->curve[i].tick);
+}
+
 TEST(Distributor, SameSeedSameResultOtherSeedOtherResult) {
   LaunchScenario s;
   s.topology = small({4, 3, 3});
