@@ -2,6 +2,7 @@
 
 #include "config/units.h"
 #include "sim/clock.h"
+#include "sim/version.h"
 
 #include <fmt/format.h>
 
@@ -130,6 +131,21 @@ Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
   return s;
 }
 
+nlohmann::json Session::stats_header() const {
+  // Everything here but "host" is the same for the same config and seed: a determinism check
+  // compares the file without its "host" object.
+  nlohmann::json header = {
+      {"xpusim", version()},      {"git", git_describe()},
+      {"command", g_.command},    {"seed", g_.seed},
+      {"sim_ticks", sim_->now()}, {"sim_seconds", static_cast<double>(sim_->now()) / 1e12},
+      {"max_time_ps", limit_}};
+  header.update(header_);
+  const double host =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return {{"header", std::move(header)},
+          {"host", {{"command_line", g_.command_line}, {"host_seconds", host}}}};
+}
+
 std::vector<Error> Session::finish() {
   std::vector<Error> errors;
   if (auto st = sim_->tracer().close(); !st.ok()) {
@@ -137,7 +153,7 @@ std::vector<Error> Session::finish() {
       errors.push_back({"--trace: " + e.message});
   }
   if (!g_.stats_path.empty()) {
-    if (auto st = sim_->stats().write_file(g_.stats_path); !st.ok()) {
+    if (auto st = sim_->stats().write_file(g_.stats_path, stats_header()); !st.ok()) {
       for (const Error& e : st.errors())
         errors.push_back({"--stats: " + e.message});
     }

@@ -4,6 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -29,8 +32,10 @@ struct GlobalOptions {
   std::vector<std::string> trace_filters;
   std::uint64_t trace_max_events = 1'000'000;
   std::uint64_t seed = 1;
-  std::string max_time;    // e.g. "10us"; empty: run to completion
-  std::string config_dir;  // empty: $XPUSIM_CONFIG_DIR, else the build's configs/
+  std::string max_time;                   // e.g. "10us"; empty: run to completion
+  std::string config_dir;                 // empty: $XPUSIM_CONFIG_DIR, else the build's configs/
+  std::vector<std::string> command_line;  // argv, for the stats file's host section
+  std::string command;                    // the subcommand path, e.g. "cp replay"
 };
 
 // For unsigned flags: CLI11 would wrap "-1" to 2^64-1, and clamp a value beyond 2^64-1,
@@ -75,15 +80,25 @@ class Session {
   sim::Tick time_limit() const { return limit_; }
   // How an error names the limit: "--max-time = 10us" or the default guard.
   const std::string& limit_label() const { return limit_label_; }
+  // What the stats file's "header" says about the run besides what every run records
+  // (version, command, seed, simulated time): the command adds its chip, scenario, mode...
+  nlohmann::json& header() { return header_; }
   // Closes the trace and writes the stats file; returns the errors met doing so.
   std::vector<Error> finish();
 
  private:
-  Session(const GlobalOptions& g) : g_(g), sim_(std::make_unique<sim::Simulation>(g.seed)) {}
+  Session(const GlobalOptions& g)
+      : g_(g),
+        sim_(std::make_unique<sim::Simulation>(g.seed)),
+        started_(std::chrono::steady_clock::now()) {}
   GlobalOptions g_;
+  nlohmann::json stats_header() const;
+
   std::unique_ptr<sim::Simulation> sim_;
   sim::Tick limit_ = sim::kMaxTick;
   std::string limit_label_;
+  nlohmann::json header_ = nlohmann::json::object();
+  std::chrono::steady_clock::time_point started_;
 };
 
 // Subcommand registration: each adds itself to the app and returns the action to run.

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "cli.h"
+#include "config/chip_schema.h"
 #include "config/chip_spec.h"
 #include "cp/replay.h"
 #include "sched/policy.h"
@@ -158,6 +159,8 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
       }
       auto session = Session::open(g);
       if (!session) return fail(session.errors());
+      (*session)->header()["chip"] = chip->name;
+      (*session)->header()["chip_config"] = config::chip_to_json(*chip);
       auto study = cp::ReplayStudy::create((*session)->sim(), cfg);
       if (!study) return fail(study.errors());
       bool completed = false;

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "cli.h"
+#include "config/chip_schema.h"
 #include "config/chip_spec.h"
 #include "system/link_demo.h"
 
@@ -48,6 +49,8 @@ void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action) {
 
       auto session = Session::open(g);
       if (!session) return fail(session.errors());
+      (*session)->header()["chip"] = chip->name;
+      (*session)->header()["chip_config"] = config::chip_to_json(*chip);
       auto demo = system::LinkDemo::create((*session)->sim(), p);
       if (!demo) return fail(demo.errors());
 

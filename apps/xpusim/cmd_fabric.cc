@@ -190,6 +190,7 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
 
   auto session = Session::open(g);
   if (!session) return fail(session.errors());
+  (*session)->header()["pod"] = spec->name;
   jo.time_limit = (*session)->time_limit();
   sim::Simulation& sim = (*session)->sim();
   fabric::FabricJob* running = nullptr;

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli.h"
+#include "config/chip_schema.h"
 #include "config/chip_spec.h"
 #include "config/units.h"
 #include "sched/explain.h"
@@ -227,6 +228,8 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       }
       auto session = Session::open(g);
       if (!session) return fail(session.errors());
+      (*session)->header()["chip"] = chip->name;
+      (*session)->header()["chip_config"] = config::chip_to_json(*chip);
       auto study = sched::LaunchStudy::create((*session)->sim(), s);
       if (!study) return fail(study.errors());
       int code = kExitOk;

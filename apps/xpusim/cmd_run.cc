@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "cli.h"
+#include "config/chip_schema.h"
 #include "config/chip_spec.h"
 #include "config/units.h"
 #include "core/warp_scheduler.h"
@@ -100,6 +101,7 @@ std::vector<Error> simulate(PreparedRun& p, const std::string& header, const Sli
     const sim::StopReason stop = run_in_slices(sim, chip, p.session->time_limit(), slicing);
     system::RunReport report = run.report(stop);
     const RunFigures figures = read_figures(chip, sim);
+    p.session->header()["sim_cycles"] = figures.cycles;  // the summary's "simulated" cycles
     print_summary(header, chip, figures);
     print_measurements(report.measurements);
     for (const std::string& line : report.results)
@@ -155,6 +157,17 @@ std::vector<Error> open_and_build(const GlobalOptions& g, const RunOpts& o,
   auto session = Session::open(gr);
   if (!session) return session.errors();
   p.session = std::move(session).value();
+  nlohmann::json& h = p.session->header();
+  h["scenario"] = s.source;
+  if (!s.name.empty()) h["run"] = s.name;
+  h["what"] = s.what();
+  h["mode"] = system::to_string(s.mode);
+  h["memory_timing"] =
+      s.memory_timing == mem::MemoryTiming::kTransactions ? "transactions" : "events";
+  h["policy"] = s.policy;
+  h["sm_scheduler"] = s.sm_scheduler;
+  h["chip"] = spec.name;
+  h["chip_config"] = config::chip_to_json(spec);
   if (auto st =
           p.run->build(p.session->sim(), spec, {.seed = g.seed, .memory_thread = o.memory_thread});
       !st) {

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   app.fallthrough();  // global flags may also follow the subcommand
 
   GlobalOptions g;
+  for (int i = 0; i < argc; ++i)
+    g.command_line.push_back(argv[i]);
   app.add_option("--stats", g.stats_path, "write every stat as JSON to this file");
   app.add_option("--trace", g.trace_path,
                  "write a Chrome/Perfetto trace (open in ui.perfetto.dev) to this file");
@@ -45,6 +47,10 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+      sub = sub->get_subcommands().front();
+      g.command += (g.command.empty() ? "" : " ") + sub->get_name();
+    }
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string msg = e.what();

@@ -686,6 +686,21 @@ ChipSpec bind_chip_fields(const FieldValues& values) {
   return spec;
 }
 
+nlohmann::json chip_to_json(const ChipSpec& spec) {
+  ChipSpec copy = spec;  // the bindings hand out mutable references
+  nlohmann::json j = nlohmann::json::object();
+  for (const ChipField& f : kChipFields) {
+    nlohmann::json* at = &j;
+    std::string_view path = f.decl.path;
+    for (auto dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.')) {
+      at = &(*at)[std::string(path.substr(0, dot))];
+      path.remove_prefix(dot + 1);
+    }
+    std::visit([&](auto ref) { (*at)[std::string(path)] = ref(copy); }, f.bind);
+  }
+  return j;
+}
+
 std::string chip_schema_markdown() {
   const std::vector<FieldDecl> fields = chip_fields();
   return schema_markdown(fields) + "\n" + chip_rules_markdown();

@@ -2,6 +2,8 @@
 // description) and its cross-field rules. load_chip_* validate with it; the docs print it.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -23,6 +25,10 @@ void check_chip_rules(const ChipSpec& spec, const FieldValues& values, Diagnosti
 
 // Markdown table of the cross-field rules (chip_rules.cc).
 std::string chip_rules_markdown();
+
+// Every key's value, nested by its dotted path, in base units (Hz, bytes, bytes/s, ps): the
+// resolved config a stats file records.
+nlohmann::json chip_to_json(const ChipSpec& spec);
 
 // Markdown reference: the key table and the cross-field rule table.
 std::string chip_schema_markdown();

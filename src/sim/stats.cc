@@ -235,8 +235,11 @@ std::string StatsRegistry::dump(int indent) const {
   return to_json().dump(indent) + "\n";
 }
 
-Status StatsRegistry::write_file(const std::filesystem::path& path) const {
-  const std::string text = dump();
+Status StatsRegistry::write_file(const std::filesystem::path& path,
+                                 const nlohmann::json& header) const {
+  nlohmann::json all = header;
+  all.update(to_json());
+  const std::string text = all.dump(2) + "\n";
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
     return Error{

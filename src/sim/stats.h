@@ -248,7 +248,10 @@ class StatsRegistry {
   // {"<owner path>": {"<stat name>": {"value": .., "unit": .., "description": ..}, ..}, ..}
   nlohmann::json to_json() const;
   std::string dump(int indent = 2) const;
-  Status write_file(const std::filesystem::path& path) const;
+  // `header`'s top-level keys (e.g. "header", "host") are merged into the object beside the
+  // owner paths.
+  Status write_file(const std::filesystem::path& path,
+                    const nlohmann::json& header = nlohmann::json::object()) const;
 
   void reset_all();
   // The tallies of every counter, average and histogram now.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,15 @@ inline std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A stats file without its "host" object (command line, host time): what a determinism check
+// compares. Also checks the file parses.
+inline std::string without_host(const std::string& stats) {
+  nlohmann::json j = nlohmann::json::parse(stats);
+  EXPECT_TRUE(j.contains("host") && j.contains("header")) << stats.substr(0, 200);
+  j.erase("host");
+  return j.dump(1);
 }
 
 inline std::vector<std::string> lines(const std::string& text) {
