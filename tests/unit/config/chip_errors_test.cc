@@ -275,6 +275,16 @@ TEST(ChipErrors, CrossFieldRulesEachFire) {
   }
 }
 
+// Found by the fuzz targets: a quoted key or value may hold a line break, and the message
+// quoted it as it was; an error is one line.
+TEST(ChipErrors, QuotedLineBreaksAreEscaped) {
+  const auto errors = errors_of(base_with("  gpcs: 2", "  gpcs: \"2\\n3\"\n  \"a\\rb\": 1"));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_THAT(errors[0], StartsWith("chip.yaml:6:9: topology.gpcs: expected an integer, got "
+                                    "\"2\\n3\""));
+  EXPECT_THAT(errors[1], StartsWith("chip.yaml:7:3: topology.a\\rb: unknown key 'a\\rb'"));
+}
+
 TEST(ChipErrors, YamlSyntaxErrorIsOneLineWithPosition) {
   Result<ChipSpec> r = load_chip_file(kData / "syntax_error.yaml");
   ASSERT_FALSE(r.ok());
