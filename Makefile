@@ -28,7 +28,7 @@ bench:
 asan:
 	$(MAKE) test PRESET=asan
 
-# libFuzzer targets (Clang 14), FUZZ_SECONDS each (default 60); see fuzz/README.md.
+# libFuzzer targets (Clang 14), FUZZ_TOTAL_SECONDS in all (default 140); see fuzz/README.md.
 fuzz:
 	scripts/run-fuzz
 

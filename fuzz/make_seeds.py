@@ -3,10 +3,18 @@
 
 cp_packet/: streams of 64-byte AQL packets in the layout of src/cp/packets.h and
 condensed.h. cp_condensed/: FuzzedDataProvider input, so any bytes do; a few fixed ones.
+The reader targets' seeds are shipped files (configs/, tests/system/data/tma/), the tensor
+maps also as JSON and as blobs; dict/NAME.dict are their libFuzzer dictionaries: the keys of
+the shipped files, the tensor maps' value names, and YAML punctuation.
 """
+import json
 import pathlib
 import random
+import re
 import struct
+import zlib
+
+import yaml
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -85,8 +93,105 @@ rng = random.Random(8)
 for n in (64, 256, 1024):
     SEEDS[f"cp_condensed/random_{n}"] = bytes(rng.randrange(256) for _ in range(n))
 
+ROOT = HERE.parent
+READER_SEEDS = {
+    "chip_config": ["configs/chips/tiny.yaml", "configs/chips/h100-sxm5.yaml",
+                    "configs/chips/h100-pcie.yaml"],
+    "scenario": ["configs/scenarios/stream-copy.yaml", "configs/scenarios/kernel-graph.yaml",
+                 "configs/scenarios/graph-workloads.yaml", "configs/scenarios/memory-timing.yaml",
+                 "configs/scenarios/gemm-h100.yaml", "configs/scenarios/ubench-l2-latency.yaml"],
+    "pod_config": ["configs/pods/ring-8.yaml", "configs/pods/mesh-4x4.yaml",
+                   "configs/pods/explicit-example.yaml", "configs/pods/slice-4x4-failed-link.yaml",
+                   "configs/pods/tpuv4-4x4x4.yaml", "configs/pods/torus-4x4-v5e.yaml"],
+    "tma_yaml": [f"tests/system/data/tma/{n}.yaml" for n in
+                 ("gemm_tile", "bad_tile", "narrow_row", "short_rows_overlap",
+                  "swizzle128_f16_8x64", "typo")],
+}
+for target, files in READER_SEEDS.items():
+    for f in files:
+        SEEDS[f"{target}/{pathlib.Path(f).name}"] = (ROOT / f).read_bytes()
+
+# Every topology key at its maximum, 10 GHz and 2^20 FMA/cycle: the peak figures overflowed
+# 64 bits (fuzz/README.md, "Findings"); now a cross-field error.
+TINY = (ROOT / "configs/chips/tiny.yaml").read_text()
+SEEDS["chip_config/peak_overflow.yaml"] = (
+    TINY.replace("  sm: 1GHz", "  sm: 10GHz")
+    .replace("  gpcs: 2\n  tpcs_per_gpc: [2, 2]\n  sms_per_tpc: 2",
+             "  gpcs: 64\n  tpcs_per_gpc: [" + ", ".join(["64"] * 64) + "]\n  sms_per_tpc: 8")
+    .replace("bf16_fma_per_cycle: 2048", "bf16_fma_per_cycle: 1048576")).encode()
+
+TMA = ROOT / "tests/system/data/tma"
+SEEDS["tma_json/conv_im2col.json"] = (TMA / "conv_im2col.json").read_bytes()
+for n in ("gemm_tile", "bad_tile", "swizzle128_f16_8x64"):
+    doc = yaml.safe_load((TMA / f"{n}.yaml").read_text())
+    SEEDS[f"tma_json/{n}.json"] = (json.dumps(doc, indent=2) + "\n").encode()
+
+
+def blob(mode, dtype, rank, addr, dims, strides, box=(), estrides=None, swizzle=0, l2=0,
+         lower=(), upper=(), cpp=0, ppc=0):
+    """A tensor-map blob in the layout of src/tma/tensor_map_blob.cc."""
+    estrides = estrides or [1] * rank
+    b = bytearray(128)
+    b[0:4] = b"XTM\x01"
+    b[4:11] = bytes([mode, dtype, rank, 0, swizzle, l2, 0])
+    struct.pack_into("<HHQ", b, 12, cpp, ppc, addr)
+    struct.pack_into(f"<{len(dims)}Q", b, 24, *dims)
+    struct.pack_into(f"<{len(strides)}Q", b, 64, *strides)
+    struct.pack_into(f"<{len(box)}H", b, 96, *box)
+    b[106:106 + rank] = bytes(estrides)
+    struct.pack_into(f"<{len(lower)}h", b, 112, *lower)
+    struct.pack_into(f"<{len(upper)}h", b, 118, *upper)
+    struct.pack_into("<I", b, 124, zlib.crc32(bytes(b[:124])))
+    return bytes(b)
+
+
+# tma_blob input: a control byte (bit 0: recompute the CRC; bit 1: pass the length as is).
+GEMM_BLOB = blob(0, 6, 2, 0x7F0000000000, [4096, 4096], [8192], box=[64, 128], swizzle=3, l2=2)
+CONV_BLOB = blob(1, 9, 4, 1 << 20, [64, 14, 14, 8], [128, 1792, 25088], swizzle=3,
+                 lower=[-1, -1], upper=[-1, -1], cpp=64, ppc=128)
+SEEDS["tma_blob/gemm_tile"] = b"\x00" + GEMM_BLOB
+SEEDS["tma_blob/conv_im2col"] = b"\x00" + CONV_BLOB
+SEEDS["tma_blob/gemm_tile_bad_crc"] = b"\x00" + GEMM_BLOB[:124] + b"\0\0\0\0"
+SEEDS["tma_blob/conv_im2col_crc_fixed_rank_5"] = b"\x01" + CONV_BLOB[:6] + b"\x05" + CONV_BLOB[7:]
+SEEDS["tma_blob/short"] = b"\x02" + GEMM_BLOB[:100]
+
+YAML_TOKENS = [": ", "\n", "- ", "[", "]", "{", "}", ", ", "#", "\"", "'", "|", ">", "&a", "*a",
+               "!!str", "---", "...", "~", "null", "true", "0x", "-1", "18446744073709551616",
+               "4294967296", "KiB", "MiB", "GiB", "TiB", "GHz", "MHz", "ns", "ps", "us", "TB/s",
+               "GB/s", "1e300", ".nan", ".inf", "<<: "]
+DICT_SOURCES = {name: files for name, files in READER_SEEDS.items()}
+DICT_SOURCES["tma_json"] = DICT_SOURCES["tma_yaml"]
+TMA_VALUES = re.findall(r'"([A-Z0-9_]+)"', (ROOT / "src/tma/tensor_map.cc").read_text())
+
+
+def dict_entry(text):
+    """One libFuzzer dictionary line, quoted; backslash, quote and non-printables escaped."""
+    out = ""
+    for c in text:
+        if c in '\\"':
+            out += "\\" + c
+        elif " " <= c <= "~":
+            out += c
+        else:
+            out += f"\\x{ord(c):02X}"
+    return f'"{out}"'
+
+
+def dictionary(files, extra):
+    words = set()
+    for f in files:
+        words.update(re.findall(r"^\s*-?\s*([A-Za-z_][A-Za-z0-9_.]*):", (ROOT / f).read_text(),
+                                re.M))
+    entries = [w + ":" for w in sorted(words)] + sorted(set(extra))
+    return "".join(f"{dict_entry(e)}\n" for e in entries).encode()
+
+
+for name, files in DICT_SOURCES.items():
+    extra = YAML_TOKENS + (TMA_VALUES + ["tiled", "im2col"] if name.startswith("tma") else [])
+    SEEDS[f"../dict/{name}.dict"] = dictionary(files, extra)
+
 for name, data in SEEDS.items():
-    path = HERE / "corpus" / name
+    path = (HERE / "corpus" / name).resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     print(f"{path.relative_to(HERE.parent)}: {len(data)} bytes")

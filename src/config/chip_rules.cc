@@ -2,6 +2,7 @@
 // the other keys it reads, the rule and its hardware reason (for messages and docs/config.md).
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -44,6 +45,23 @@ Message curve_rule(const ChipSpec& c, const std::vector<std::uint32_t>& curve) {
   }
   if (curve.size() == 9) return {};
   return fmt::format("has {} entries, not 9", curve.size());
+}
+
+// sm.tensor.*_fma_per_cycle: the peak figures (SMs x per cycle x 2 x clocks.sm, in op/s) are
+// 64-bit counts; a schema-valid chip at every maximum is about 7e20 op/s.
+constexpr std::string_view kPeakWhy = "the peak op/s figure is a 64-bit count";
+Message peak_rule(const ChipSpec& c, std::uint32_t per_cycle) {
+  if (c.num_sms() == 0) return {};  // an empty topology.tpcs_per_gpc is reported at its key
+  // Exact: x <= floor(floor(M / a) / b) iff x * a * b <= M.
+  const std::uint64_t limit =
+      std::numeric_limits<std::uint64_t>::max() / (2 * c.clocks.sm_hz) / c.num_sms();
+  if (per_cycle <= limit) return {};
+  return fmt::format(
+      "{} x {} SMs x 2 x clocks.sm = {:.3g} op/s does not fit in 64 bits (at most {} with these "
+      "SMs and clock)",
+      per_cycle, c.num_sms(),
+      static_cast<double>(per_cycle) * c.num_sms() * 2 * static_cast<double>(c.clocks.sm_hz),
+      limit);
 }
 
 constexpr std::array kChipRules{
@@ -179,6 +197,16 @@ constexpr std::array kChipRules{
                      return fmt::format("{} is not divisible by sm.tensor.cores = {}",
                                         c.sm.tensor.f32_fma_per_cycle, c.sm.tensor.cores);
                    }},
+    CrossFieldRule{"sm.tensor.bf16_fma_per_cycle",
+                   {"topology.tpcs_per_gpc", "topology.sms_per_tpc", "clocks.sm"},
+                   "SMs x `sm.tensor.bf16_fma_per_cycle` x 2 x `clocks.sm` < 2^64",
+                   kPeakWhy,
+                   [](const ChipSpec& c) { return peak_rule(c, c.sm.tensor.bf16_fma_per_cycle); }},
+    CrossFieldRule{"sm.tensor.int8_fma_per_cycle",
+                   {"topology.tpcs_per_gpc", "topology.sms_per_tpc", "clocks.sm"},
+                   "SMs x `sm.tensor.int8_fma_per_cycle` x 2 x `clocks.sm` < 2^64",
+                   kPeakWhy,
+                   [](const ChipSpec& c) { return peak_rule(c, c.sm.tensor.int8_fma_per_cycle); }},
     CrossFieldRule{"l2.line_bytes",
                    {"l2.sector_bytes", "", ""},
                    "`l2.line_bytes` a multiple of `l2.sector_bytes`",

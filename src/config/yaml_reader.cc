@@ -12,6 +12,8 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include "sim/one_line.h"
+
 #include "sim/suggest.h"
 
 namespace xpusim::config {
@@ -336,7 +338,8 @@ void Diagnostics::error(SourcePos pos, std::string_view key_path, std::string_vi
   text += ": ";
   if (!key_path.empty()) text += fmt::format("{}: ", key_path);
   text += message;
-  entries_.push_back(Entry{pos, std::move(text)});
+  // Keys and values are quoted as the user wrote them, line breaks included.
+  entries_.push_back(Entry{pos, sim::one_line(text)});
 }
 
 std::vector<Error> Diagnostics::take() {

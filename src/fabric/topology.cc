@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "config/units.h"
+#include "sim/one_line.h"
 
 namespace xpusim::fabric {
 namespace {
@@ -27,7 +28,7 @@ class Errors {
   void add(int line, std::string_view key, std::string_view message) {
     std::string text = source_;
     if (line > 0) text += fmt::format(":{}", line);
-    errors_.push_back(Error{fmt::format("{}: {}: {}", text, key, message)});
+    errors_.push_back(Error{sim::one_line(fmt::format("{}: {}: {}", text, key, message))});
   }
   bool empty() const { return errors_.empty(); }
   std::vector<Error> take() { return std::move(errors_); }

@@ -22,6 +22,7 @@
 #include "core/warp_scheduler.h"
 #include "sched/policy.h"
 #include "sim/file_read.h"
+#include "sim/one_line.h"
 #include "sim/suggest.h"
 
 namespace xpusim::system {
@@ -77,7 +78,7 @@ Error Scenario::error_at(SourcePos pos, std::string_view key, std::string_view m
   if (!text.empty()) text += ": ";
   if (!key.empty()) text += fmt::format("{}: ", key);
   text += message;
-  return Error{std::move(text)};
+  return Error{sim::one_line(text)};
 }
 
 namespace {

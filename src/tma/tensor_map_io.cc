@@ -15,6 +15,7 @@
 
 #include "config/yaml_node.h"
 #include "sim/file_read.h"
+#include "sim/one_line.h"
 #include "sim/suggest.h"
 #include "tma/tensor_map_encode.h"
 
@@ -156,7 +157,8 @@ class MapReader {
     text += ": ";
     if (!key.empty()) text += fmt::format("{}: ", key);
     text += message;
-    errors_.push_back(Entry{pos, std::move(text)});
+    // Keys and values are quoted as the user wrote them, line breaks included.
+    errors_.push_back(Entry{pos, sim::one_line(text)});
   }
 
   std::vector<Error> take_errors() {
@@ -473,7 +475,13 @@ Result<TensorMap> parse_json_text(std::string_view text, std::string_view source
     if (auto colon = msg.find(": "); colon != std::string::npos) msg = msg.substr(colon + 2);
     const std::string where =
         positions ? fmt::format("{}:{}:{}", source, line, column) : std::string(source);
-    return Error{fmt::format("{}: JSON syntax error: {}", where, msg)};
+    // The message quotes the text nlohmann stopped at.
+    return Error{sim::one_line(fmt::format("{}: JSON syntax error: {}", where, msg))};
+  } catch (const nlohmann::json::exception& e) {
+    // Valid syntax nlohmann cannot hold, e.g. a number beyond a double ("1e400"): no position.
+    std::string msg = e.what();
+    if (auto bracket = msg.find("] "); bracket != std::string::npos) msg = msg.substr(bracket + 2);
+    return Error{sim::one_line(fmt::format("{}: JSON error: {}", source, msg))};
   }
   // JSON is YAML's flow style; YAML forbids tabs as indentation, JSON strings cannot hold a
   // raw tab, so every tab is plain whitespace and may become a space (columns unchanged).

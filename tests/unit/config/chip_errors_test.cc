@@ -275,6 +275,45 @@ TEST(ChipErrors, CrossFieldRulesEachFire) {
   }
 }
 
+// Found by fuzz/chip_config_fuzz: every key at its schema maximum gave a peak BF16 figure of
+// 6.9e20 flop/s, which wrapped around 64 bits in ChipSpec::peak_bf16_dense_flops().
+TEST(ChipErrors, PeakFiguresMustFitIn64Bits) {
+  std::string big = base_with("  sm: 1GHz", "  sm: 10GHz");
+  const std::string tpcs = "  tpcs_per_gpc: [4, 4]\n";
+  std::string list;
+  for (int i = 0; i < 64; ++i)
+    list += i == 0 ? "64" : ", 64";
+  big.replace(big.find(tpcs), tpcs.size(), "  tpcs_per_gpc: [" + list + "]\n  sms_per_tpc: 8\n");
+  big.replace(big.find("  gpcs: 2"), 9, "  gpcs: 64");
+  const auto with_bf16 = [&](std::string_view v) {
+    std::string text = big;
+    const std::string line = "    bf16_fma_per_cycle: 2048";
+    text.replace(text.find(line), line.size(), "    bf16_fma_per_cycle: " + std::string(v));
+    return text;
+  };
+  // 32768 SMs x 2 x 10 GHz: at most (2^64 - 1) / 2e10 / 32768 = 28147 FMA per SM per cycle.
+  const auto errors = errors_of(with_bf16("1048576"));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0],
+              StartsWith("chip.yaml:20:5: sm.tensor.bf16_fma_per_cycle: 1048576 x 32768 SMs x 2 "
+                         "x clocks.sm = 6.87e+20 op/s does not fit in 64 bits (at most 28147 "
+                         "with these SMs and clock)"));
+  Result<ChipSpec> largest = load_chip_string(with_bf16("28144"), "chip.yaml");
+  ASSERT_TRUE(largest.ok()) << largest.error().message;
+  EXPECT_EQ(largest->num_sms(), 32768u);
+  EXPECT_EQ(largest->peak_bf16_dense_flops(), 28144ull * 32768 * 2 * 10'000'000'000ull);
+}
+
+// Found by the fuzz targets: a quoted key or value may hold a line break, and the message
+// quoted it as it was; an error is one line.
+TEST(ChipErrors, QuotedLineBreaksAreEscaped) {
+  const auto errors = errors_of(base_with("  gpcs: 2", "  gpcs: \"2\\n3\"\n  \"a\\rb\": 1"));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_THAT(errors[0], StartsWith("chip.yaml:6:9: topology.gpcs: expected an integer, got "
+                                    "\"2\\n3\""));
+  EXPECT_THAT(errors[1], StartsWith("chip.yaml:7:3: topology.a\\rb: unknown key 'a\\rb'"));
+}
+
 TEST(ChipErrors, YamlSyntaxErrorIsOneLineWithPosition) {
   Result<ChipSpec> r = load_chip_file(kData / "syntax_error.yaml");
   ASSERT_FALSE(r.ok());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -488,6 +489,24 @@ TEST(TensorMapText, JsonErrorsHavePositionsToo) {
   j["boxDim"] = {64, 16, 0};
   EXPECT_EQ(messages(from_json(j)),
             std::vector<std::string>{"<json>: boxDim[2] = 0: must be in [1, 256] (nearest: 1)"});
+}
+
+// Found by fuzz/tma_json_fuzz: a number beyond a double is valid JSON syntax that nlohmann
+// refuses with out_of_range, not parse_error; it escaped the reader and terminated the program.
+TEST(TensorMapText, JsonNumberBeyondADoubleIsAnError) {
+  EXPECT_EQ(messages(parse_tensor_map_json("{\"rank\": 1e400}", "n.json")),
+            std::vector<std::string>{"n.json: JSON error: number overflow parsing '1e400'"});
+}
+
+// Found by fuzz/tma_yaml_fuzz and tma_json_fuzz: messages quoted the user's text, line breaks
+// included (a JSON "\n" escape, a YAML parser's "unknown escape character"); one line each.
+TEST(TensorMapText, QuotedLineBreaksAreEscaped) {
+  const auto j = messages(parse_tensor_map_json("{\"rank\": \"1\\n2\"}", "q.json"));
+  const std::string rank = "q.json:1:10: rank: expected an integer, got \"1\\n2\"";
+  EXPECT_NE(std::find(j.begin(), j.end(), rank), j.end());
+  EXPECT_EQ(messages(parse_tensor_map_yaml("rank: \"\\\r\"\n", "q.yaml")),
+            std::vector<std::string>{"q.yaml:1:10: YAML syntax error: unknown escape character: "
+                                     "\\r"});
 }
 
 TEST(TensorMapText, LoadsFilesByExtension) {

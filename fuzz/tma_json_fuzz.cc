@@ -1,0 +1,19 @@
+// libFuzzer target: text -> the tensor-map JSON reader (tma::parse_tensor_map_json).
+//
+// The reader returns a map or errors (nlohmann's syntax errors included), each one line
+// starting with the source name; a map it accepts reads back equal from every writer
+// (tensor_map_check.h).
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz_check.h"
+#include "tensor_map_check.h"
+#include "tma/tensor_map_io.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace xpusim;
+  const auto map = tma::parse_tensor_map_json(fuzz::as_text(data, size), "fuzz.json");
+  fuzz::check_reader_errors(map, "fuzz.json:");
+  if (map) fuzz::check_tensor_map_round_trips(*map);
+  return 0;
+}
