@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,39 @@ Result<std::vector<Row>> workload_rows(const GlobalOptions&) {
   return rows;
 }
 
+// The files of configs/SUB/ with one of `exts`, by stem, sorted; each described by the first
+// sentence of its header comment (YAML) or its "description" key (JSON tensor maps have none:
+// the file name says it).
+Result<std::vector<Row>> file_rows(const GlobalOptions& g, const std::string& sub,
+                                   std::vector<std::string> exts) {
+  const std::filesystem::path dir = config_dir(g) / sub;
+  std::error_code ec;
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (std::find(exts.begin(), exts.end(), e.path().extension().string()) != exts.end()) {
+      files.push_back(e.path());
+    }
+  }
+  if (files.empty()) return Error{fmt::format("no files in {}", dir.string())};
+  std::sort(files.begin(), files.end());
+  std::vector<Row> rows;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::string comment;
+    for (std::string line; std::getline(in, line) && line.rfind('#', 0) == 0;) {
+      const auto text = line.find_first_not_of("# ");
+      if (text == std::string::npos) break;  // a bare '#' ends the first paragraph
+      comment += (comment.empty() ? "" : " ") + line.substr(text);
+    }
+    // The first sentence: up to ". " or the end of the comment block.
+    if (const auto stop = comment.find(". "); stop != std::string::npos) comment.resize(stop);
+    if (!comment.empty() && comment.back() == '.') comment.pop_back();
+    if (comment.size() > 100) comment = comment.substr(0, 97) + "...";
+    rows.push_back({f.filename().string(), comment});
+  }
+  return rows;
+}
+
 ListKinds list_kinds() {
   ListKinds k("kind", "kinds");
   // Listed in the order added (every order is 0).
@@ -130,6 +165,14 @@ ListKinds list_kinds() {
   add("topologies", "pod shapes (a pod file's shape)",
       [](const GlobalOptions&) -> Result<std::vector<Row>> {
         return rows_of(fabric::topologies());
+      });
+  add("pods", "pod configs in configs/pods/ (fabric --pod)",
+      [](const GlobalOptions& g) { return file_rows(g, "pods", {".yaml"}); });
+  add("scenarios", "scenario files in configs/scenarios/ (xpusim run)",
+      [](const GlobalOptions& g) { return file_rows(g, "scenarios", {".yaml"}); });
+  add("tensor-maps", "example tensor maps in configs/examples/ (xpusim tma lint/copy/layout)",
+      [](const GlobalOptions& g) {
+        return file_rows(g, "examples", {".yaml", ".yml", ".json"});
       });
   add("kernels", "kernels a scenario can launch", kernel_rows);
   add("workloads", "workloads a scenario can run", workload_rows);

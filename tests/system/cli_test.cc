@@ -127,12 +127,35 @@ TEST_F(Cli, ListTopologiesKernelsAndWorkloads) {
     EXPECT_NE(l.find("  "), std::string::npos) << l;  // every workload has a description
 }
 
+// The shipped files a user can name: each row is a file under configs/ and its first sentence.
+TEST_F(Cli, ListPodsScenariosAndTensorMaps) {
+  for (const auto& [kind, first] :
+       std::vector<std::pair<std::string, std::string>>{{"pods", "explicit-example.yaml"},
+                                                        {"scenarios", "conv-tma.yaml"},
+                                                        {"tensor-maps", "tma-conv-im2col.json"}}) {
+    const CliRun r = run("list " + kind);
+    EXPECT_EQ(r.code, 0) << r.err;
+    const auto ls = lines(r.out);
+    ASSERT_FALSE(ls.empty()) << kind;
+    EXPECT_EQ(ls[0].rfind(first, 0), 0u) << ls[0];
+  }
+  const auto scenarios = lines(run("list scenarios").out);
+  EXPECT_TRUE(std::any_of(scenarios.begin(), scenarios.end(), [](const std::string& l) {
+    return l.rfind("gemm-h100.yaml ", 0) == 0 &&
+           l.find("The default scenario (`make run`)") != std::string::npos;
+  }));
+  // The README's example map ships and lints clean.
+  const CliRun lint =
+      run(fmt::format("tma lint '{}/examples/tma-gemm-tile.yaml'", XPUSIM_CONFIG_DIR));
+  EXPECT_EQ(lint.code, 0) << lint.err;
+}
+
 TEST_F(Cli, ListUnknownKindIsOneLineWithTheKinds) {
   const CliRun r = run("list polices");
   expect_bad_input(r, "kind 'polices' is unknown (did you mean 'policies'?)");
   EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
-  EXPECT_NE(r.err.find("chips, policies, schedulers, fabric-policies, topologies, kernels, "
-                       "workloads"),
+  EXPECT_NE(r.err.find("chips, policies, schedulers, fabric-policies, topologies, pods, "
+                       "scenarios, tensor-maps, kernels, workloads"),
             std::string::npos)
       << r.err;
 }
@@ -205,11 +228,10 @@ TEST_F(Cli, TimeLimitIsASimulationFailureThatKeepsTheStats) {
 // An endless grid once ran forever: without --max-time a simulation stops at 1 s simulated,
 // with its report, and says how to lift the guard.
 TEST_F(Cli, ADefaultTimeGuardEndsAnEndlessGrid) {
-  const CliRun r = run(
-      "launch --chip tiny --grid 2147483647,65535,65535 --runtime-model fixed:1099511627776");
+  const CliRun r =
+      run("launch --chip tiny --grid 2147483647,65535,65535 --runtime-model fixed:1099511627776");
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("makespan                   1000000000 cycles"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("makespan                   1000000000 cycles"), std::string::npos) << r.out;
   EXPECT_EQ(r.err,
             "error: the default --max-time of 1s (a guard against endless runs; --max-time none "
             "lifts it): the simulation stopped at cycle 1000000000 before every CTA finished\n");
