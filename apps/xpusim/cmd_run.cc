@@ -288,8 +288,9 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   // chip at a time. The run builds it again when its turn comes.
   for (auto& p : prepared) {
     if (auto e = open_and_build(g, o, *spec, *p); !e.empty()) add_errors(errors, e);
-    p->session.reset();
+    // The chip first: it refers to the session's simulation (its stats registry).
     p->run = std::move(system::Run::resolve(p->s, workloads::register_all)).value();
+    p->session.reset();
   }
   if (!errors.empty()) return fail(errors);
 
