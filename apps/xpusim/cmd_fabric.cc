@@ -17,6 +17,7 @@
 #include "fabric/svg.h"
 #include "fabric/topology.h"
 #include "run_summary.h"
+#include "system/host_memory.h"
 
 namespace xpusim::cli {
 namespace {
@@ -181,10 +182,8 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
   jo.keep_series = !g.stats_path.empty();
   jo.stats_json = !g.stats_path.empty() || !o.svg.empty();
   // Refuse what this host cannot hold before building it, not with bad_alloc hours in.
-  const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) {
-    jo.host_memory_limit =
-        static_cast<std::uint64_t>(pages) / 4 * 3 * static_cast<std::uint64_t>(page);
+  if (const std::uint64_t host = system::physical_memory_bytes(); host > 0) {
+    jo.host_memory_limit = host / 4 * 3;
     jo.host_memory_limit_text = "3/4 of this host's memory";
   }
 

@@ -29,8 +29,9 @@ int main(int argc, char** argv) {
       ->check(non_negative())
       ->capture_default_str();
   app.add_option("--max-time", g.max_time,
-                 "stop simulating at this simulated time (e.g. 10us); unfinished work is a "
-                 "simulation failure (exit 1), stats are still written");
+                 "stop simulating at this simulated time (e.g. 10us; default 1s, a guard "
+                 "against endless runs; none: no limit); unfinished work is a simulation "
+                 "failure (exit 1), stats are still written");
   app.add_option("--config-dir", g.config_dir,
                  "directory holding chips/*.yaml (default: $XPUSIM_CONFIG_DIR or the source tree)");
 

@@ -370,8 +370,7 @@ NetworkSummary Network::summary(sim::Tick elapsed) const {
     const std::uint32_t chip = q / (P_ * V_), mq = q % (P_ * V_);
     if (!topo_.port(chip, mq / V_).used) continue;
     const QueueStats& s = inq_[q].stats;
-    const double integral = s.used_integral + static_cast<double>(mem_[chip].used(mq)) *
-                                                  static_cast<double>(now - inq_[q].last);
+    const double integral = queue_integral(q, now);
     qsum += integral / span;
     r.queue_max_bytes = std::max(r.queue_max_bytes, static_cast<double>(s.max_used));
     ++queues;
@@ -396,6 +395,12 @@ std::uint64_t Network::host_bytes(const Topology& topo) {
   std::uint64_t total = n * per_chip;
   if (!topo.is_grid()) total += n * n;  // the next-hop table
   return total;
+}
+
+double Network::queue_integral(std::uint32_t q, sim::Tick now) const {
+  const std::uint32_t chip = q / (P_ * V_), mq = q % (P_ * V_);
+  return inq_[q].stats.used_integral +
+         static_cast<double>(mem_[chip].used(mq)) * static_cast<double>(now - inq_[q].last);
 }
 
 nlohmann::json Network::stats_json(sim::Tick elapsed) const {
@@ -425,8 +430,7 @@ nlohmann::json Network::stats_json(sim::Tick elapsed) const {
     const std::uint32_t chip = q / (P_ * V_), mq = q % (P_ * V_);
     if (!topo_.port(chip, mq / V_).used) continue;
     const QueueStats& s = inq_[q].stats;
-    const double integral = s.used_integral + static_cast<double>(mem_[chip].used(mq)) *
-                                                  static_cast<double>(now - inq_[q].last);
+    const double integral = queue_integral(q, now);
     const QueueRange r = mem_[chip].range(mq);
     queues.push_back({{"chip", chip},
                       {"port", mq / V_},

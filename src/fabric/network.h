@@ -142,6 +142,8 @@ class Network {
   // the interval the utilization and mean occupancy are over.
   nlohmann::json stats_json(sim::Tick elapsed) const;
   NetworkSummary summary(sim::Tick elapsed) const;
+  // Queue q's byte-picoseconds of use up to `now` (for its time-weighted mean).
+  double queue_integral(std::uint32_t q, sim::Tick now) const;
   // Host memory of a network on `topo`, before building it (FabricJob's memory check).
   static std::uint64_t host_bytes(const Topology& topo);
 

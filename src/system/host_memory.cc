@@ -26,21 +26,26 @@ std::vector<HostMemoryItem> host_memory_items(const config::ChipSpec& spec) {
   std::vector<HostMemoryItem> items;
   if (spec.l2.line_bytes > 0) {
     const std::uint64_t lines = spec.l2.size_bytes / spec.l2.line_bytes;
-    items.push_back(
-        {"l2.size", "the L2's tags", lines * (kTagBytesPerLine + kL2InFlightBytesPerLine)});
+    items.push_back({"l2.size", spec.l2.size_bytes, "the L2's tags",
+                     lines * (kTagBytesPerLine + kL2InFlightBytesPerLine)});
     const std::uint64_t l1 = spec.sm.l1_shared_bytes > spec.sm.shared_memory_bytes
                                  ? spec.sm.l1_shared_bytes - spec.sm.shared_memory_bytes
                                  : 0;
-    items.push_back({"sm.l1_shared_bytes", "the SMs' L1 tags",
+    items.push_back({"sm.l1_shared_bytes", spec.sm.l1_shared_bytes, "the SMs' L1 tags",
                      l1 / spec.l2.line_bytes * kTagBytesPerLine * spec.num_sms()});
   }
   return items;
 }
 
-std::uint64_t default_host_memory_limit() {
+std::uint64_t physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return std::uint64_t{8} << 30;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2;
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+std::uint64_t default_host_memory_limit() {
+  const std::uint64_t host = physical_memory_bytes();
+  return host == 0 ? std::uint64_t{8} << 30 : host / 2;
 }
 
 Status check_host_memory(const config::ChipSpec& spec, std::uint64_t limit) {
@@ -53,12 +58,10 @@ Status check_host_memory(const config::ChipSpec& spec, std::uint64_t limit) {
   if (total <= limit || items.empty()) return Ok{};
   const auto largest = std::max_element(
       items.begin(), items.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
-  const std::uint64_t value =
-      largest->key == "l2.size" ? spec.l2.size_bytes : spec.sm.l1_shared_bytes;
   return Error{fmt::format(
       "{} = {}: {} need {} of host memory ({} for the chip's caches), more than the {} limit{}",
-      largest->key, config::format_size(value), largest->what, gib(largest->bytes), gib(total),
-      gib(limit), by_default ? " (half this host's physical memory)" : "")};
+      largest->key, config::format_size(largest->value), largest->what, gib(largest->bytes),
+      gib(total), gib(limit), by_default ? " (half this host's physical memory)" : "")};
 }
 
 }  // namespace xpusim::system

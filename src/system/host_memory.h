@@ -13,7 +13,8 @@
 namespace xpusim::system {
 
 struct HostMemoryItem {
-  std::string key;  // the chip-config key that sizes it
+  std::string key;          // the chip-config key that sizes it
+  std::uint64_t value = 0;  // the key's value
   std::string what;
   std::uint64_t bytes = 0;
 };
@@ -22,6 +23,8 @@ struct HostMemoryItem {
 // L1 tags. The rest of a chip is a few tens of MB whatever its config.
 std::vector<HostMemoryItem> host_memory_items(const config::ChipSpec& spec);
 
+// The host's physical memory in bytes (0 when the system does not say).
+std::uint64_t physical_memory_bytes();
 // Half the host's physical memory: room for the global memory's touched pages and the rest.
 std::uint64_t default_host_memory_limit();
 

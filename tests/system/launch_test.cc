@@ -57,10 +57,8 @@ TEST_F(LaunchCli, SameSeedGivesByteIdenticalStats) {
   ASSERT_EQ(run("--seed 5 --stats a.json " + args).code, 0);
   ASSERT_EQ(run("--seed 5 --stats b.json " + args).code, 0);
   ASSERT_EQ(run("--seed 6 --stats c.json " + args).code, 0);
-  EXPECT_EQ(xpusim::test::without_host(file("a.json")),
-            xpusim::test::without_host(file("b.json")));
-  EXPECT_NE(xpusim::test::without_host(file("a.json")),
-            xpusim::test::without_host(file("c.json")));
+  EXPECT_EQ(xpusim::test::without_host(file("a.json")), xpusim::test::without_host(file("b.json")));
+  EXPECT_NE(xpusim::test::without_host(file("a.json")), xpusim::test::without_host(file("c.json")));
   EXPECT_NE(file("a.json").find("\"chip0.cwd\""), std::string::npos);
   EXPECT_NE(file("a.json").find("\"decision_cycles\""), std::string::npos);
 }
