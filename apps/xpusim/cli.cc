@@ -142,8 +142,10 @@ nlohmann::json Session::stats_header() const {
   header.update(header_);
   const double host =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  return {{"header", std::move(header)},
-          {"host", {{"command_line", g_.command_line}, {"host_seconds", host}}}};
+  nlohmann::json top = {{"header", std::move(header)},
+                        {"host", {{"command_line", g_.command_line}, {"host_seconds", host}}}};
+  if (!figures_.is_null()) top["figures"] = figures_;
+  return top;
 }
 
 std::vector<Error> Session::finish() {

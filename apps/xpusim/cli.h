@@ -83,6 +83,9 @@ class Session {
   // What the stats file's "header" says about the run besides what every run records
   // (version, command, seed, simulated time): the command adds its chip, scenario, mode...
   nlohmann::json& header() { return header_; }
+  // The run's headline figures, computed once (run_summary.h figures_json); the stats file's
+  // "figures" when set.
+  nlohmann::json& figures() { return figures_; }
   // Closes the trace and writes the stats file; returns the errors met doing so.
   std::vector<Error> finish();
 
@@ -98,6 +101,7 @@ class Session {
   sim::Tick limit_ = sim::kMaxTick;
   std::string limit_label_;
   nlohmann::json header_ = nlohmann::json::object();
+  nlohmann::json figures_;
   std::chrono::steady_clock::time_point started_;
 };
 

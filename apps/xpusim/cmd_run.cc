@@ -102,7 +102,11 @@ std::vector<Error> simulate(PreparedRun& p, const std::string& header, const Sli
     system::RunReport report = run.report(stop);
     const RunFigures figures = read_figures(chip, sim);
     p.session->header()["sim_cycles"] = figures.cycles;  // the summary's "simulated" cycles
-    print_summary(header, chip, figures);
+    const auto type = run.resolved().params.find("type");
+    const bool int8 = s.is_workload() && type != run.resolved().params.end() && type->second == 1;
+    const Headline headline = make_headline(chip, figures, report.measurements, int8);
+    p.session->figures() = figures_json(headline, figures);
+    print_summary(header, chip, figures, headline);
     print_measurements(report.measurements);
     for (const std::string& line : report.results)
       std::printf("  result              %s\n", line.c_str());
@@ -111,11 +115,7 @@ std::vector<Error> simulate(PreparedRun& p, const std::string& header, const Sli
       errors.push_back(std::move(e));
     }
     hang = std::move(report.hang);
-    if (report.completed && figures.used_tensor_unit()) {
-      const auto type = run.resolved().params.find("type");
-      const bool int8 = s.is_workload() && type != run.resolved().params.end() && type->second == 1;
-      print_headline(chip, figures, report.measurements, int8);
-    }
+    if (report.completed && figures.used_tensor_unit()) print_headline(headline);
     if (p.outputs_from_file && (!s.stats_path.empty() || !s.trace_path.empty())) {
       std::string outputs;
       if (!s.stats_path.empty()) outputs = fmt::format("stats {}", s.stats_path);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "config/chip_spec.h"
+#include "sim/result.h"
 
 namespace xpusim::cli {
 namespace {
@@ -176,7 +177,8 @@ RunFigures read_figures(system::Chip& chip, sim::Simulation& sim) {
   return f;
 }
 
-void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f) {
+void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f,
+                   const Headline& h) {
   std::printf("%s\n", header.c_str());
   std::printf("  simulated           %llu cycles, %.3f us\n", ull(f.cycles), f.seconds * 1e6);
   const sched::WorkDistributor& cwd = chip.distributor();
@@ -226,11 +228,11 @@ void print_summary(const std::string& header, system::Chip& chip, const RunFigur
         percent(f.stores[1], f.stores[0]).c_str(), f.stores[0], f.stores[2]);
   }
   if (f.tensor[0] > 0) {
-    const double units = static_cast<double>(f.cycles) * f.used_sms * chip.spec().sm.tensor.cores;
+    // Busy is the headline's figure: one value wherever it is printed.
     std::printf(
-        "  tensor unit         %.0f mm (%.0f math issues), %.0f MACs; busy %s of %.0f unit "
-        "cycles, lane utilization %s, token stalls %.0f cycles\n",
-        f.tensor[0], f.tensor[1], f.tensor[2], percent(f.tensor[4], units).c_str(), units,
+        "  tensor unit         %.0f mm (%.0f math issues), %.0f MACs; busy %s; lane utilization "
+        "%s, token stalls %.0f cycles\n",
+        f.tensor[0], f.tensor[1], f.tensor[2], h.figure("tensor unit busy").line.c_str(),
         percent(f.tensor[3], f.tensor[0] * 32).c_str(), f.tensor[5]);
   }
   if (f.used_tma()) {
@@ -280,54 +282,138 @@ void print_measurements(const std::vector<system::Measurement>& ms) {
   }
 }
 
-void print_headline(system::Chip& chip, const RunFigures& f,
-                    const std::vector<system::Measurement>& ms, bool int8) {
+namespace {
+
+const system::Measurement* measured(const std::vector<system::Measurement>& ms,
+                                    std::string_view name, std::string_view unit) {
+  for (const system::Measurement& m : ms) {
+    if (m.name == name && m.unit == unit) return &m;
+  }
+  return nullptr;
+}
+
+double share(double part, double whole) {
+  return whole > 0 ? 100 * part / whole : 0.0;
+}
+
+}  // namespace
+
+Headline make_headline(const system::Chip& chip, const RunFigures& f,
+                       const std::vector<system::Measurement>& ms, bool int8) {
   const config::ChipSpec& spec = chip.spec();
-  const char* what = int8 ? "OP" : "FLOP";
-  double work = 2 * f.tensor[2];
+  Headline h;
+  h.seconds = f.seconds;
+  h.work_unit = int8 ? "OP" : "FLOP";
+  h.work = 2 * f.tensor[2];
   std::string source = "2 x mm.macs";
   for (const system::Measurement& m : ms) {
-    if (m.unit == what) {
-      work = m.measured;
+    if (m.unit == h.work_unit) {
+      h.work = m.measured;
       source = fmt::format("the workload's {}", m.name);
     }
   }
-  const double rate = f.seconds > 0 ? work / f.seconds / 1e12 : 0.0;
-  const std::uint32_t fma =
-      int8 ? spec.sm.tensor.int8_fma_per_cycle : spec.sm.tensor.bf16_fma_per_cycle;
-  const double peak =
-      static_cast<double>(int8 ? spec.peak_int8_dense_ops() : spec.peak_bf16_dense_flops()) / 1e12;
   const char* unit = int8 ? "TOPS" : "TFLOP/s";
   const char* type = int8 ? "int8" : "bf16";
-  std::printf("\n  headline\n");
-  std::printf("  time                %.3f us (%llu cycles)\n", f.seconds * 1e6, ull(f.cycles));
-  std::printf(
-      "  throughput          %.1f %s = %s of the dense %s peak %.1f %s (%u SMs x %u %s "
-      "FMA/cycle x 2 x %.3f GHz); %.4g %s from %s\n",
-      rate, unit, percent(rate, peak).c_str(), type, peak, unit, f.sms, fma, type,
-      static_cast<double>(spec.clocks.sm_hz) / 1e9, work, what, source.c_str());
+  h.peak = static_cast<double>(int8 ? spec.peak_int8_dense_ops() : spec.peak_bf16_dense_flops());
+  h.throughput = f.seconds > 0 ? h.work / f.seconds : 0.0;
+  std::string throughput_from = fmt::format("{:.4g} {} from {}", h.work, h.work_unit, source);
+  if (const system::Measurement* m = measured(ms, unit, unit)) {
+    h.throughput = m->measured * 1e12;
+    throughput_from = fmt::format("the workload's {}: {}", m->name, m->note);
+  }
+  const auto add = [&](std::string name, double value, std::string u, std::string line) {
+    h.figures.push_back(
+        {.name = std::move(name), .value = value, .unit = std::move(u), .line = std::move(line)});
+  };
+  add("time", f.seconds * 1e6, "us",
+      fmt::format("{:.3f} us ({} cycles)", f.seconds * 1e6, ull(f.cycles)));
+  if (h.work > 0) {
+    const std::uint32_t fma =
+        int8 ? spec.sm.tensor.int8_fma_per_cycle : spec.sm.tensor.bf16_fma_per_cycle;
+    const double rate = h.throughput / 1e12, peak = h.peak / 1e12;
+    add("throughput", rate, unit,
+        fmt::format("{:.1f} {} = {:.1f}% of the dense {} peak {:.1f} {} ({} SMs x {} {} FMA/cycle "
+                    "x 2 x {:.3f} GHz); {}",
+                    rate, unit, share(rate, peak), type, peak, unit, f.sms, fma, type,
+                    static_cast<double>(spec.clocks.sm_hz) / 1e9, throughput_from));
+    add("dense peak share", share(rate, peak), "%",
+        fmt::format("{:.1f}% of the dense {} peak", share(rate, peak), type));
+  }
   const double slots = static_cast<double>(f.cycles) * f.sms * f.sub_partitions;
-  std::printf("  SM issue            %s of %u SMs x %u sub-partitions\n",
-              percent(static_cast<double>(f.instructions), slots).c_str(), f.sms, f.sub_partitions);
-  const double units = static_cast<double>(f.cycles) * f.sms * spec.sm.tensor.cores;
-  std::printf("  tensor unit busy    %s of %u SMs x %u tensor cores\n",
-              percent(f.tensor[4], units).c_str(), f.sms, spec.sm.tensor.cores);
+  const double issue = share(static_cast<double>(f.instructions), slots);
+  add("SM issue", issue, "%",
+      fmt::format("{:.1f}% of {} SMs x {} sub-partitions", issue, f.sms, f.sub_partitions));
+  if (const system::Measurement* m = measured(ms, "tensor-unit busy", "%")) {
+    add("tensor unit busy", m->measured, "%",
+        fmt::format("{:.1f}% (the workload's: {})", m->measured, m->note));
+  } else {
+    const double units = static_cast<double>(f.cycles) * f.sms * spec.sm.tensor.cores;
+    const double busy = share(f.tensor[4], units);
+    add("tensor unit busy", busy, "%",
+        fmt::format("{:.1f}% of {} SMs x {} tensor cores", busy, f.sms, spec.sm.tensor.cores));
+  }
   if (f.used_tma()) {
-    const double sm_cycles = static_cast<double>(f.cycles) * f.sms;
-    std::printf("  TMA busy            %s of %u SMs; %s read, %s written\n",
-                percent((*f.tma)[0], sm_cycles).c_str(), f.sms, bytes((*f.tma)[2]).c_str(),
-                bytes((*f.tma)[3]).c_str());
+    const double busy = share((*f.tma)[0], static_cast<double>(f.cycles) * f.sms);
+    add("TMA busy", busy, "%",
+        fmt::format("{:.1f}% of {} SMs; {} read, {} written", busy, f.sms, bytes((*f.tma)[2]),
+                    bytes((*f.tma)[3])));
   }
   // The merged share too: the two memory timings split the reads that need no HBM read of
   // their own differently between hits and merged misses (docs/memory-hierarchy.md).
-  std::printf("  L2 hit rate         %s (+ %s merged into misses in flight)\n",
-              percent(f.l2_hits, f.l2_reads).c_str(), percent(f.l2_merged, f.l2_reads).c_str());
-  std::printf("  HBM                 %.1f GB/s (read %.1f, write %.1f) = %s of %.1f GB/s\n",
-              f.gbps(f.hbm_read + f.hbm_write), f.gbps(f.hbm_read), f.gbps(f.hbm_write),
-              percent(f.gbps(f.hbm_read + f.hbm_write),
-                      static_cast<double>(spec.hbm_bandwidth_bytes_per_s()) / 1e9)
-                  .c_str(),
-              static_cast<double>(spec.hbm_bandwidth_bytes_per_s()) / 1e9);
+  const double merged = share(f.l2_merged, f.l2_reads);
+  const system::Measurement* l2 = measured(ms, "L2 hit rate", "%");
+  const double hit = l2 != nullptr ? l2->measured : share(f.l2_hits, f.l2_reads);
+  add("L2 hit rate", hit, "%",
+      f.l2_reads > 0 ? fmt::format("{:.1f}% (+ {:.1f}% merged into misses in flight)", hit, merged)
+                     : std::string("n/a (no L2 reads)"));
+  h.hbm_bytes = f.hbm_read + f.hbm_write;
+  h.hbm_peak = static_cast<double>(spec.hbm_bandwidth_bytes_per_s());
+  const double gbps = f.gbps(h.hbm_bytes), peak_gbps = h.hbm_peak / 1e9;
+  add("HBM", gbps, "GB/s",
+      fmt::format("{:.1f} GB/s (read {:.1f}, write {:.1f}) = {:.1f}% of {:.1f} GB/s", gbps,
+                  f.gbps(f.hbm_read), f.gbps(f.hbm_write), share(gbps, peak_gbps), peak_gbps));
+  return h;
+}
+
+const Figure& Headline::figure(std::string_view name) const {
+  for (const Figure& fig : figures) {
+    if (fig.name == name) return fig;
+  }
+  XPUSIM_CHECK(false, "the headline has no such figure");
+  return figures.front();
+}
+
+void print_headline(const Headline& h) {
+  std::printf("\n  headline\n");
+  for (const Figure& fig : h.figures) {
+    if (fig.name == "dense peak share") continue;  // the throughput line says it
+    std::printf("  %-20s%s\n", fig.name.c_str(), fig.line.c_str());
+  }
+}
+
+nlohmann::json figures_json(const Headline& h, const RunFigures& f) {
+  nlohmann::json figures = nlohmann::json::array();
+  for (const Figure& fig : h.figures)
+    figures.push_back(
+        {{"name", fig.name}, {"value", fig.value}, {"unit", fig.unit}, {"text", fig.line}});
+  nlohmann::json j;
+  j["headline"] = std::move(figures);
+  j["stall_cycles"] = {{"issue", f.stall[0]},
+                       {"dependency", f.stall[1]},
+                       {"memory", f.stall[2]},
+                       {"barrier", f.stall[3]}};
+  j["roofline"] = {{"work", h.work},
+                   {"work_unit", h.work_unit},
+                   {"work_per_s", h.throughput},
+                   {"peak_work_per_s", h.peak},
+                   {"hbm_bytes", h.hbm_bytes},
+                   {"peak_hbm_bytes_per_s", h.hbm_peak},
+                   {"seconds", h.seconds}};
+  j["sms"] = f.sms;
+  j["used_sms"] = f.used_sms;
+  j["sub_partitions"] = f.sub_partitions;
+  j["instructions"] = f.instructions;
+  return j;
 }
 
 namespace {

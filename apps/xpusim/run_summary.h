@@ -8,7 +8,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/simulation.h"
 #include "system/chip.h"
@@ -52,19 +55,50 @@ RunFigures read_figures(system::Chip& chip, sim::Simulation& sim);
 // One line per launch: queue, dispatch mode, packet bytes, dispatch overhead, launch latency,
 // run cycles, CTAs, clusters resident at peak; then any queue errors.
 void print_kernel_table(const system::Chip& chip);
+struct Headline;
 // The summary block after `header` (the "run FILE: ..." line): simulated time, launches,
-// issue utilization, stalls, the tensor unit, TMA, caches and bandwidths.
-void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f);
+// issue utilization, stalls, the tensor unit (busy: the headline's figure), TMA, caches and
+// bandwidths.
+void print_summary(const std::string& header, system::Chip& chip, const RunFigures& f,
+                   const Headline& h);
 
 // The workload's measurements table (nothing when there are none).
 void print_measurements(const std::vector<system::Measurement>& ms);
 
-// The headline of a run that used the tensor unit: time, throughput against the chip's dense
-// peak, SM issue, tensor-unit busy, TMA busy, L2 hit rate, HBM bandwidth. The work is the
-// workload's measurement with unit "FLOP" (or "OP" for int8) when it reports one, else
-// 2 x mm.macs. `int8`: compare with the int8 peak instead of bf16.
-void print_headline(system::Chip& chip, const RunFigures& f,
-                    const std::vector<system::Measurement>& ms, bool int8);
+// One figure of the headline, computed once: printed, written to the stats file's "figures"
+// and compared across runs by `xpusim report`.
+struct Figure {
+  std::string name;  // "throughput", "SM issue", ...
+  double value = 0;
+  std::string unit;  // "TFLOP/s", "%", "us", "GB/s"
+  std::string line;  // what the headline prints after the name: the value and its basis
+};
+
+// The headline of a run: time, throughput against the chip's dense peak (when there is work),
+// SM issue, tensor-unit busy, TMA busy (when used), L2 hit rate, HBM bandwidth, and the
+// roofline's inputs. A figure the workload measures under the same name (throughput as
+// "TFLOP/s" or "TOPS", "tensor-unit busy", "L2 hit rate") is the workload's value, so the
+// measurement table and the headline cannot disagree; the others come from the chip's stats
+// over the whole run. The work is the workload's measurement with unit "FLOP" (or "OP" for
+// int8) when it reports one, else 2 x mm.macs. `int8`: the int8 peak instead of bf16.
+struct Headline {
+  std::vector<Figure> figures;
+  double work = 0;        // FLOP (OP with int8) of the run
+  std::string work_unit;  // "FLOP" or "OP"
+  double throughput = 0;  // work per second, the throughput figure's
+  double peak = 0;        // the chip's dense peak, work per second
+  double hbm_bytes = 0;   // read and written
+  double hbm_peak = 0;    // bytes per second
+  double seconds = 0;     // simulated
+
+  const Figure& figure(std::string_view name) const;  // one of `figures`, which must exist
+};
+Headline make_headline(const system::Chip& chip, const RunFigures& f,
+                       const std::vector<system::Measurement>& ms, bool int8);
+void print_headline(const Headline& h);
+// The stats file's "figures" (docs/stats-and-traces.md): the headline, the warp stall cycles
+// by reason, the roofline point and roofs.
+nlohmann::json figures_json(const Headline& h, const RunFigures& f);
 
 // Runs `sim` up to `limit` in slices of simulated time, or in one go when `slice` is 0 and no
 // progress line is wanted. Slicing changes nothing in the results: the events run in the same

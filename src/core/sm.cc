@@ -22,6 +22,8 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
       cfg_(cfg),
       scheduler_(cfg.scheduler ? cfg.scheduler : default_scheduler()),
       instructions_(add_counter("warp_instructions", "instructions", "warp instructions issued")),
+      issue_series_(
+          add_series("issue_series", "instructions", "warp instructions issued per interval")),
       ctas_run_(add_counter("ctas", "CTAs", "CTAs that ran to completion")),
       shared_wavefronts_(add_counter("shared_wavefronts", "wavefronts",
                                      "shared-memory data cycles of loads and stores")),
@@ -352,11 +354,13 @@ void Sm::issue(SubPartition& sp) {
   // An mm's math form takes one issue slot per B column (seed2 ¶102).
   const std::uint64_t math_issues =
       w.op.kind == OpKind::kMm && w.mm.math ? std::max<std::uint32_t>(w.mm.columns, 1) : 0;
-  instructions_.inc(w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kAluChain ||
-                            w.op.kind == OpKind::kSfu
-                        ? w.op.count
-                    : math_issues > 0 ? math_issues
-                                      : 1);
+  const std::uint64_t issued =
+      w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kAluChain || w.op.kind == OpKind::kSfu
+          ? w.op.count
+      : math_issues > 0 ? math_issues
+                        : 1;
+  instructions_.inc(issued);
+  issue_series_.add(now(), static_cast<double>(issued));
   const SmTiming& t = cfg_.timing;
   std::uint64_t slots = math_issues > 0 ? math_issues : 1;
   if (w.op.kind == OpKind::kAlu) slots = std::max<std::uint32_t>(w.op.count, 1);

@@ -218,6 +218,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   std::vector<std::string> tma_errors_;
 
   sim::Counter& instructions_;
+  sim::BoundedSeries& issue_series_;  // for the report's per-SM activity over time
   sim::Counter& ctas_run_;
   sim::Counter& shared_wavefronts_;
   sim::Counter& bank_conflicts_;

@@ -18,7 +18,9 @@ Crossbar::Crossbar(Component& parent, sim::Clock& l2_clock, const CrossbarParams
       far_requests_(
           add_counter("far_requests", "count", "requests to a slice of the SM's far L2 partition")),
       request_bytes_(add_counter("request_bytes", "bytes", "bytes sent SM -> L2")),
-      response_bytes_(add_counter("response_bytes", "bytes", "bytes sent L2 -> SM")) {
+      response_bytes_(add_counter("response_bytes", "bytes", "bytes sent L2 -> SM")),
+      response_series_(
+          add_series("response_bytes_series", "bytes", "bytes sent L2 -> SM per interval")) {
   const sim::ChannelParams port{.latency = params.latency_cycles,
                                 .bytes_per_cycle = params.slice_bytes_per_cycle,
                                 .capacity = std::numeric_limits<std::size_t>::max()};
@@ -57,6 +59,7 @@ sim::Tick Crossbar::send_request(std::uint32_t sm, std::uint32_t slice, std::uin
 sim::Tick Crossbar::send_response(std::uint32_t slice, std::uint64_t bytes,
                                   sim::Cycles extra_cycles) {
   response_bytes_ += bytes;
+  response_series_.add(now(), static_cast<double>(bytes));
   return later(response_ports_[slice]->reserve(bytes), extra_cycles);
 }
 
@@ -84,6 +87,7 @@ sim::Tick Crossbar::send_request_at(std::uint32_t sm, std::uint32_t slice, std::
 sim::Cycles Crossbar::response_cycle_at(std::uint32_t slice, std::uint64_t bytes, sim::Tick at,
                                         sim::Cycles extra_cycles, std::uint32_t weight) {
   response_bytes_ += bytes * weight;
+  response_series_.add(at, static_cast<double>(bytes * weight));
   const sim::Cycles passed =
       calendar(response_calendars_, slice).book_first(clock_.first_cycle_from(at), bytes, weight);
   return passed + params_.latency_cycles + extra_cycles;  // later(edge(c), n) is edge(c + n)

@@ -90,6 +90,7 @@ class Crossbar : public sim::Component {
   sim::Counter& far_requests_;
   sim::Counter& request_bytes_;
   sim::Counter& response_bytes_;
+  sim::BoundedSeries& response_series_;  // for the report's L2 bandwidth over time
 };
 
 // Ticks `n` cycles of `clock` after the first edge at or after `t`. Inline: every memory

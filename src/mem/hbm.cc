@@ -62,6 +62,8 @@ bool HbmChannel::turns(bool write) {
 sim::Tick HbmChannel::access_many(std::uint64_t count, std::uint64_t bytes, bool write) {
   (write ? writes_ : reads_) += count;
   (write ? write_bytes_ : read_bytes_) += count * bytes;
+  if (sim::BoundedSeries* s = series_[write ? 1 : 0])
+    s->add(now(), static_cast<double>(count * bytes));
   const sim::Tick wait = loaded(now(), count * bytes, write);
   if (turns(write)) port_.reserve(turnaround_bytes_);  // the bus idles first
   return port_.reserve_many(count, bytes) + latency_ + wait;
@@ -71,6 +73,8 @@ sim::Tick HbmChannel::access_many_at(std::uint64_t count, std::uint64_t bytes, b
                                      sim::Tick at, std::uint32_t weight) {
   (write ? writes_ : reads_) += count * weight;
   (write ? write_bytes_ : read_bytes_) += count * bytes * weight;
+  if (sim::BoundedSeries* s = series_[write ? 1 : 0])
+    s->add(at, static_cast<double>(count * bytes * weight));
   // The channel's clock moves edge_bytes_ a cycle (1 B at H100's 42 GB/s a channel): 65 536
   // cycles keep about 1.5 us of its time, 8 KiB a channel.
   if (!calendar_) calendar_.emplace(edge_bytes_, 65536);
@@ -86,7 +90,11 @@ Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& m
     : Component(parent, "hbm"),
       params_(params),
       map_(map),
-      line_in_one_block_(map.params().hbm_interleave_bytes % map.params().line_bytes == 0) {
+      line_in_one_block_(map.params().hbm_interleave_bytes % map.params().line_bytes == 0),
+      read_series_(
+          add_series("read_bytes_series", "bytes", "bytes read per interval, all channels")),
+      write_series_(
+          add_series("write_bytes_series", "bytes", "bytes written per interval, all channels")) {
   XPUSIM_CHECK(params.channels > 0 && params.bandwidth_bytes_per_s >= params.channels,
                "every HBM channel needs at least 1 B/s");
   // Rounded down to whole B/s per channel: at most channels - 1 B/s lost in total.
@@ -95,6 +103,7 @@ Hbm::Hbm(Component& parent, const HbmParams& params, const PhysicalAddressMap& m
     channels_.push_back(std::make_unique<HbmChannel>(*this, fmt::format("ch{}", c), per_channel,
                                                      params.latency, params.turnaround,
                                                      params.load));
+    channels_.back()->record_into(read_series_, write_series_);
   }
 }
 

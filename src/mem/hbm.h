@@ -51,6 +51,11 @@ class HbmChannel : public sim::Component {
   sim::Tick access_many_at(std::uint64_t count, std::uint64_t bytes, bool write, sim::Tick at,
                            std::uint32_t weight = 1);
   const sim::Clock& byte_clock() const { return clock_; }
+  // Every access's bytes also go to these (the parent's bandwidth over time), at its start.
+  void record_into(sim::BoundedSeries& reads, sim::BoundedSeries& writes) {
+    series_[0] = &reads;
+    series_[1] = &writes;
+  }
 
  private:
   struct NoPayload {};
@@ -86,6 +91,7 @@ class HbmChannel : public sim::Component {
   sim::Counter& read_bytes_;
   sim::Counter& write_bytes_;
   sim::Counter& turnarounds_;
+  sim::BoundedSeries* series_[2] = {nullptr, nullptr};  // reads, writes (record_into)
 };
 
 class Hbm : public sim::Component {
@@ -113,6 +119,8 @@ class Hbm : public sim::Component {
   const PhysicalAddressMap& map_;
   // Interleave blocks are whole lines (blocks and lines aligned): a line is one run.
   bool line_in_one_block_;
+  sim::BoundedSeries& read_series_;  // the channels' bytes over time, for the report
+  sim::BoundedSeries& write_series_;
   std::vector<std::unique_ptr<HbmChannel>> channels_;
 };
 

@@ -66,7 +66,14 @@ WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
                              "the period; the tail's own length when it is the last)")),
       waves_seen_(add_scalar("sampling.waves_simulated", "waves",
                              "wave sampling: the most waves of one grid that ended before its "
-                             "skip (or at all, when it skipped none)")) {
+                             "skip (or at all, when it skipped none)")),
+      busy_series_(add_series("busy_sms_series", "SMs",
+                              "SMs with a running CTA, time average per interval (simulated "
+                              "time: waves skipped by sampling are not in it)",
+                              sim::SeriesKind::kLevel)),
+      ctas_series_(add_series("running_ctas_series", "CTAs",
+                              "running CTAs, time average per interval (simulated time)",
+                              sim::SeriesKind::kLevel)) {
   residency_.push_back({});
 }
 
@@ -411,6 +418,9 @@ void WorkDistributor::record() {
                          .running_clusters = running_clusters_};
   busy_sm_cycles_ += std::uint64_t{busy_from_.busy_sms} *
                      (clock_.cycle_at(p.tick) - clock_.cycle_at(busy_from_.tick));
+  busy_series_.add_level(series_since_, now(), static_cast<double>(busy_from_.busy_sms));
+  ctas_series_.add_level(series_since_, now(), static_cast<double>(busy_from_.running_ctas));
+  series_since_ = now();
   busy_from_ = p;
   ResidencyPoint& last = residency_.back();
   if (last.tick == p.tick) {

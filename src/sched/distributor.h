@@ -265,6 +265,10 @@ class WorkDistributor : public sim::Component {
   sim::Scalar& wave_period_;
   sim::Scalar& wave_check_;
   sim::Scalar& waves_seen_;
+  // The residency over simulated time in fixed memory, for the report's plots.
+  sim::BoundedSeries& busy_series_;
+  sim::BoundedSeries& ctas_series_;
+  sim::Tick series_since_ = 0;  // the series hold the levels up to here
 };
 
 }  // namespace xpusim::sched

@@ -87,6 +87,10 @@ TimeSeries& Component::add_time_series(std::string name, std::string unit, std::
                                        Tick interval) {
   return own<TimeSeries>(std::move(name), std::move(unit), std::move(description), interval);
 }
+BoundedSeries& Component::add_series(std::string name, std::string unit, std::string description,
+                                     SeriesKind kind) {
+  return own<BoundedSeries>(std::move(name), std::move(unit), std::move(description), kind);
+}
 Formula& Component::add_formula(std::string name, std::string unit, std::string description,
                                 std::function<double()> fn) {
   return own<Formula>(std::move(name), std::move(unit), std::move(description), std::move(fn));

@@ -48,6 +48,8 @@ class Component {
                            double hi, std::size_t buckets);
   TimeSeries& add_time_series(std::string name, std::string unit, std::string description,
                               Tick interval);
+  BoundedSeries& add_series(std::string name, std::string unit, std::string description,
+                            SeriesKind kind = SeriesKind::kSum);
   Formula& add_formula(std::string name, std::string unit, std::string description,
                        std::function<double()> fn);
 

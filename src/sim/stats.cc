@@ -167,6 +167,44 @@ nlohmann::json TimeSeries::to_json() const {
   return j;
 }
 
+BoundedSeries::BoundedSeries(StatsRegistry& reg, std::string owner_path, std::string name,
+                             std::string unit, std::string description, SeriesKind kind)
+    : Stat(reg, std::move(owner_path), std::move(name), std::move(unit), std::move(description)),
+      kind_(kind) {}
+
+void BoundedSeries::coarsen(Tick at) {
+  while ((at >> shift_) >= kIntervals) {
+    const std::size_t n = values_.size();
+    for (std::size_t i = 0; i < n; i += 2)
+      values_[i / 2] = values_[i] + (i + 1 < n ? values_[i + 1] : 0.0);
+    values_.resize((n + 1) / 2);
+    ++shift_;
+  }
+}
+
+void BoundedSeries::add_level(Tick from, Tick to, double level) {
+  XPUSIM_CHECK(kind_ == SeriesKind::kLevel, "add_level on a series of sums");
+  if (to <= from || level == 0) return;
+  add(to - 1, 0.0);  // coarsens for the span's end first, so every piece below lands once
+  while (from < to) {
+    const Tick end = std::min(to, ((from >> shift_) + 1) << shift_);
+    add(from, level * static_cast<double>(end - from));
+    from = end;
+  }
+}
+
+nlohmann::json BoundedSeries::to_json() const {
+  nlohmann::json values = nlohmann::json::array();
+  const double width = static_cast<double>(interval());
+  const bool level = kind_ == SeriesKind::kLevel;
+  for (double v : values_)
+    values.push_back(level ? v / width : v);
+  nlohmann::json j = base_json(std::move(values));
+  j["interval_ps"] = interval();
+  j["series"] = level ? "average" : "sum";
+  return j;
+}
+
 Formula::Formula(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
                  std::string description, std::function<double()> f)
     : Stat(reg, std::move(owner_path), std::move(name), std::move(unit), std::move(description)),

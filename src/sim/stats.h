@@ -219,6 +219,47 @@ class TimeSeries : public Stat {
   std::vector<double> values_;
 };
 
+// A whole run's shape in fixed memory, for plots (the HTML report): sums per interval over at
+// most kIntervals intervals. When a sample lands past the last one, neighbouring pairs merge
+// and the interval doubles, so a run of any length fits and the result depends only on the
+// samples. Intervals are powers of two ticks: add() is a shift, cheap enough for an SM's issue.
+enum class SeriesKind : std::uint8_t {
+  kSum,    // per-interval sums of add() (bytes moved, instructions issued)
+  kLevel,  // a level held over spans (add_level): dumped as per-interval time averages
+};
+
+class BoundedSeries : public Stat {
+ public:
+  static constexpr std::size_t kIntervals = 1024;
+  static constexpr unsigned kFirstShift = 10;  // 1.024 ns to start with
+
+  BoundedSeries(StatsRegistry& reg, std::string owner_path, std::string name, std::string unit,
+                std::string description, SeriesKind kind);
+  void add(Tick at, double v) {
+    if ((at >> shift_) >= kIntervals) coarsen(at);
+    const std::size_t i = static_cast<std::size_t>(at >> shift_);
+    if (i >= values_.size()) values_.resize(i + 1, 0.0);
+    values_[i] += v;
+  }
+  // `level` held over [from, to) (a kLevel series): each interval gains level x its overlap in
+  // ticks, so dumped divided by the interval it reads as the level's time average.
+  void add_level(Tick from, Tick to, double level);
+  Tick interval() const { return Tick{1} << shift_; }
+  // Per-interval sums (a level series: time integrals), index i covering [i, i+1) x interval.
+  const std::vector<double>& values() const { return values_; }
+  nlohmann::json to_json() const override;
+  void reset() override {
+    values_.clear();
+    shift_ = kFirstShift;
+  }
+
+ private:
+  void coarsen(Tick at);
+  unsigned shift_ = kFirstShift;
+  SeriesKind kind_;
+  std::vector<double> values_;
+};
+
 // A value derived from other stats or state, computed when dumped (hit rate, bandwidth).
 class Formula : public Stat {
  public:

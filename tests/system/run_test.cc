@@ -528,7 +528,7 @@ TEST_F(RunCli, ATensorUnitRunEndsWithTheHeadline) {
   ASSERT_NE(at, std::string::npos) << r.out;
   for (const char* line :
        {"\n  throughput          ", " TFLOP/s = ", "% of the dense bf16 peak ", " FMA/cycle x 2 x ",
-        " FLOP from 2 x mm.macs\n", "\n  SM issue            ", "\n  tensor unit busy    ",
+        "; the workload's TFLOP/s: ", "\n  SM issue            ", "\n  tensor unit busy    ",
         "\n  L2 hit rate         ", "\n  HBM                 "}) {
     EXPECT_NE(r.out.find(line, at), std::string::npos) << line << "\n" << r.out;
   }
@@ -541,6 +541,45 @@ TEST_F(RunCli, ATensorUnitRunEndsWithTheHeadline) {
   write_copy("copy.yaml");
   const CliRun c = run("run copy.yaml");
   EXPECT_EQ(c.out.find("headline"), std::string::npos) << c.out;  // no tensor unit, no headline
+}
+
+// One set of figures: a headline figure the workload also measures is the workload's value, in
+// the headline, the summary, the measurement table and the stats file's "figures" alike.
+TEST_F(RunCli, TheHeadlineAndTheMeasurementTableShowOneSetOfFigures) {
+  write("gemm.yaml",
+        "chip: tiny\nworkload: gemm.mm\nparams: {m: 256, n: 128, k: 128, tile_n: 64}\n");
+  const CliRun r = run("run gemm.yaml --stats stats.json");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const auto stats = nlohmann::json::parse(file("stats.json"));
+  std::map<std::string, double> headline;
+  for (const auto& f : stats["figures"]["headline"])
+    headline[f["name"].get<std::string>()] = f["value"].get<double>();
+  // The measurement table's rows: "  NAME   measured  configured  unit  note".
+  const auto table_value = [&](const std::string& name) {
+    const auto at = r.out.find("\n  " + name + " ");
+    EXPECT_NE(at, std::string::npos) << name << "\n" << r.out;
+    return at == std::string::npos ? -1.0 : std::stod(r.out.substr(at + 3 + name.size()));
+  };
+  const std::pair<const char*, const char*> same[] = {{"TFLOP/s", "throughput"},
+                                                      {"tensor-unit busy", "tensor unit busy"},
+                                                      {"L2 hit rate", "L2 hit rate"}};
+  for (const auto& [row, figure] : same) {
+    ASSERT_TRUE(headline.contains(figure)) << figure;
+    EXPECT_EQ(fmt::format("{:.1f}", table_value(row)), fmt::format("{:.1f}", headline[figure]))
+        << row;
+    EXPECT_NE(r.out.find(fmt::format("\n  {:<20}{:.1f}", figure, headline[figure])),
+              std::string::npos)
+        << figure << "\n"
+        << r.out;
+  }
+  EXPECT_NE(r.out.find(fmt::format("MACs; busy {:.1f}%", headline["tensor unit busy"])),
+            std::string::npos)
+      << r.out;
+  // The roofline's inputs agree with the headline: rate = throughput, bytes = the HBM's.
+  const auto& roof = stats["figures"]["roofline"];
+  EXPECT_DOUBLE_EQ(roof["work_per_s"].get<double>() / 1e12, headline["throughput"]);
+  EXPECT_DOUBLE_EQ(roof["hbm_bytes"].get<double>() / roof["seconds"].get<double>() / 1e9,
+                   headline["HBM"]);
 }
 
 TEST_F(RunCli, BadInputInAnyRunIsExit2BeforeAnythingIsSimulated) {

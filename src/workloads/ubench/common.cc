@@ -97,9 +97,9 @@ std::optional<system::Measurement> l2_hit_rate(system::Chip& chip) {
   auto merged = stat_value(chip, l2 + ".merged_misses");
   if (!hits || !misses || !merged || *hits + *misses + *merged == 0) return std::nullopt;
   return system::Measurement{.name = "L2 hit rate",
-                             .measured = *hits / (*hits + *misses + *merged),
+                             .measured = 100 * *hits / (*hits + *misses + *merged),
                              .configured = std::nullopt,
-                             .unit = "ratio",
+                             .unit = "%",
                              .note = "L2 reads that found their sectors resident (whole run)"};
 }
 

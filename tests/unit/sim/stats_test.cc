@@ -10,6 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sim/rng.h"
+
 namespace xpusim::sim {
 namespace {
 
@@ -180,6 +182,54 @@ TEST(StatsTest, TimeSeriesBucketsByIntervalWithGapsAsZero) {
   EXPECT_EQ(ts.to_json(), expected);
   ts.add(1'000, 1.0);  // late sample into an earlier interval
   EXPECT_EQ(ts.values(), (std::vector<double>{4.0, 0.5, 0.0, 5.0}));
+}
+
+// A naive reference for BoundedSeries: every sample kept, bucketed at the end by the
+// series' final interval.
+TEST(StatsTest, BoundedSeriesEqualsNaiveBucketingAtItsFinalInterval) {
+  StatsRegistry reg;
+  BoundedSeries s(reg, "chip0.sm0", "issue_series", "instructions", "per interval",
+                  SeriesKind::kSum);
+  EXPECT_EQ(s.interval(), Tick{1} << BoundedSeries::kFirstShift);
+  Rng rng = Rng::for_stream(7, "bounded_series");
+  std::vector<std::pair<Tick, double>> samples;
+  Tick t = 0;
+  for (int i = 0; i < 20000; ++i) {
+    t += rng.uniform(5000);  // mostly forward, a few late ones below
+    const Tick at = i % 97 == 0 && t > 100000 ? t - 100000 : t;
+    const double v = static_cast<double>(1 + rng.uniform(9));  // integers: sums exact
+    samples.emplace_back(at, v);
+    s.add(at, v);
+  }
+  const Tick width = s.interval();
+  EXPECT_GT(width, Tick{1} << BoundedSeries::kFirstShift);  // it coarsened
+  EXPECT_LE(s.values().size(), BoundedSeries::kIntervals);
+  std::vector<double> naive(static_cast<std::size_t>(t / width) + 1, 0.0);
+  for (auto [at, v] : samples)
+    naive[static_cast<std::size_t>(at / width)] += v;
+  EXPECT_EQ(s.values(), naive);
+  EXPECT_EQ(s.to_json()["interval_ps"], width);
+  EXPECT_EQ(s.to_json()["series"], "sum");
+}
+
+TEST(StatsTest, BoundedSeriesLevelDumpsTimeAveragesPerInterval) {
+  StatsRegistry reg;
+  BoundedSeries s(reg, "chip0.cwd", "running_ctas_series", "CTAs", "average", SeriesKind::kLevel);
+  const Tick w = s.interval();     // 1024 ps
+  s.add_level(0, w / 2, 4.0);      // half the first interval at 4
+  s.add_level(w / 2, 3 * w, 2.0);  // then 2 until the third interval starts
+  const json j = s.to_json();
+  EXPECT_EQ(j["series"], "average");
+  EXPECT_EQ(j["value"], json::parse("[3.0, 2.0, 2.0]"));
+  // A span past the last interval coarsens first: 4096 intervals' worth at level 1.
+  s.add_level(3 * w, 4096 * w, 1.0);
+  EXPECT_EQ(s.interval(), 4 * w);
+  const json k = s.to_json();
+  ASSERT_EQ(k["value"].size(), 1024u);
+  EXPECT_DOUBLE_EQ(k["value"][0].get<double>(), (3.0 + 2.0 + 2.0 + 1.0) / 4);
+  EXPECT_DOUBLE_EQ(k["value"][1023].get<double>(), 1.0);
+  EXPECT_DEATH(BoundedSeries(reg, "x", "y", "", "", SeriesKind::kSum).add_level(0, 1, 1.0),
+               "add_level on a series of sums");
 }
 
 TEST(StatsTest, FormulaIsEvaluatedAtDumpTime) {
