@@ -104,13 +104,13 @@ constexpr TimingField kTimingFields[] = {
 };
 
 constexpr std::string_view kTopKeys[] = {
-    "chip",    "mode",      "memory_timing", "set_sampling", "wave_sampling",    "workload",
-    "params",  "policy",    "sm_scheduler",  "sm_timing",    "kernel",           "launch",
-    "buffers", "args",      "stats",         "trace",        "trace_max_events", "runs",
-    "queues",  "cp_timing", "kernels",       "rasterization"};
+    "chip",    "mode",   "memory_timing", "set_sampling", "wave_sampling",    "workload",
+    "params",  "policy", "sm_scheduler",  "sm_timing",    "kernel",           "launch",
+    "buffers", "args",   "stats",         "trace",        "trace_max_events", "trace_window",
+    "runs",    "queues", "cp_timing",     "kernels",      "rasterization"};
 constexpr std::string_view kRunKeys[] = {
     "name",   "mode",  "memory_timing", "set_sampling",     "wave_sampling", "workload",
-    "params", "stats", "trace",         "trace_max_events", "queues"};
+    "params", "stats", "trace",         "trace_max_events", "trace_window",  "queues"};
 constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
 constexpr std::string_view kLaunchKeys[] = {"grid",
                                             "block",
@@ -454,7 +454,8 @@ class Reader {
               } else if (key == "args") {
                 s_.args_pos = key_pos;
                 args.emplace(v);
-              } else if (key == "stats" || key == "trace" || key == "trace_max_events") {
+              } else if (key == "stats" || key == "trace" || key == "trace_max_events" ||
+                         key == "trace_window") {
                 read_output(s_, key, v, path, key_pos);
               } else if (key == "runs") {
                 runs.emplace(v);
@@ -813,11 +814,21 @@ class Reader {
     return true;
   }
 
-  // stats, trace or trace_max_events of the file or of one run.
+  // stats, trace, trace_max_events or trace_window of the file or of one run.
   void read_output(Scenario& target, const std::string& key, const YAML::Node& v,
                    const std::string& path, SourcePos key_pos) {
     if (key == "trace_max_events") {
       if (auto n = whole(v, path, key_pos, 1, kMaxTraceEvents)) target.trace_max_events = *n;
+      return;
+    }
+    if (key == "trace_window") {
+      auto t = text(v, path, key_pos, "START:END such as \"10us:20us\"");
+      if (!t) return;
+      if (auto w = config::parse_time_window(*t); !w) {
+        error(pos_of(v), path, fmt::format("{}: {}", *t, w.error().message));
+      } else {
+        target.trace_window = *t;
+      }
       return;
     }
     auto t = text(v, path, key_pos, "a file name (FILE.json)");
