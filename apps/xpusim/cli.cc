@@ -145,7 +145,7 @@ Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
       window = *w;
     }
   }
-  if (!g.trace_path.empty() && errors.empty()) {
+  if (!g.trace_path.empty()) {  // opened to find its errors too; a failed open() is discarded
     sim::TraceOptions opts;
     opts.path = g.trace_path;
     opts.max_events = g.trace_max_events;

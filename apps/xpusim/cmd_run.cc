@@ -135,7 +135,8 @@ std::vector<Error> open_and_build(const GlobalOptions& g, const RunOpts& o,
   gr.stats_path = s.stats_path;
   gr.trace_path = s.trace_path;
   gr.trace_max_events = s.trace_max_events;
-  gr.trace_window = s.trace_window;
+  // A file's window without a trace (a default for runs that write none) windows nothing.
+  gr.trace_window = s.trace_path.empty() ? std::string() : s.trace_window;
   if (o.memory_thread &&
       (s.memory_timing != mem::MemoryTiming::kTransactions || !s.trace_path.empty())) {
     return {

@@ -169,6 +169,16 @@ TEST_F(TraceCli, ATraceCutShortStillParsesAndSaysWhy) {
   EXPECT_EQ(r["reason"], "--max-time = 100ns: stopped before the last iteration completed");
 }
 
+// A top-level trace_window is the default of every run; a run without a trace ignores it.
+TEST_F(TraceCli, AFilesWindowIsTheDefaultOfItsRuns) {
+  write("runs.yaml", std::string(kGemm) +
+                         "trace_window: \"1us:2us\"\nruns:\n  - {name: plain}\n  - {name: "
+                         "traced, trace: t.json}\n");
+  const CliRun r = run("run runs.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(trace("t.json")["otherData"]["window"]["end_ps"], 2'000'000);
+}
+
 TEST_F(TraceCli, TheFlagsCapOverridesTheScenarios) {
   write("gemm.yaml", std::string(kGemm) + "trace: t.json\ntrace_max_events: 100\n");
   ASSERT_EQ(run("run gemm.yaml").code, 0);
