@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 
 namespace xpusim::cli {
 
@@ -81,7 +82,22 @@ std::vector<Error> reject_sim_outputs(const GlobalOptions& g, std::string_view c
                        flag, *value, command, flag + 2)});
     }
   }
+  if (!g.trace_window.empty()) {
+    errors.push_back(
+        {fmt::format("--trace-window = {}: '{}' runs no simulation, so it writes no "
+                     "trace to window",
+                     g.trace_window, command)});
+  }
   return errors;
+}
+
+Result<sim::Tick> run_slice_from_env() {
+  const char* env = std::getenv("XPUSIM_RUN_SLICE");
+  if (env == nullptr || *env == '\0') return sim::Tick{0};
+  auto t = config::parse_time_ps(env);
+  if (!t) return Error{fmt::format("XPUSIM_RUN_SLICE = {}: {}", env, t.error().message)};
+  if (*t == 0) return Error{fmt::format("XPUSIM_RUN_SLICE = {}: must be greater than zero", env)};
+  return *t;
 }
 
 Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
@@ -117,11 +133,27 @@ Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
       std::filesystem::remove(g.stats_path);
     }
   }
-  if (!g.trace_path.empty()) {
+  std::optional<config::TimeWindow> window;
+  if (!g.trace_window.empty()) {
+    if (auto w = config::parse_time_window(g.trace_window); !w) {
+      errors.push_back({fmt::format("--trace-window = {}: {}", g.trace_window, w.error().message)});
+    } else if (g.trace_path.empty()) {
+      errors.push_back(
+          {fmt::format("--trace-window = {}: no trace is written to window (add --trace FILE)",
+                       g.trace_window)});
+    } else {
+      window = *w;
+    }
+  }
+  if (!g.trace_path.empty()) {  // opened to find its errors too; a failed open() is discarded
     sim::TraceOptions opts;
     opts.path = g.trace_path;
     opts.max_events = g.trace_max_events;
     opts.filters = g.trace_filters;
+    if (window) {
+      opts.window_begin = window->begin;
+      opts.window_end = window->end;
+    }
     if (auto st = s->sim_->tracer().open(opts); !st.ok()) {
       for (const Error& e : st.errors())
         errors.push_back({"--trace: " + e.message});
@@ -129,6 +161,10 @@ Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
   }
   if (!errors.empty()) return errors;
   return s;
+}
+
+Session::~Session() {
+  if (!finished_) sim_->tracer().discard();
 }
 
 nlohmann::json Session::stats_header() const {
@@ -149,6 +185,7 @@ nlohmann::json Session::stats_header() const {
 }
 
 std::vector<Error> Session::finish() {
+  finished_ = true;
   std::vector<Error> errors;
   if (auto st = sim_->tracer().close(); !st.ok()) {
     for (const Error& e : st.errors())

@@ -18,6 +18,7 @@
 #include "config/key_value_list.h"
 #include "sim/result.h"
 #include "sim/simulation.h"
+#include "sim/trace.h"
 
 namespace xpusim::cli {
 
@@ -30,7 +31,9 @@ struct GlobalOptions {
   std::string stats_path;
   std::string trace_path;
   std::vector<std::string> trace_filters;
-  std::uint64_t trace_max_events = 1'000'000;
+  std::uint64_t trace_max_events = sim::kDefaultTraceMaxEvents;
+  bool trace_max_events_given = false;  // on the command line (run: it overrides the file's)
+  std::string trace_window;             // "START:END" (config::parse_time_window); "": whole run
   std::uint64_t seed = 1;
   std::string max_time;                   // e.g. "10us"; empty: run to completion
   std::string config_dir;                 // empty: $XPUSIM_CONFIG_DIR, else the build's configs/
@@ -66,12 +69,20 @@ std::filesystem::path config_dir(const GlobalOptions& g);
 // For commands that run no simulation: --stats/--trace would silently do nothing, so refuse.
 std::vector<Error> reject_sim_outputs(const GlobalOptions& g, std::string_view command);
 
+// XPUSIM_RUN_SLICE (docs/run.md): a fixed slice of simulated time for the sliced runs of
+// run, launch, cp replay and fabric, to test that slicing changes nothing. 0 when unset.
+Result<sim::Tick> run_slice_from_env();
+
 // A simulating command's context: checks the output paths before anything runs (so a long
 // simulation never ends in a lost result), and writes the stats file at the end, also when
-// the simulation failed.
+// the simulation failed. A session destroyed without finish() (bad input found after it
+// opened, an exception) removes its trace file: it would describe no run.
 class Session {
  public:
   static Result<std::unique_ptr<Session>> open(const GlobalOptions& g);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
   sim::Simulation& sim() { return *sim_; }
   // Without --max-time a simulation stops at this simulated time: an endless grid ends with
   // its report. 1 s is hundreds of times the longest shipped scenario (an 8192^3 GEMM: ~2 ms).
@@ -86,6 +97,9 @@ class Session {
   // The run's headline figures, computed once (run_summary.h figures_json); the stats file's
   // "figures" when set.
   nlohmann::json& figures() { return figures_; }
+  // The run did not finish (a fault, a hang, an exception, the time limit): the trace's trailer
+  // says so, with `reason`.
+  void cut_short(std::string_view reason) { sim_->tracer().mark_incomplete(reason); }
   // Closes the trace and writes the stats file; returns the errors met doing so.
   std::vector<Error> finish();
 
@@ -103,6 +117,7 @@ class Session {
   nlohmann::json header_ = nlohmann::json::object();
   nlohmann::json figures_;
   std::chrono::steady_clock::time_point started_;
+  bool finished_ = false;
 };
 
 // Subcommand registration: each adds itself to the app and returns the action to run.

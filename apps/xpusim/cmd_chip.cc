@@ -1,5 +1,5 @@
-// `info`, `list KIND`, `schema chip`: the commands that read chip configs, and the listing of
-// every registry of named choices.
+// `info`, `list KIND`: the command that reads chip configs, and the listing of every registry
+// of named choices.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -211,19 +211,6 @@ void add_list_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       auto rows = (*kind)->make(g);
       if (!rows) return fail(rows.errors());
       print_rows(*rows);
-      return kExitOk;
-    };
-  });
-}
-
-void add_schema_command(CLI::App& app, const GlobalOptions& g, Action& action) {
-  auto* cmd = app.add_subcommand("schema", "Print the reference of every config key (markdown)");
-  auto what = std::make_shared<std::string>();
-  cmd->add_option("WHAT", *what, "which config kind")->required()->check(CLI::IsMember({"chip"}));
-  cmd->callback([&g, &action, what] {
-    action = [&g] {
-      if (auto errors = reject_sim_outputs(g, "schema"); !errors.empty()) return fail(errors);
-      std::fputs(config::chip_schema_markdown().c_str(), stdout);
       return kExitOk;
     };
   });

@@ -5,12 +5,16 @@
 // on modelled SMs (--launcher chip, the default) or for a fixed time (--launcher fixed).
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 
 #include "cli.h"
 #include "config/chip_schema.h"
 #include "config/chip_spec.h"
 #include "cp/replay.h"
+#include "run_summary.h"
 #include "sched/policy.h"
 #include "sched/runtime_model.h"
 #include "system/chip.h"
@@ -157,19 +161,47 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
           return std::unique_ptr<cp::GridLauncher>(std::move(l).value());
         };
       }
+      const auto slice = run_slice_from_env();
+      if (!slice) return fail(slice.errors());
       auto session = Session::open(g);
       if (!session) return fail(session.errors());
       (*session)->header()["chip"] = chip->name;
       (*session)->header()["chip_config"] = config::chip_to_json(*chip);
       auto study = cp::ReplayStudy::create((*session)->sim(), cfg);
       if (!study) return fail(study.errors());
-      bool completed = false;
-      const cp::ReplayResult r = (*study)->run((*session)->time_limit(), &completed);
-      print_result(cfg, *o, r);
       int code = kExitOk;
-      if (!completed) {
-        print_errors({{fmt::format("{}: stopped before the last iteration completed",
-                                   (*session)->limit_label())}});
+      try {
+        // The `run` command's progress line on a terminal: cycles and iterations done.
+        sim::Simulation& sim = (*session)->sim();
+        const cp::ReplayStudy& running = **study;
+        const SliceOptions slicing{.slice = *slice,
+                                   .progress = ::isatty(STDERR_FILENO) == 1,
+                                   .label = {},
+                                   .expected_macs = 0};
+        const auto run_until = [&](sim::Tick limit) {
+          return run_in_slices(
+              sim, limit, slicing, [&running, last = std::uint64_t{0}](double wall) mutable {
+                const auto p = running.progress();
+                const double rate = static_cast<double>(p.cycles - std::min(p.cycles, last)) / wall;
+                last = p.cycles;
+                return fmt::format(" ({} cycles), {:.0f} cycles/s, iterations {} of {} done",
+                                   p.cycles, rate, p.iterations_done, p.iterations);
+              });
+        };
+        bool completed = false;
+        const cp::ReplayResult r = (*study)->run((*session)->time_limit(), &completed, run_until);
+        print_result(cfg, *o, r);
+        if (!completed) {
+          const Error e{fmt::format("{}: stopped before the last iteration completed",
+                                    (*session)->limit_label())};
+          print_errors({e});
+          (*session)->cut_short(e.message);
+          code = kExitSimulationFailure;
+        }
+      } catch (const std::exception& e) {
+        const Error failed{fmt::format("simulation failed: {}", e.what())};
+        print_errors({failed});
+        (*session)->cut_short(failed.message);
         code = kExitSimulationFailure;
       }
       if (auto errs = (*session)->finish(); !errs.empty()) {

@@ -71,14 +71,18 @@ void add_demo_command(CLI::App& app, const GlobalOptions& g, Action& action) {
         std::printf("  mean latency   %.1f cycles (send start to receipt)\n",
                     r.mean_latency_cycles);
         if (!r.completed) {
-          print_errors(
-              {{fmt::format("{}: the simulation stopped at {} ps with {} of {} messages delivered",
-                            (*session)->limit_label(), r.end, r.messages, r.expected_messages)}});
+          const Error e{
+              fmt::format("{}: the simulation stopped at {} ps with {} of {} messages delivered",
+                          (*session)->limit_label(), r.end, r.messages, r.expected_messages)};
+          print_errors({e});
+          (*session)->cut_short(e.message);
           code = kExitSimulationFailure;
         }
       } catch (const std::exception& e) {
-        print_errors({{fmt::format("simulation failed at t = {} ps: {}", (*session)->sim().now(),
-                                   e.what())}});
+        const Error failed{
+            fmt::format("simulation failed at t = {} ps: {}", (*session)->sim().now(), e.what())};
+        print_errors({failed});
+        (*session)->cut_short(failed.message);
         code = kExitSimulationFailure;
       }
       // Whatever happened, keep what was simulated.

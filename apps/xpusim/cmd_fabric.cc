@@ -187,18 +187,21 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
     jo.host_memory_limit_text = "3/4 of this host's memory";
   }
 
+  const auto slice = run_slice_from_env();
+  if (!slice) return fail(slice.errors());
   auto session = Session::open(g);
   if (!session) return fail(session.errors());
   (*session)->header()["pod"] = spec->name;
   jo.time_limit = (*session)->time_limit();
   sim::Simulation& sim = (*session)->sim();
   fabric::FabricJob* running = nullptr;
-  if (::isatty(STDERR_FILENO) == 1) {
+  if (::isatty(STDERR_FILENO) == 1 || *slice > 0) {
     // The `run` command's progress line: simulated time, packets and their rate.
-    jo.run_until = [&sim, &running](sim::Tick limit) {
+    jo.run_until = [&sim, &running, slice = *slice](sim::Tick limit) {
       std::uint64_t last_hops = 0;
       SliceOptions slicing;
-      slicing.progress = true;
+      slicing.slice = slice;
+      slicing.progress = ::isatty(STDERR_FILENO) == 1;
       return run_in_slices(sim, limit, slicing, [&](double wall) {
         const fabric::Network* net = running ? running->network() : nullptr;
         if (net == nullptr) return std::string();
@@ -215,7 +218,17 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
   }
   fabric::FabricJob job(sim, *topo, jo);
   running = &job;
-  auto r = job.run();
+  Result<fabric::JobReport> r = Error{};
+  try {
+    r = job.run();
+  } catch (const std::exception& e) {
+    const Error failed{fmt::format("simulation failed: {}", e.what())};
+    (*session)->cut_short(failed.message);
+    errors.push_back(failed);
+    for (Error& f : (*session)->finish())
+      errors.push_back(std::move(f));
+    return fail(errors, kExitSimulationFailure);
+  }
   if (!r) return fail(r.errors());
   const fabric::JobReport& rep = *r;
   JsonStat stat(sim.stats(), rep.stats);
@@ -232,9 +245,11 @@ int run_fabric(const GlobalOptions& g, const FabricOpts& o) {
     fmt::print("result     a link failed: the run stopped at {}\n",
                config::format_time(rep.finish));
     errors.push_back({rep.failure});
+    (*session)->cut_short(rep.failure);
   } else if (!rep.completed) {
     fmt::print("result     did not finish by {}\n", config::format_time(rep.finish));
     errors.push_back({fmt::format("{}: the traffic did not finish", (*session)->limit_label())});
+    (*session)->cut_short(errors.back().message);
   } else {
     const sim::Tick t = rep.finish - rep.start;
     fmt::print("time       {:.3f} us\n", static_cast<double>(t) / 1e6);

@@ -3,6 +3,9 @@
 // latency; --explain says why a cluster does or does not fit each GPC; --svg draws it.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +14,7 @@
 #include "config/chip_schema.h"
 #include "config/chip_spec.h"
 #include "config/units.h"
+#include "run_summary.h"
 #include "sched/explain.h"
 #include "sched/launch_run.h"
 #include "sched/launch_svg.h"
@@ -226,6 +230,8 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
         for (const std::string& line : sched::explain_fit(empty, spec))
           std::printf("%s\n", line.c_str());
       }
+      const auto slice = run_slice_from_env();
+      if (!slice) return fail(slice.errors());
       auto session = Session::open(g);
       if (!session) return fail(session.errors());
       (*session)->header()["chip"] = chip->name;
@@ -234,7 +240,26 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       if (!study) return fail(study.errors());
       int code = kExitOk;
       try {
-        const sched::LaunchReport r = (*study)->run((*session)->time_limit());
+        // The `run` command's progress line on a terminal: cycles and CTAs done.
+        sim::Simulation& sim = (*session)->sim();
+        const sched::LaunchStudy& running = **study;
+        const SliceOptions slicing{.slice = *slice,
+                                   .progress = ::isatty(STDERR_FILENO) == 1,
+                                   .label = {},
+                                   .expected_macs = 0};
+        const auto run_until = [&](sim::Tick limit) {
+          return run_in_slices(
+              sim, limit, slicing, [&running, last = std::uint64_t{0}](double wall) mutable {
+                const auto p = running.progress();
+                const double rate = static_cast<double>(p.cycles - std::min(p.cycles, last)) / wall;
+                last = p.cycles;
+                return fmt::format(
+                    " ({} cycles), {:.0f} cycles/s, CTAs {} of {} "
+                    "done",
+                    p.cycles, rate, p.ctas_done, p.ctas_total);
+              });
+        };
+        const sched::LaunchReport r = (*study)->run((*session)->time_limit(), run_until);
         print_report(s, r, *chip);
         if (!o->svg.empty()) {
           std::ofstream out(o->svg);
@@ -246,13 +271,18 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
           }
         }
         if (!r.completed) {
-          print_errors(
-              {{fmt::format("{}: the simulation stopped at cycle {} before every CTA finished",
-                            (*session)->limit_label(), r.makespan_cycles)}});
+          const Error e{
+              fmt::format("{}: the simulation stopped at cycle {} before every CTA "
+                          "finished",
+                          (*session)->limit_label(), r.makespan_cycles)};
+          print_errors({e});
+          (*session)->cut_short(e.message);
           code = kExitSimulationFailure;
         }
       } catch (const std::exception& e) {
-        print_errors({{fmt::format("simulation failed: {}", e.what())}});
+        const Error failed{fmt::format("simulation failed: {}", e.what())};
+        print_errors({failed});
+        (*session)->cut_short(failed.message);
         code = kExitSimulationFailure;
       }
       if (auto errs = (*session)->finish(); !errs.empty()) {

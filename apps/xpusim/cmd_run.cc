@@ -67,17 +67,6 @@ void add_errors(std::vector<Error>& to, const std::vector<Error>& from) {
   }
 }
 
-// XPUSIM_RUN_SLICE (docs/run.md): a fixed slice of simulated time, for testing that slicing
-// changes nothing. 0 when unset.
-Result<sim::Tick> slice_from_env() {
-  const char* env = std::getenv("XPUSIM_RUN_SLICE");
-  if (env == nullptr || *env == '\0') return sim::Tick{0};
-  auto t = config::parse_time_ps(env);
-  if (!t) return Error{fmt::format("XPUSIM_RUN_SLICE = {}: {}", env, t.error().message)};
-  if (*t == 0) return Error{fmt::format("XPUSIM_RUN_SLICE = {}: must be greater than zero", env)};
-  return *t;
-}
-
 // A GEMM workload's m x n x k (the mm MACs it will do), 0 for other workloads.
 double expected_macs(const system::ResolvedScenario& r) {
   double macs = 1;
@@ -114,6 +103,7 @@ std::vector<Error> simulate(PreparedRun& p, const std::string& header, const Sli
       if (report.cut_short) e.message = fmt::format("{}: {}", p.session->limit_label(), e.message);
       errors.push_back(std::move(e));
     }
+    if (!report.completed && !errors.empty()) p.session->cut_short(errors.front().message);
     hang = std::move(report.hang);
     if (report.completed && figures.used_tensor_unit()) print_headline(headline);
     if (p.outputs_from_file && (!s.stats_path.empty() || !s.trace_path.empty())) {
@@ -132,6 +122,7 @@ std::vector<Error> simulate(PreparedRun& p, const std::string& header, const Sli
     }
   } catch (const std::exception& e) {
     errors.push_back({fmt::format("simulation failed: {}", e.what())});
+    p.session->cut_short(errors.back().message);
   }
   return errors;
 }
@@ -144,6 +135,8 @@ std::vector<Error> open_and_build(const GlobalOptions& g, const RunOpts& o,
   gr.stats_path = s.stats_path;
   gr.trace_path = s.trace_path;
   gr.trace_max_events = s.trace_max_events;
+  // A file's window without a trace (a default for runs that write none) windows nothing.
+  gr.trace_window = s.trace_path.empty() ? std::string() : s.trace_window;
   if (o.memory_thread &&
       (s.memory_timing != mem::MemoryTiming::kTransactions || !s.trace_path.empty())) {
     return {
@@ -217,7 +210,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
       errors.push_back({fmt::format("--scheduler: {}", made.error().message)});
     }
   }
-  const auto slice = slice_from_env();
+  const auto slice = run_slice_from_env();
   if (!slice) add_errors(errors, slice.errors());
   std::vector<bool> outputs_from_file(runs.size(), true);
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -239,9 +232,20 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   system::Scenario& last = runs.back();
   if (!g.stats_path.empty() || !g.trace_path.empty()) outputs_from_file.back() = false;
   if (!g.stats_path.empty()) last.stats_path = g.stats_path;
-  if (!g.trace_path.empty()) {
-    last.trace_path = g.trace_path;
-    last.trace_max_events = g.trace_max_events;
+  if (!g.trace_path.empty()) last.trace_path = g.trace_path;
+  if (g.trace_max_events_given) last.trace_max_events = g.trace_max_events;
+  if (!g.trace_window.empty()) {
+    if (auto w = config::parse_time_window(g.trace_window); !w) {
+      errors.push_back({fmt::format("--trace-window = {}: {}", g.trace_window, w.error().message)});
+    } else if (last.trace_path.empty()) {
+      errors.push_back({fmt::format(
+          "--trace-window = {}: {} writes no trace to window (add "
+          "--trace FILE)",
+          g.trace_window,
+          multi ? fmt::format("the last run, {},", last.name) : std::string("the scenario"))});
+    } else {
+      last.trace_window = g.trace_window;
+    }
   }
   // The file's outputs are distinct (the loader checks); a flag may name one of them.
   for (const auto& [flag, value] :

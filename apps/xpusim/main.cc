@@ -1,8 +1,10 @@
 // xpusim: the command-line tool. Exit codes: 0 ok, 1 simulation failure, 2 bad input.
 #include <cstdio>
+#include <exception>
 
 #include "cli.h"
 #include "sim/huge_pages.h"
+#include "sim/one_line.h"
 #include "sim/version.h"
 
 int main(int argc, char** argv) {
@@ -21,10 +23,15 @@ int main(int argc, char** argv) {
                  "write a Chrome/Perfetto trace (open in ui.perfetto.dev) to this file");
   app.add_option("--trace-filter", g.trace_filters,
                  "trace only components whose path matches this glob (repeatable)");
-  app.add_option("--trace-max-events", g.trace_max_events,
-                 "stop recording trace events after this many (the rest are counted)")
-      ->check(non_negative())
-      ->capture_default_str();
+  CLI::Option* max_events =
+      app.add_option("--trace-max-events", g.trace_max_events,
+                     "stop recording trace events after this many (the rest are counted, and "
+                     "the trace says it is incomplete)")
+          ->check(non_negative())
+          ->capture_default_str();
+  app.add_option("--trace-window", g.trace_window,
+                 "trace only events in this stretch of simulated time, START:END (e.g. "
+                 "10us:20us; either side may be empty: from the start, to the end)");
   app.add_option("--seed", g.seed, "random seed: same config and seed give identical results")
       ->check(non_negative())
       ->capture_default_str();
@@ -48,6 +55,7 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    g.trace_max_events_given = max_events->count() > 0;
     for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
       sub = sub->get_subcommands().front();
       g.command += (g.command.empty() ? "" : " ") + sub->get_name();
@@ -68,5 +76,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s (see 'xpusim --help')\n", msg.c_str());
     return kExitBadInput;
   }
-  return action ? action() : kExitBadInput;
+  if (!action) return kExitBadInput;
+  try {
+    return action();
+  } catch (const std::exception& e) {
+    // Unwinding closes the sessions (a trace that describes no finished run is removed); an
+    // escaped exception would leave a truncated trace and a core dump instead of one line.
+    std::fprintf(stderr, "error: %s failed: %s\n", g.command.c_str(),
+                 xpusim::sim::one_line(e.what()).c_str());
+    return kExitSimulationFailure;
+  }
 }

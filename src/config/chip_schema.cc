@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "config/key_schema.h"
+
 namespace xpusim::config {
 namespace {
 
@@ -704,6 +706,14 @@ nlohmann::json chip_to_json(const ChipSpec& spec) {
 std::string chip_schema_markdown() {
   const std::vector<FieldDecl> fields = chip_fields();
   return schema_markdown(fields) + "\n" + chip_rules_markdown();
+}
+
+nlohmann::ordered_json chip_json_schema() {
+  const std::vector<FieldDecl> fields = chip_fields();
+  return fields_json_schema("xpusim chip",
+                            "A chip file in configs/chips (docs/config.md); the cross-field rules "
+                            "are in `xpusim schema chip --markdown`",
+                            fields);
 }
 
 }  // namespace xpusim::config

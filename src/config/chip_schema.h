@@ -33,4 +33,7 @@ nlohmann::json chip_to_json(const ChipSpec& spec);
 // Markdown reference: the key table and the cross-field rule table.
 std::string chip_schema_markdown();
 
+// The key table as a JSON Schema (`xpusim schema chip`; key_schema.h).
+nlohmann::ordered_json chip_json_schema();
+
 }  // namespace xpusim::config

@@ -270,4 +270,28 @@ std::string format_quantity(std::uint64_t value, UnitKind kind) {
   return fmt::format("{} {}", best_number, best_unit->suffix);
 }
 
+Result<TimeWindow> parse_time_window(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    return Error{fmt::format(
+        "\"{}\" is not START:END (e.g. 10us:20us; either side may be empty: from the start, to "
+        "the end)",
+        text)};
+  }
+  TimeWindow w;
+  const std::string_view sides[2] = {trim(text.substr(0, colon)), trim(text.substr(colon + 1))};
+  for (int i = 0; i < 2; ++i) {
+    if (sides[i].empty()) continue;
+    auto t = parse_time_ps(sides[i]);
+    if (!t) {
+      return Error{fmt::format("{}: {}", i == 0 ? "START" : "END", t.error().message)};
+    }
+    (i == 0 ? w.begin : w.end) = *t;
+  }
+  if (w.begin >= w.end) {
+    return Error{fmt::format("START ({}) must be before END ({})", sides[0], sides[1])};
+  }
+  return w;
+}
+
 }  // namespace xpusim::config

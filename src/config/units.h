@@ -38,6 +38,16 @@ inline Result<std::uint64_t> parse_time_ps(std::string_view text) {
   return parse_quantity(text, UnitKind::kTime);
 }
 
+// "START:END" in simulated time ("10us:20us"), each side as parse_time_ps reads it; an empty
+// side means from the start (0) / to the end (end = kNoEnd). START must be before END. Errors
+// name the text and the rule, without a flag or a file position.
+struct TimeWindow {
+  static constexpr std::uint64_t kNoEnd = ~std::uint64_t{0};
+  std::uint64_t begin = 0;
+  std::uint64_t end = kNoEnd;
+};
+Result<TimeWindow> parse_time_window(std::string_view text);
+
 // Shortest exact rendering ("1.98 GHz", "50 MiB", "80 GB", "3.35 TB/s", "1.5 ns"); a value with
 // no exact short form is rounded to 3 decimals in the largest unit that fits.
 std::string format_quantity(std::uint64_t value, UnitKind kind);

@@ -149,10 +149,21 @@ Result<std::unique_ptr<ReplayStudy>> ReplayStudy::create(sim::Simulation& sim,
   return std::unique_ptr<ReplayStudy>(new ReplayStudy(std::move(m)));
 }
 
-ReplayResult ReplayStudy::run(sim::Tick limit, bool* completed) {
+ReplayStudy::Progress ReplayStudy::progress() const {
+  return {.cycles = m_->clock.cycle_at(m_->sim.now()),
+          .iterations_done = m_->finished,
+          .iterations = m_->cfg.iterations};
+}
+
+ReplayResult ReplayStudy::run(sim::Tick limit, bool* completed,
+                              const std::function<sim::StopReason(sim::Tick)>& run_until) {
   Model& m = *m_;
   m.sim.spawn(m.host_loop(), "host0.process");
-  m.sim.run(limit);
+  if (run_until) {
+    run_until(limit);
+  } else {
+    m.sim.run(limit);
+  }
   if (completed != nullptr) *completed = m.finished == m.cfg.iterations;
   ReplayResult r;
   r.total_cycles = m.clock.cycle_at(m.sim.now());

@@ -67,7 +67,18 @@ class ReplayStudy {
   ReplayStudy(const ReplayStudy&) = delete;
   ReplayStudy& operator=(const ReplayStudy&) = delete;
   // Runs until the last iteration completes or `limit`; `completed` says which.
-  ReplayResult run(sim::Tick limit = sim::kMaxTick, bool* completed = nullptr);
+  // `run_until(limit)` runs the simulation (the CLI's slices with a progress line); empty:
+  // Simulation::run.
+  ReplayResult run(sim::Tick limit = sim::kMaxTick, bool* completed = nullptr,
+                   const std::function<sim::StopReason(sim::Tick)>& run_until = {});
+
+  // How far a run has got, for a progress line: cycles, iterations completed of those asked.
+  struct Progress {
+    std::uint64_t cycles = 0;
+    std::uint32_t iterations_done = 0;
+    std::uint32_t iterations = 0;
+  };
+  Progress progress() const;
 
  private:
   struct Model;

@@ -21,6 +21,7 @@
 #include "config/units.h"
 #include "config/yaml_node.h"
 #include "config/yaml_reader.h"
+#include "fabric/pod_keys.h"
 #include "fabric/pod_spec.h"
 #include "fabric/topology.h"
 #include "sim/suggest.h"
@@ -75,6 +76,11 @@ std::string dims_text(std::span<const std::uint32_t> dims) {
   return fmt::format("{}", fmt::join(dims, "x"));
 }
 
+// Each mapping's valid keys, from the one table (pod_keys.h).
+std::vector<std::string> keys_of(std::string_view parent) {
+  return config::child_keys(pod_keys(), parent);
+}
+
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -100,11 +106,7 @@ class PodReader {
       return spec;
     }
     root_pos_ = config::yaml_pos(root.Mark());
-    static constexpr std::array<std::string_view, 16> kTop{
-        "name",           "description",       "shape",        "dims",   "cube",   "tray",
-        "ports_per_chip", "electrical_medium", "media",        "router", "buffer", "rtt",
-        "slice",          "failed_chips",      "failed_links", "links"};
-    const Entries top = keys(root, "", kTop);
+    const Entries top = keys(root, "", keys_of(""));
 
     read_name(top, spec);
     read_geometry(top, spec);
@@ -173,9 +175,9 @@ class PodReader {
 
   // The entries of a mapping; unknown and duplicate keys are reported.
   Entries keys(const YAML::Node& map, const std::string& section,
-               std::span<const std::string_view> valid) {
+               const std::vector<std::string>& valid) {
     Entries out;
-    std::vector<std::string> names(valid.begin(), valid.end());
+    const std::vector<std::string>& names = valid;
     for (const auto& kv : map) {
       const SourcePos key_pos = config::yaml_pos(kv.first.Mark());
       if (!kv.first.IsScalar()) {
@@ -204,7 +206,7 @@ class PodReader {
 
   // A mapping value: its entries, or nullopt (reported) when it is not a mapping.
   std::optional<Entries> section(const Entry& e, const std::string& path,
-                                 std::span<const std::string_view> valid) {
+                                 const std::vector<std::string>& valid) {
     if (!e.value.IsMap()) {
       diag_.error(value_pos(e), path,
                   fmt::format("expected a mapping with keys {}, got {}", fmt::join(valid, ", "),
@@ -565,15 +567,12 @@ class PodReader {
                               config::describe_yaml_node(e.value)));
       return;
     }
-    static constexpr std::array<std::string_view, 3> kNames{"pcb", "copper", "optical"};
-    const Entries media = keys(e.value, "media", kNames);
-    static constexpr std::array<std::string_view, 5> kKeys{"latency", "per_metre", "bandwidth",
-                                                           "bit_error_rate", "length"};
+    const Entries media = keys(e.value, "media", keys_of("media"));
     for (const auto& [name, entry] : media) {
       const Medium m = *parse_medium(name);
       MediumSpec& ms = spec.media[static_cast<std::size_t>(m)];
       const std::string path = join_path("media", name);
-      auto props = section(entry, path, kKeys);
+      auto props = section(entry, path, keys_of(path));
       if (!props) continue;
       if (const Entry* p = find(*props, "latency")) {
         if (auto v = quantity(*p, path + ".latency", UnitKind::kTime, 1, kMaxTimePs))
@@ -601,9 +600,7 @@ class PodReader {
   }
 
   void read_router(const Entry& e, PodSpec& spec) {
-    static constexpr std::array<std::string_view, 4> kKeys{"latency", "max_packet", "header",
-                                                           "max_replays"};
-    auto r = section(e, "router", kKeys);
+    auto r = section(e, "router", keys_of("router"));
     if (!r) return;
     if (const Entry* p = find(*r, "latency")) {
       if (auto v = quantity(*p, "router.latency", UnitKind::kTime, 0, kMaxTimePs))
@@ -628,9 +625,7 @@ class PodReader {
 
   void read_buffer(const Entry& e, PodSpec& spec) {
     spec.buffer.line = e.key_pos.line;
-    static constexpr std::array<std::string_view, 7> kKeys{
-        "bytes", "unit", "outbound", "inbound", "vcs", "min_per_vc", "policy"};
-    auto b = section(e, "buffer", kKeys);
+    auto b = section(e, "buffer", keys_of("buffer"));
     if (!b) return;
     BufferSpec& buf = spec.buffer;
     if (const Entry* p = find(*b, "bytes")) {
@@ -677,8 +672,7 @@ class PodReader {
   }
 
   void read_slice(const Entry& e, PodSpec& spec) {
-    static constexpr std::array<std::string_view, 2> kKeys{"origin", "extent"};
-    auto s = section(e, "slice", kKeys);
+    auto s = section(e, "slice", keys_of("slice"));
     if (!s) return;
     const SourcePos at = value_pos(e);
     const bool have_origin = require(*s, "origin", "slice", at, "first chip of the slice");
@@ -739,11 +733,11 @@ class PodReader {
                               config::describe_yaml_node(e.value)));
       return;
     }
-    static constexpr std::array<std::string_view, 2> kKeys{"chip", "port"};
+    const std::vector<std::string> valid = keys_of("failed_links[]");
     for (std::size_t i = 0; i < e.value.size(); ++i) {
       const std::string path = fmt::format("failed_links[{}]", i);
       const Entry item{node_pos(e.value[i], value_pos(e)), e.value[i]};
-      auto m = section(item, path, kKeys);
+      auto m = section(item, path, valid);
       if (!m) continue;
       const bool have_chip = require(*m, "chip", path, item.key_pos, "the chip's coordinates");
       const bool have_port = require(*m, "port", path, item.key_pos, "the port id");
@@ -787,12 +781,12 @@ class PodReader {
                               config::describe_yaml_node(e.value)));
       return;
     }
-    static constexpr std::array<std::string_view, 4> kKeys{"a", "b", "medium", "length"};
+    const std::vector<std::string> valid = keys_of("links[]");
     std::map<std::pair<std::uint32_t, std::uint32_t>, int> taken;  // (chip, port) -> line
     for (std::size_t i = 0; i < e.value.size(); ++i) {
       const std::string path = fmt::format("links[{}]", i);
       const Entry item{node_pos(e.value[i], value_pos(e)), e.value[i]};
-      auto m = section(item, path, kKeys);
+      auto m = section(item, path, valid);
       if (!m) continue;
       const bool have_a = require(*m, "a", path, item.key_pos, "[chip, port] of one end");
       const bool have_b = require(*m, "b", path, item.key_pos, "[chip, port] of the other end");

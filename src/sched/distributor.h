@@ -112,6 +112,9 @@ class WorkDistributor : public sim::Component {
   void cancel(std::uint32_t g);
 
   bool all_done() const { return ctas_exited_ == ctas_total_; }
+  // CTAs of every grid submitted so far, and those exited (or skipped by wave sampling).
+  std::uint64_t ctas_total() const { return ctas_total_; }
+  std::uint64_t ctas_exited() const { return ctas_exited_; }
   const GridTimes& grid_times(std::uint32_t g) const { return grids_[g].times; }
   const GpuState& state() const { return state_; }
   const Topology& topology() const { return state_.topology(); }

@@ -70,7 +70,14 @@ Result<std::unique_ptr<LaunchStudy>> LaunchStudy::create(sim::Simulation& sim,
       new LaunchStudy(std::make_unique<Model>(sim, s, std::move(policy).value())));
 }
 
-LaunchReport LaunchStudy::run(sim::Tick limit) {
+LaunchStudy::Progress LaunchStudy::progress() const {
+  return {.cycles = m_->clock.cycle_at(m_->cwd.now()),
+          .ctas_done = m_->cwd.ctas_exited(),
+          .ctas_total = m_->cwd.ctas_total()};
+}
+
+LaunchReport LaunchStudy::run(sim::Tick limit,
+                              const std::function<sim::StopReason(sim::Tick)>& run_until) {
   XPUSIM_CHECK(!m_->ran, "LaunchStudy::run called twice");
   m_->ran = true;
   WorkDistributor& cwd = m_->cwd;
@@ -78,7 +85,11 @@ LaunchReport LaunchStudy::run(sim::Tick limit) {
   for (const GridSpec& g : m_->scenario.grids)
     cwd.submit(g);
   cwd.start();
-  cwd.sim().run(limit);
+  if (run_until) {
+    run_until(limit);
+  } else {
+    cwd.sim().run(limit);
+  }
 
   const auto cycles = [&](sim::Tick t) { return clock.cycle_at(t); };
   LaunchReport r;

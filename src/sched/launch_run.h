@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,7 +63,18 @@ class LaunchStudy {
   LaunchStudy& operator=(const LaunchStudy&) = delete;
 
   // Simulates until every CTA has exited or `limit`; `completed` says which. Call once.
-  LaunchReport run(sim::Tick limit = sim::kMaxTick);
+  // `run_until(limit)` runs the simulation (the CLI's slices with a progress line); empty:
+  // Simulation::run.
+  LaunchReport run(sim::Tick limit = sim::kMaxTick,
+                   const std::function<sim::StopReason(sim::Tick)>& run_until = {});
+
+  // How far a run has got, for a progress line: SM cycles, CTAs exited of those submitted.
+  struct Progress {
+    std::uint64_t cycles = 0;
+    std::uint64_t ctas_done = 0;
+    std::uint64_t ctas_total = 0;
+  };
+  Progress progress() const;
 
  private:
   struct Model;

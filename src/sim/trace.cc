@@ -1,9 +1,11 @@
 #include "sim/trace.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace xpusim::sim {
 namespace {
@@ -119,12 +121,16 @@ Status Tracer::open(const TraceOptions& options) {
   path_ = options.path;
   max_events_ = options.max_events;
   filters_ = options.filters;
+  window_begin_ = options.window_begin;
+  window_end_ = options.window_end;
   tracks_.clear();
   track_paths_.clear();
-  written_ = dropped_ = 0;
+  written_ = dropped_ = outside_ = 0;
+  first_dropped_at_ = 0;
+  incomplete_.clear();
   first_event_ = true;
-  write_failed_ = false;
-  if (std::fputs("{\"traceEvents\":[\n", file_) < 0) write_failed_ = true;
+  write_errno_ = 0;
+  write_text("{\"traceEvents\":[\n");
   emit(metadata("process_name", 0, "name", quoted("xpusim")));
   return Ok{};
 }
@@ -153,19 +159,31 @@ TrackId Tracer::track(std::string_view component_path) {
   return id;
 }
 
-bool Tracer::admit() {
+bool Tracer::admit(Tick at) {
   if (written_ >= max_events_) {
-    ++dropped_;
+    if (dropped_++ == 0) first_dropped_at_ = at;
     return false;
   }
   ++written_;
   return true;
 }
 
+void Tracer::mark_incomplete(std::string_view reason) {
+  if (!file_) return;
+  if (std::find(incomplete_.begin(), incomplete_.end(), reason) == incomplete_.end()) {
+    incomplete_.emplace_back(reason);
+  }
+}
+
 void Tracer::write_complete(TrackId t, std::string_view name, Tick begin, Tick end,
                             std::string_view category, const nlohmann::json* args) {
   XPUSIM_CHECK(end >= begin, "trace slice ends before it begins");
-  if (!admit()) return;
+  // A slice is [begin, end); a zero-length one is the point `begin`.
+  if (begin >= window_end_ || (end <= window_begin_ && begin < window_begin_)) {
+    ++outside_;
+    return;
+  }
+  if (!admit(begin)) return;
   std::string e = event_head(name, category, 'X', t);
   e += fmt::format(",\"ts\":{},\"dur\":{}", format_us(begin), format_us(end - begin));
   append_args(e, args);
@@ -175,7 +193,7 @@ void Tracer::write_complete(TrackId t, std::string_view name, Tick begin, Tick e
 
 void Tracer::write_instant(TrackId t, std::string_view name, Tick at, std::string_view category,
                            const nlohmann::json* args) {
-  if (!admit()) return;
+  if (!in_window(at) || !admit(at)) return;
   std::string e = event_head(name, category, 'i', t);
   e += fmt::format(",\"s\":\"t\",\"ts\":{}", format_us(at));
   append_args(e, args);
@@ -184,7 +202,7 @@ void Tracer::write_instant(TrackId t, std::string_view name, Tick at, std::strin
 }
 
 void Tracer::write_counter(TrackId t, std::string_view name, Tick at, double value) {
-  if (!admit()) return;
+  if (!in_window(at) || !admit(at)) return;
   std::string e = event_head(track_paths_[t] + "." + std::string(name), "", 'C', t);
   e += fmt::format(",\"ts\":{},\"args\":{{\"value\":{}}}}}", format_us(at),
                    nlohmann::json(value).dump());
@@ -193,7 +211,7 @@ void Tracer::write_counter(TrackId t, std::string_view name, Tick at, double val
 
 void Tracer::write_flow(TrackId t, std::string_view name, std::uint64_t flow_id, Tick at,
                         bool end) {
-  if (!admit()) return;
+  if (!in_window(at) || !admit(at)) return;
   // Chrome pairs flow events by (cat, name, id); a fixed category keeps that simple.
   std::string e = event_head(name, "flow", end ? 'f' : 's', t);
   e += fmt::format(",\"id\":{},\"ts\":{}", flow_id, format_us(at));
@@ -202,28 +220,63 @@ void Tracer::write_flow(TrackId t, std::string_view name, std::uint64_t flow_id,
   emit(e);
 }
 
+void Tracer::write_text(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() && write_errno_ == 0) {
+    write_errno_ = errno != 0 ? errno : EIO;
+  }
+}
+
 void Tracer::emit(const std::string& event) {
-  if (!first_event_ && std::fputs(",\n", file_) < 0) write_failed_ = true;
+  if (!first_event_) write_text(",\n");
   first_event_ = false;
-  if (std::fwrite(event.data(), 1, event.size(), file_) != event.size()) write_failed_ = true;
+  write_text(event);
 }
 
 Status Tracer::close() {
   if (!file_) return Ok{};
-  nlohmann::json other = {
-      {"generator", "xpusim"}, {"max_events", max_events_}, {"dropped_events", dropped_}};
-  const std::string tail =
-      fmt::format("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{}\n}}\n", other.dump());
-  if (std::fputs(tail.c_str(), file_) < 0) write_failed_ = true;
-  if (std::ferror(file_)) write_failed_ = true;
-  const int saved_errno = errno;
-  if (std::fclose(file_) != 0) write_failed_ = true;
+  if (dropped_ > 0) {
+    mark_incomplete(
+        fmt::format("the cap of {} events was reached at {} us; {} later events were "
+                    "left out",
+                    max_events_, format_us(first_dropped_at_), dropped_));
+  }
+  nlohmann::json other = {{"generator", "xpusim"},
+                          {"complete", incomplete_.empty()},
+                          {"max_events", max_events_},
+                          {"dropped_events", dropped_}};
+  if (!incomplete_.empty()) {
+    other["reason"] = fmt::format("{}", fmt::join(incomplete_, "; "));
+  }
+  if (window_begin_ != 0 || window_end_ != kMaxTick) {
+    other["window"] = {
+        {"begin_ps", window_begin_},
+        {"end_ps", window_end_ == kMaxTick ? nlohmann::json(nullptr) : nlohmann::json(window_end_)},
+        {"events_outside", outside_}};
+  }
+  write_text(fmt::format("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{}\n}}\n",
+                         other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+  if (std::fflush(file_) != 0 && write_errno_ == 0) write_errno_ = errno != 0 ? errno : EIO;
+  if (std::fclose(file_) != 0 && write_errno_ == 0) write_errno_ = errno != 0 ? errno : EIO;
   file_ = nullptr;
-  if (write_failed_) {
-    return Error{fmt::format("cannot write trace file '{}': {}", path_.string(),
-                             std::strerror(errno ? errno : saved_errno))};
+  if (write_errno_ != 0) {
+    // The file ends mid-event: remove it rather than leave invalid JSON behind. Only a regular
+    // file: a trace written to a device (/dev/full) is not ours to remove.
+    std::error_code ec;
+    const bool removed =
+        std::filesystem::is_regular_file(path_, ec) && std::filesystem::remove(path_, ec);
+    return Error{fmt::format("cannot write trace file '{}': {}{}", path_.string(),
+                             std::strerror(write_errno_),
+                             removed ? "; the unfinished file was removed" : "")};
   }
   return Ok{};
+}
+
+void Tracer::discard() {
+  if (!file_) return;
+  std::fclose(file_);
+  file_ = nullptr;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path_, ec)) std::filesystem::remove(path_, ec);
 }
 
 }  // namespace xpusim::sim

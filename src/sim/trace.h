@@ -1,7 +1,8 @@
 // Trace writer (STYLE.md item 13): an opt-in observer that streams Chrome trace-event JSON, which
 // ui.perfetto.dev and chrome://tracing open. One track (tid) per component, all in pid 1.
-// Filters pick components by path glob; a cap bounds the file size (excess events are counted).
-// A default-constructed Tracer is disabled and every call returns at once.
+// Filters pick components by path glob; a window of simulated time picks events; a cap bounds
+// the file size (excess events are counted). The trailer says whether the trace is complete and
+// why not. A default-constructed Tracer is disabled and every call returns at once.
 #pragma once
 
 #include <cstdint>
@@ -19,13 +20,22 @@
 
 namespace xpusim::sim {
 
+// The event cap of every trace that names none (--trace-max-events, a scenario's
+// trace_max_events): about 85 MB of JSON.
+inline constexpr std::uint64_t kDefaultTraceMaxEvents = 1'000'000;
+
 // Every member has a default initializer, so `{.path = p}` compiles cleanly under -Wextra.
 struct TraceOptions {
   std::filesystem::path path = {};
-  std::uint64_t max_events = 1'000'000;  // metadata events do not count
+  std::uint64_t max_events = kDefaultTraceMaxEvents;  // metadata events do not count
   // Component-path globs where '*' matches any run of characters (dots included), e.g.
   // "chip0.gpc0.*" or "*.tma". Empty: trace every component.
   std::vector<std::string> filters = {};
+  // Simulated time [window_begin, window_end): only events that overlap it are written. A slice
+  // is kept whole (its real begin and duration) when any part of it is inside; a zero-length
+  // slice, an instant, a counter sample or a flow end is kept when its tick is inside.
+  Tick window_begin = 0;
+  Tick window_end = kMaxTick;
 };
 
 using TrackId = std::uint32_t;
@@ -73,14 +83,28 @@ class Tracer {
   }
 
   std::uint64_t events_written() const { return written_; }  // excluding metadata
-  std::uint64_t events_dropped() const { return dropped_; }
+  std::uint64_t events_dropped() const { return dropped_; }  // at the cap
+  std::uint64_t events_outside_window() const { return outside_; }
 
-  // Writes the trailer (displayTimeUnit, otherData with the drop count) and closes the file.
-  // Idempotent; the destructor calls it.
+  // Marks the trace as not covering its whole run (the run faulted, hung, threw or hit its time
+  // limit): the trailer says `"complete": false` with the reasons. Reaching the cap marks it too.
+  void mark_incomplete(std::string_view reason);
+
+  // Writes the trailer (displayTimeUnit; otherData: complete or why not, the cap and the events
+  // it left out, the window) and closes the file. A trace whose writing failed (a full disk) is
+  // removed rather than left as invalid JSON, and the error says so. Idempotent; the destructor
+  // calls it.
   Status close();
+  // Closes and removes the file (a run that never started: its trace would say nothing).
+  void discard();
 
  private:
-  bool admit();  // counts the event against the cap
+  bool admit(Tick at);  // counts the event against the cap
+  bool in_window(Tick at) {
+    if (at >= window_begin_ && at < window_end_) return true;
+    ++outside_;
+    return false;
+  }
   void write_complete(TrackId t, std::string_view name, Tick begin, Tick end,
                       std::string_view category, const nlohmann::json* args);
   void write_instant(TrackId t, std::string_view name, Tick at, std::string_view category,
@@ -88,6 +112,7 @@ class Tracer {
   void write_counter(TrackId t, std::string_view name, Tick at, double value);
   void write_flow(TrackId t, std::string_view name, std::uint64_t flow_id, Tick at, bool end);
   void emit(const std::string& event);
+  void write_text(std::string_view text);  // records the first failure's errno
 
   std::FILE* file_ = nullptr;
   std::filesystem::path path_;
@@ -95,10 +120,15 @@ class Tracer {
   std::vector<std::string> filters_;
   std::map<std::string, TrackId, std::less<>> tracks_;  // kNoTrack for filtered-out paths
   std::vector<std::string> track_paths_;                // by TrackId
+  Tick window_begin_ = 0;
+  Tick window_end_ = kMaxTick;
   std::uint64_t written_ = 0;
   std::uint64_t dropped_ = 0;
+  std::uint64_t outside_ = 0;
+  Tick first_dropped_at_ = 0;
+  std::vector<std::string> incomplete_;  // why the trace does not cover its run
   bool first_event_ = true;
-  bool write_failed_ = false;
+  int write_errno_ = 0;  // of the first failed write; 0: none
 };
 
 }  // namespace xpusim::sim

@@ -24,6 +24,7 @@
 #include "sim/file_read.h"
 #include "sim/one_line.h"
 #include "sim/suggest.h"
+#include "system/scenario_keys.h"
 
 namespace xpusim::system {
 
@@ -83,66 +84,9 @@ Error Scenario::error_at(SourcePos pos, std::string_view key, std::string_view m
 
 namespace {
 
-// The SmTiming fields a scenario may override, with the chip schema's ranges.
-struct TimingField {
-  std::string_view name;
-  std::uint32_t core::SmTiming::*member;
-  std::uint32_t min;
-  std::uint32_t max;
-};
-constexpr TimingField kTimingFields[] = {
-    {"sub_partitions", &core::SmTiming::sub_partitions, 1, 16},
-    {"alu_latency", &core::SmTiming::alu_latency, 0, 100'000},
-    {"sfu_latency", &core::SmTiming::sfu_latency, 0, 100'000},
-    {"sfu_issue_cycles", &core::SmTiming::sfu_issue_cycles, 1, 100'000},
-    {"shared_latency", &core::SmTiming::shared_latency, 0, 100'000},
-    {"lsu_issue_cycles", &core::SmTiming::lsu_issue_cycles, 1, 100'000},
-    {"barrier_latency", &core::SmTiming::barrier_latency, 0, 100'000},
-    {"mbarrier_latency", &core::SmTiming::mbarrier_latency, 0, 100'000},
-    {"cluster_barrier_latency", &core::SmTiming::cluster_barrier_latency, 0, 100'000},
-    {"store_queue", &core::SmTiming::store_queue, 0, 1 << 20},
-};
-
-constexpr std::string_view kTopKeys[] = {
-    "chip",    "mode",      "memory_timing", "set_sampling", "wave_sampling",    "workload",
-    "params",  "policy",    "sm_scheduler",  "sm_timing",    "kernel",           "launch",
-    "buffers", "args",      "stats",         "trace",        "trace_max_events", "runs",
-    "queues",  "cp_timing", "kernels",       "rasterization"};
-constexpr std::string_view kRunKeys[] = {
-    "name",   "mode",  "memory_timing", "set_sampling",     "wave_sampling", "workload",
-    "params", "stats", "trace",         "trace_max_events", "queues"};
-constexpr std::uint64_t kMaxTraceEvents = 1'000'000'000;
-constexpr std::string_view kLaunchKeys[] = {"grid",
-                                            "block",
-                                            "cluster",
-                                            "dynamic_shared_bytes",
-                                            "registers_per_thread",
-                                            "queue",
-                                            "priority",
-                                            "multicast",
-                                            "gpu_cga",
-                                            "policy"};
-constexpr std::string_view kQueueKeys[] = {"dispatch", "size"};
-constexpr std::string_view kGraphKeys[] = {"name",   "kernel", "launch", "args",     "workload",
-                                           "params", "queue",  "after",  "after_any"};
-
-// cp_timing: the command processor's costs by name (cp::AgentTiming).
-struct CpTimingField {
-  std::string_view name;
-  std::uint32_t cp::AgentTiming::*member;
-};
-constexpr CpTimingField kCpTimingFields[] = {
-    {"doorbell", &cp::AgentTiming::doorbell_cycles}, {"fetch", &cp::AgentTiming::fetch_cycles},
-    {"decode", &cp::AgentTiming::decode_cycles},     {"setup", &cp::AgentTiming::setup_cycles},
-    {"diff", &cp::AgentTiming::diff_cycles},         {"cleanup", &cp::AgentTiming::cleanup_cycles},
-};
-constexpr std::uint32_t kMaxCpCycles = 1'000'000;
-constexpr std::string_view kBufferKeys[] = {"bytes", "fill"};
-constexpr std::string_view kArgKinds[] = {"u32", "u64", "f32", "ptr"};
-
-template <std::size_t N>
-std::vector<std::string> strings(const std::string_view (&keys)[N]) {
-  return {std::begin(keys), std::end(keys)};
+// Each mapping's valid keys, from the one table (scenario_keys.h).
+std::vector<std::string> keys_of(std::string_view parent) {
+  return config::child_keys(scenario_keys(), parent);
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -201,7 +145,7 @@ class Reader {
     if (root.IsNull()) {
       diag_.error(
           {1, 1}, "",
-          fmt::format("empty scenario; expected a mapping with keys {}", join(strings(kTopKeys))));
+          fmt::format("empty scenario; expected a mapping with keys {}", join(keys_of(""))));
       return diag_.take();
     }
     if (!root.IsMap()) {
@@ -370,7 +314,7 @@ class Reader {
     std::optional<YAML::Node> args;   // read last: it names buffers listed anywhere
     std::optional<YAML::Node> runs;   // read after every top-level key: runs start from them
     std::optional<YAML::Node> graph;  // read last, as args
-    entries(root, "", strings(kTopKeys),
+    entries(root, "", keys_of(""),
             [&](const std::string& key, const std::string& path, SourcePos key_pos,
                 const YAML::Node& v) {
               given[key] = key_pos;
@@ -454,7 +398,8 @@ class Reader {
               } else if (key == "args") {
                 s_.args_pos = key_pos;
                 args.emplace(v);
-              } else if (key == "stats" || key == "trace" || key == "trace_max_events") {
+              } else if (key == "stats" || key == "trace" || key == "trace_max_events" ||
+                         key == "trace_window") {
                 read_output(s_, key, v, path, key_pos);
               } else if (key == "runs") {
                 runs.emplace(v);
@@ -501,13 +446,13 @@ class Reader {
       const SourcePos ip = value_pos(item, key_pos);
       if (!item.IsMap()) {
         error(ip, p,
-              fmt::format("expected a mapping with keys {}, got {}", join(strings(kQueueKeys)),
+              fmt::format("expected a mapping with keys {}, got {}", join(keys_of("queues[]")),
                           describe(item)));
         continue;
       }
       system::QueueSpec q;
       entries(
-          item, p, strings(kQueueKeys),
+          item, p, keys_of("queues[]"),
           [&](const std::string& key, const std::string& kp, SourcePos at, const YAML::Node& x) {
             if (key == "dispatch") {
               if (auto t = text(x, kp, at, "standard or condensed")) {
@@ -534,9 +479,9 @@ class Reader {
 
   void read_cp_timing(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
     std::vector<std::string> names;
-    for (const CpTimingField& f : kCpTimingFields)
+    for (const CpTimingField& f : cp_timing_fields())
       names.emplace_back(f.name);
-    names.emplace_back("skip_unneeded_cleanup");
+    names.emplace_back(kSkipUnneededCleanup);
     if (!v.IsMap()) {
       error(value_pos(v, key_pos), path,
             fmt::format("expected a mapping with keys {}, got {}", join(names), describe(v)));
@@ -544,7 +489,7 @@ class Reader {
     }
     entries(v, path, names,
             [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
-              if (key == "skip_unneeded_cleanup") {
+              if (key == kSkipUnneededCleanup) {
                 if (auto b = boolean(x, p, kp)) {
                   s_.cp_timing.push_back({.field = key, .value = *b ? 1u : 0u, .pos = kp});
                 }
@@ -574,7 +519,7 @@ class Reader {
       const SourcePos ip = value_pos(item, key_pos);
       if (!item.IsMap()) {
         error(ip, p,
-              fmt::format("expected a mapping with keys {}, got {}", join(strings(kGraphKeys)),
+              fmt::format("expected a mapping with keys {}, got {}", join(keys_of("kernels[]")),
                           describe(item)));
         continue;
       }
@@ -582,7 +527,7 @@ class Reader {
       k.name = fmt::format("k{}", i - 1);
       k.name_pos = ip;
       std::set<std::string> seen;
-      entries(item, p, strings(kGraphKeys),
+      entries(item, p, keys_of("kernels[]"),
               [&](const std::string& key, const std::string& q, SourcePos kq, const YAML::Node& x) {
                 seen.insert(key);
                 if (key == "name") {
@@ -813,11 +758,21 @@ class Reader {
     return true;
   }
 
-  // stats, trace or trace_max_events of the file or of one run.
+  // stats, trace, trace_max_events or trace_window of the file or of one run.
   void read_output(Scenario& target, const std::string& key, const YAML::Node& v,
                    const std::string& path, SourcePos key_pos) {
     if (key == "trace_max_events") {
       if (auto n = whole(v, path, key_pos, 1, kMaxTraceEvents)) target.trace_max_events = *n;
+      return;
+    }
+    if (key == "trace_window") {
+      auto t = text(v, path, key_pos, "START:END such as \"10us:20us\"");
+      if (!t) return;
+      if (auto w = config::parse_time_window(*t); !w) {
+        error(pos_of(v), path, fmt::format("{}: {}", *t, w.error().message));
+      } else {
+        target.trace_window = *t;
+      }
       return;
     }
     auto t = text(v, path, key_pos, "a file name (FILE.json)");
@@ -859,7 +814,7 @@ class Reader {
       const SourcePos ip = value_pos(item, key_pos);
       if (!item.IsMap()) {
         error(ip, p,
-              fmt::format("expected a mapping with keys {}, got {}", join(strings(kRunKeys)),
+              fmt::format("expected a mapping with keys {}, got {}", join(keys_of("runs[]")),
                           describe(item)));
         continue;
       }
@@ -874,7 +829,7 @@ class Reader {
       };
       const std::size_t before = diag_.size();
       entries(
-          item, p, strings(kRunKeys),
+          item, p, keys_of("runs[]"),
           [&](const std::string& key, const std::string& q, SourcePos kq, const YAML::Node& x) {
             if (key == "name") {
               auto t = text(x, q, kq, "a run name");
@@ -1016,11 +971,11 @@ class Reader {
       return;
     }
     std::vector<std::string> valid;
-    for (const TimingField& f : kTimingFields)
+    for (const TimingField& f : sm_timing_fields())
       valid.emplace_back(f.name);
     entries(v, path, valid,
             [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
-              for (const TimingField& f : kTimingFields) {
+              for (const TimingField& f : sm_timing_fields()) {
                 if (f.name != key) continue;
                 if (auto n = whole(x, p, kp, f.min, f.max)) {
                   s_.sm_timing.push_back(TimingOverride{
@@ -1034,12 +989,12 @@ class Reader {
                    kernel::LaunchParams& launch, std::uint32_t& queue, SourcePos& queue_pos) {
     if (!v.IsMap()) {
       error(value_pos(v, key_pos), path,
-            fmt::format("expected a mapping with keys {}, got {}", join(strings(kLaunchKeys)),
+            fmt::format("expected a mapping with keys {}, got {}", join(keys_of("launch")),
                         describe(v)));
       return;
     }
     std::set<std::string> seen;
-    entries(v, path, strings(kLaunchKeys),
+    entries(v, path, keys_of("launch"),
             [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
               seen.insert(key);
               if (key == "grid" || key == "block" || key == "cluster") {
@@ -1110,7 +1065,7 @@ class Reader {
           }
           bool ok = true, has_bytes = false;
           entries(
-              x, p, strings(kBufferKeys),
+              x, p, keys_of("buffers.*"),
               [&](const std::string& k, const std::string& q, SourcePos kq, const YAML::Node& y) {
                 if (k == "bytes") {
                   has_bytes = true;
@@ -1186,7 +1141,7 @@ class Reader {
         continue;
       }
       entries(
-          item, p, strings(kArgKinds),
+          item, p, keys_of("args[]"),
           [&](const std::string& k, const std::string& q, SourcePos kq, const YAML::Node& y) {
             ScenarioArg a{.kind = kernel::ArgKind::kU32, .bits = 0, .buffer = {}, .pos = kq};
             if (k == "u32" || k == "u64") {
@@ -1304,7 +1259,7 @@ Status apply_param_overrides(Scenario& s, std::string_view flag, std::string_vie
 
 core::SmTiming scenario_sm_timing(const Scenario& s, core::SmTiming base) {
   for (const TimingOverride& o : s.sm_timing) {
-    for (const TimingField& f : kTimingFields) {
+    for (const TimingField& f : sm_timing_fields()) {
       if (f.name == o.field) base.*f.member = o.value;
     }
   }
@@ -1313,8 +1268,8 @@ core::SmTiming scenario_sm_timing(const Scenario& s, core::SmTiming base) {
 
 cp::AgentTiming scenario_cp_timing(const Scenario& s, cp::AgentTiming base) {
   for (const TimingOverride& o : s.cp_timing) {
-    if (o.field == "skip_unneeded_cleanup") base.skip_unneeded_cleanup = o.value != 0;
-    for (const CpTimingField& f : kCpTimingFields) {
+    if (o.field == kSkipUnneededCleanup) base.skip_unneeded_cleanup = o.value != 0;
+    for (const CpTimingField& f : cp_timing_fields()) {
       if (f.name == o.field) base.*f.member = o.value;
     }
   }

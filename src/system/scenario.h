@@ -15,7 +15,8 @@
 //   sm_timing: {alu_latency: 6}  # core::SmTiming fields by name
 //   stats: out.stats.json        # optional outputs, relative to the current directory
 //   trace: out.trace.json
-//   trace_max_events: 200000     # the trace's event cap
+//   trace_max_events: 1000000    # the trace's event cap
+//   trace_window: "10us:20us"    # only the trace events in this stretch of simulated time
 //   queues:                      # the host's AQL queues (default: one standard queue of 64)
 //     - {dispatch: standard, size: 64}
 //     - {dispatch: condensed}    # seed3: reference packets, then condensed diffs
@@ -46,6 +47,7 @@
 #include "kernel/launch.h"
 #include "kernel/registry.h"
 #include "sim/result.h"
+#include "sim/trace.h"
 #include "system/chip.h"
 #include "system/workload.h"
 
@@ -123,9 +125,6 @@ struct TimingOverride {
 // wave_sampling's largest value, in percent (sched::kMaxWaveSamplingTolerance).
 inline constexpr double kMaxWaveSamplingPercent = 50;
 
-// The trace event cap of a run that names no trace_max_events.
-inline constexpr std::uint64_t kDefaultTraceMaxEvents = 200'000;
-
 struct Scenario {
   std::string source;         // the file name used in messages ("": none, a scenario in code)
   std::filesystem::path dir;  // the file's folder: relative chip paths start here
@@ -175,12 +174,13 @@ struct Scenario {
   config::SourcePos stats_pos;
   std::string trace_path;
   config::SourcePos trace_pos;
-  std::uint64_t trace_max_events = kDefaultTraceMaxEvents;
+  std::uint64_t trace_max_events = sim::kDefaultTraceMaxEvents;
+  std::string trace_window;  // "START:END" as written (checked at load); "": the whole run
 
   // A file with `runs:` holds several runs, each a whole scenario here: the file's top-level
   // keys, then the entry's name, mode, workload, params (merged key by key over the top-level
-  // ones), stats, trace and trace_max_events. A run's own `runs` is empty; so is a file's
-  // without `runs:`.
+  // ones), stats, trace, trace_max_events and trace_window. A run's own `runs` is empty; so is a
+  // file's without `runs:`.
   std::vector<Scenario> runs;
   std::string name;            // a run's name (`run1`, `run2`, ... when unnamed); "" for a file
   config::SourcePos name_pos;  // the run's entry in the file

@@ -84,31 +84,54 @@ enum class Kind {
 // Which maps a key belongs to.
 enum class Modes { kBoth, kTiled, kIm2col };
 
+// The one table of a tensor map file's keys: the reader checks against it and
+// tensor_map_schema() prints it.
 struct KeyDecl {
   std::string_view key;
   Kind kind;
   Modes modes;
   bool required;
   std::string_view cuda_param;  // the encoder's name for it
+  std::string_view description;
 };
 
+// How many names each enum has (tensor_map.h).
+constexpr unsigned kDataTypes = 16, kInterleaves = 3, kSwizzles = 7, kL2Promotions = 4,
+                   kOobFills = 2;
+
 constexpr KeyDecl kKeys[] = {
-    {"mode", Kind::kMode, Modes::kBoth, false, "mode"},
-    {"dataType", Kind::kDataType, Modes::kBoth, true, "tensorDataType"},
-    {"rank", Kind::kU32, Modes::kBoth, true, "tensorRank"},
-    {"globalAddress", Kind::kU64, Modes::kBoth, true, "globalAddress"},
-    {"globalDim", Kind::kU64List, Modes::kBoth, true, "globalDim"},
-    {"globalStrides", Kind::kU64List, Modes::kBoth, false, "globalStrides"},
-    {"boxDim", Kind::kU32List, Modes::kTiled, true, "boxDim"},
-    {"pixelBoxLowerCorner", Kind::kI32List, Modes::kIm2col, true, "pixelBoxLowerCorner"},
-    {"pixelBoxUpperCorner", Kind::kI32List, Modes::kIm2col, true, "pixelBoxUpperCorner"},
-    {"channelsPerPixel", Kind::kU32, Modes::kIm2col, true, "channelsPerPixel"},
-    {"pixelsPerColumn", Kind::kU32, Modes::kIm2col, true, "pixelsPerColumn"},
-    {"elementStrides", Kind::kU32List, Modes::kBoth, false, "elementStrides"},
-    {"interleave", Kind::kInterleave, Modes::kBoth, false, "interleave"},
-    {"swizzle", Kind::kSwizzle, Modes::kBoth, false, "swizzle"},
-    {"l2Promotion", Kind::kL2Promotion, Modes::kBoth, false, "l2Promotion"},
-    {"oobFill", Kind::kOobFill, Modes::kBoth, false, "oobFill"},
+    {"mode", Kind::kMode, Modes::kBoth, false, "mode",
+     "tiled (the default) or im2col; it decides which box keys the map takes"},
+    {"dataType", Kind::kDataType, Modes::kBoth, true, "tensorDataType",
+     "The element type, with or without cuda.h's CU_TENSOR_MAP_DATA_TYPE_ prefix"},
+    {"rank", Kind::kU32, Modes::kBoth, true, "tensorRank", "Dimensions, 1 to 5 (im2col: 3 to 5)"},
+    {"globalAddress", Kind::kU64, Modes::kBoth, true, "globalAddress",
+     "The tensor's base address, 16-byte aligned; decimal or 0x hex"},
+    {"globalDim", Kind::kU64List, Modes::kBoth, true, "globalDim",
+     "Elements per dimension, innermost first"},
+    {"globalStrides", Kind::kU64List, Modes::kBoth, false, "globalStrides",
+     "Bytes between consecutive indices of dimensions 1.. (rank - 1 entries; required from "
+     "rank 2)"},
+    {"boxDim", Kind::kU32List, Modes::kTiled, true, "boxDim",
+     "Tiled maps: the box's elements per dimension"},
+    {"pixelBoxLowerCorner", Kind::kI32List, Modes::kIm2col, true, "pixelBoxLowerCorner",
+     "im2col maps: the bounding box's lower corner offsets (rank - 2 entries)"},
+    {"pixelBoxUpperCorner", Kind::kI32List, Modes::kIm2col, true, "pixelBoxUpperCorner",
+     "im2col maps: the bounding box's upper corner offsets (rank - 2 entries)"},
+    {"channelsPerPixel", Kind::kU32, Modes::kIm2col, true, "channelsPerPixel",
+     "im2col maps: channels loaded per pixel"},
+    {"pixelsPerColumn", Kind::kU32, Modes::kIm2col, true, "pixelsPerColumn",
+     "im2col maps: pixels loaded per column"},
+    {"elementStrides", Kind::kU32List, Modes::kBoth, false, "elementStrides",
+     "Traversal stride per dimension (default: all 1)"},
+    {"interleave", Kind::kInterleave, Modes::kBoth, false, "interleave",
+     "Interleaved layout (cuda.h CU_TENSOR_MAP_INTERLEAVE_*)"},
+    {"swizzle", Kind::kSwizzle, Modes::kBoth, false, "swizzle",
+     "Shared-memory swizzle (cuda.h CU_TENSOR_MAP_SWIZZLE_*)"},
+    {"l2Promotion", Kind::kL2Promotion, Modes::kBoth, false, "l2Promotion",
+     "L2 promotion of the loads (cuda.h CU_TENSOR_MAP_L2_PROMOTION_*)"},
+    {"oobFill", Kind::kOobFill, Modes::kBoth, false, "oobFill",
+     "What out-of-bounds elements read (cuda.h CU_TENSOR_MAP_FLOAT_OOB_FILL_*)"},
 };
 
 bool applies(const KeyDecl& k, Mode mode) {
@@ -346,15 +369,15 @@ class MapReader {
       case Kind::kMode:
         return;
       case Kind::kDataType:
-        return read_enum(k, v, pos, 16, data_type_);
+        return read_enum(k, v, pos, kDataTypes, data_type_);
       case Kind::kInterleave:
-        return read_enum(k, v, pos, 3, interleave_);
+        return read_enum(k, v, pos, kInterleaves, interleave_);
       case Kind::kSwizzle:
-        return read_enum(k, v, pos, 7, swizzle_);
+        return read_enum(k, v, pos, kSwizzles, swizzle_);
       case Kind::kL2Promotion:
-        return read_enum(k, v, pos, 4, l2_promotion_);
+        return read_enum(k, v, pos, kL2Promotions, l2_promotion_);
       case Kind::kOobFill:
-        return read_enum(k, v, pos, 2, oob_fill_);
+        return read_enum(k, v, pos, kOobFills, oob_fill_);
       case Kind::kU64:
         if (read_int(v, key, pos, 0, UINT64_MAX, &wide)) global_address_ = wide;
         return;
@@ -568,6 +591,75 @@ Result<TensorMap> load_tensor_map_file(const std::filesystem::path& path) {
   if (!text) return text.errors();
   return json ? parse_tensor_map_json(*text, path.string())
               : parse_tensor_map_yaml(*text, path.string());
+}
+
+nlohmann::ordered_json tensor_map_schema() {
+  using Json = nlohmann::ordered_json;
+  Json props = Json::object();
+  Json required = Json::array();
+  const auto names = [](std::vector<std::string> v) {
+    Json out = Json::array();
+    for (std::string& n : v)
+      out.push_back(std::move(n));
+    return out;
+  };
+  for (const KeyDecl& k : kKeys) {
+    Json node = Json::object();
+    switch (k.kind) {
+      case Kind::kMode:
+        node = {{"type", "string"}, {"enum", {"tiled", "im2col"}}, {"default", "tiled"}};
+        break;
+      case Kind::kDataType:
+        node = {{"type", "string"}, {"enum", names(names_of<DataType>(kDataTypes))}};
+        break;
+      case Kind::kInterleave:
+        node = {{"type", "string"}, {"enum", names(names_of<Interleave>(kInterleaves))}};
+        break;
+      case Kind::kSwizzle:
+        node = {{"type", "string"}, {"enum", names(names_of<Swizzle>(kSwizzles))}};
+        break;
+      case Kind::kL2Promotion:
+        node = {{"type", "string"}, {"enum", names(names_of<L2Promotion>(kL2Promotions))}};
+        break;
+      case Kind::kOobFill:
+        node = {{"type", "string"}, {"enum", names(names_of<OobFill>(kOobFills))}};
+        break;
+      case Kind::kU32:
+        node = {{"type", "integer"}, {"minimum", 0}, {"maximum", UINT32_MAX}};
+        break;
+      case Kind::kU64:
+        node = {{"type", Json::array({"integer", "string"})}, {"minimum", 0}};
+        break;
+      case Kind::kU32List:
+        node = {{"type", "array"},
+                {"items", {{"type", "integer"}, {"minimum", 0}, {"maximum", UINT32_MAX}}}};
+        break;
+      case Kind::kU64List:
+        node = {{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 0}}}};
+        break;
+      case Kind::kI32List:
+        node = {{"type", "array"},
+                {"items", {{"type", "integer"}, {"minimum", INT32_MIN}, {"maximum", INT32_MAX}}}};
+        break;
+    }
+    // A key both modes need is required; a mode's own keys say so in their description.
+    if (k.kind >= Kind::kInterleave && k.kind <= Kind::kOobFill) node["default"] = node["enum"][0];
+    node["description"] = k.description;
+    node["x-modes"] = k.modes == Modes::kBoth    ? Json::array({"tiled", "im2col"})
+                      : k.modes == Modes::kTiled ? Json::array({"tiled"})
+                                                 : Json::array({"im2col"});
+    if (k.required && k.modes == Modes::kBoth) required.push_back(k.key);
+    props[std::string(k.key)] = std::move(node);
+  }
+  return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+          {"title", "xpusim tensor map"},
+          {"description",
+           "A tensor map file (YAML or JSON) xpusim tma lint, copy and layout read; keys as "
+           "cuda.h's cuTensorMapEncode parameters (docs/tma.md)"},
+          {"type", "object"},
+          {"properties", std::move(props)},
+          {"required", std::move(required)},
+          {"additionalProperties", false}};
 }
 
 }  // namespace xpusim::tma

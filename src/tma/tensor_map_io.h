@@ -41,4 +41,8 @@ Result<TensorMap> from_json(const nlohmann::json& json);  // source name "<json>
 // By extension: .json is JSON, .yaml / .yml YAML; anything else is an error.
 Result<TensorMap> load_tensor_map_file(const std::filesystem::path& path);
 
+// The keys parse_tensor_map_yaml accepts, from the table it reads with, as a JSON Schema; each
+// key's "x-modes" says which maps (tiled, im2col) take it.
+nlohmann::ordered_json tensor_map_schema();
+
 }  // namespace xpusim::tma

@@ -105,5 +105,26 @@ TEST_F(CpCli, BadFlagsAreOneLineErrors) {
   EXPECT_EQ(big.code, 0) << big.err;
 }
 
+// XPUSIM_RUN_SLICE forces the slices of the progress line (docs/run.md): the same output and
+// stats as one run, on both launchers.
+TEST_F(CpCli, RunningInSlicesChangesNothing) {
+  for (const char* launcher : {"chip", "fixed"}) {
+    const std::string args =
+        fmt::format("cp replay --iterations 3 --kernel-cycles 800 --launcher {}", launcher);
+    const CliRun whole = run("--stats whole.json " + args);
+    ::setenv("XPUSIM_RUN_SLICE", "7ns", 1);
+    const CliRun sliced = run("--stats sliced.json " + args);
+    ::unsetenv("XPUSIM_RUN_SLICE");
+    ASSERT_EQ(whole.code, 0) << whole.err;
+    ASSERT_EQ(sliced.code, 0) << sliced.err;
+    EXPECT_EQ(whole.out, sliced.out) << launcher;
+    EXPECT_EQ(sliced.err, "");
+    EXPECT_GT(file("whole.json").size(), 1000u);
+    EXPECT_EQ(xpusim::test::without_host(file("whole.json")),
+              xpusim::test::without_host(file("sliced.json")))
+        << launcher;
+  }
+}
+
 }  // namespace
 }  // namespace xpusim::test

@@ -101,5 +101,21 @@ TEST_F(FabricCli, A65536ChipAllToAllIsRefusedBeforeAllocating) {
   EXPECT_NE(r.err.find("(--traffic alltoall)"), std::string::npos) << r.err;
 }
 
+// XPUSIM_RUN_SLICE forces the slices of the progress line (docs/run.md): the same output and
+// stats as one run.
+TEST_F(FabricCli, RunningInSlicesChangesNothing) {
+  const std::string args = "fabric --pod ring-8 --bytes 64KiB";
+  const CliRun whole = run("--stats whole.json " + args);
+  ::setenv("XPUSIM_RUN_SLICE", "50ns", 1);
+  const CliRun sliced = run("--stats sliced.json " + args);
+  ::unsetenv("XPUSIM_RUN_SLICE");
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  ASSERT_EQ(sliced.code, 0) << sliced.err;
+  EXPECT_EQ(whole.out, sliced.out);
+  EXPECT_EQ(sliced.err, "");
+  EXPECT_GT(file("whole.json").size(), 1000u);
+  EXPECT_EQ(without_host(file("whole.json")), without_host(file("sliced.json")));
+}
+
 }  // namespace
 }  // namespace xpusim::test

@@ -63,6 +63,28 @@ TEST_F(LaunchCli, SameSeedGivesByteIdenticalStats) {
   EXPECT_NE(file("a.json").find("\"decision_cycles\""), std::string::npos);
 }
 
+// XPUSIM_RUN_SLICE forces the slices of the progress line (docs/run.md): the same output and
+// stats as one run.
+TEST_F(LaunchCli, RunningInSlicesChangesNothing) {
+  const std::string args =
+      "launch --grid 96,4 --cluster 2,2 --runtime-model uniform:1000-9000,slowdown=0.5";
+  const CliRun whole = run("--stats whole.json " + args);
+  ::setenv("XPUSIM_RUN_SLICE", "7ns", 1);
+  const CliRun sliced = run("--stats sliced.json " + args);
+  ::setenv("XPUSIM_RUN_SLICE", "0ns", 1);
+  const CliRun bad = run(args);
+  ::unsetenv("XPUSIM_RUN_SLICE");
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  ASSERT_EQ(sliced.code, 0) << sliced.err;
+  EXPECT_EQ(whole.out, sliced.out);
+  EXPECT_EQ(sliced.err, "");  // no progress line: stderr is not a terminal
+  EXPECT_GT(file("whole.json").size(), 1000u);
+  EXPECT_EQ(xpusim::test::without_host(file("whole.json")),
+            xpusim::test::without_host(file("sliced.json")));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "error: XPUSIM_RUN_SLICE = 0ns: must be greater than zero\n");
+}
+
 TEST_F(LaunchCli, BadInputIsOneLineExitTwoAndNothingRuns) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--grid 10 --cluster 3", "does not divide"},

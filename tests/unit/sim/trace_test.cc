@@ -1,5 +1,9 @@
 #include "sim/trace.h"
 
+#include <sys/resource.h>
+
+#include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -84,8 +88,9 @@ TEST(TraceTest, WritesEveryEventKindAsChromeJson) {
   const std::string text = read_text(path);
   const json trace = json::parse(text);
   EXPECT_EQ(trace["displayTimeUnit"], "ns");
-  EXPECT_EQ(trace["otherData"],
-            json::parse(R"({"dropped_events":0,"max_events":100,"generator":"xpusim"})"));
+  EXPECT_EQ(
+      trace["otherData"],
+      json::parse(R"({"complete":true,"dropped_events":0,"max_events":100,"generator":"xpusim"})"));
 
   // Metadata: the process once, then one name (and sort index) per track.
   const auto meta = events_with_ph(trace, "M");
@@ -209,63 +214,142 @@ TEST(TraceTest, CapDropsAndCountsExcessEvents) {
   EXPECT_EQ(events_with_ph(trace, "M").size(), 5u);
   EXPECT_EQ(trace["otherData"]["dropped_events"], 2);
   EXPECT_EQ(trace["otherData"]["max_events"], 3);
+  // A capped trace does not cover its run, and says from when.
+  EXPECT_EQ(trace["otherData"]["complete"], false);
+  EXPECT_EQ(trace["otherData"]["reason"],
+            "the cap of 3 events was reached at 0.000003 us; 2 later events were left out");
   std::filesystem::remove(path);
 }
 
-TEST(TraceTest, DisabledTracerIsANoOp) {
+TEST(TraceTest, WindowKeepsOnlyEventsThatOverlapIt) {
+  const auto path = temp_path("window");
   Tracer tr;
-  EXPECT_FALSE(tr.enabled());
-  EXPECT_EQ(tr.track("chip0.sm0"), kNoTrack);
-  tr.complete(0, "x", 0, 1);  // even a stale id is ignored when disabled
-  tr.instant(kNoTrack, "x", 0);
-  tr.counter(0, "x", 0, 1.0);
-  tr.flow_begin(0, "x", 1, 0);
-  tr.flow_end(0, "x", 1, 0);
-  EXPECT_EQ(tr.events_written(), 0u);
+  ASSERT_TRUE(tr.open({.path = path, .window_begin = 100, .window_end = 200}).ok());
+  const TrackId t = tr.track("a");
+  tr.complete(t, "before", 10, 50);
+  tr.complete(t, "touches_begin", 50, 100);  // [50, 100) ends where the window starts
+  tr.complete(t, "straddles_begin", 90, 110);
+  tr.complete(t, "point_at_begin", 100, 100);
+  tr.complete(t, "inside", 120, 130);
+  tr.complete(t, "covers", 0, 1000);
+  tr.complete(t, "straddles_end", 190, 250);
+  tr.complete(t, "at_end", 200, 210);
+  tr.instant(t, "i_before", 99);
+  tr.instant(t, "i_inside", 100);
+  tr.instant(t, "i_end", 200);
+  tr.counter(t, "c_inside", 199, 1.0);
+  tr.counter(t, "c_after", 300, 2.0);
+  tr.flow_begin(t, "f", 1, 150);
+  tr.flow_end(t, "f", 1, 250);
+  EXPECT_EQ(tr.events_written(), 8u);
+  EXPECT_EQ(tr.events_outside_window(), 7u);
   EXPECT_EQ(tr.events_dropped(), 0u);
-  EXPECT_TRUE(tr.close().ok());
-
-  // After close, the old track id writes nothing more.
-  const auto path = temp_path("closed");
-  Tracer t2;
-  ASSERT_TRUE(t2.open({.path = path}).ok());
-  const TrackId id = t2.track("a");
-  ASSERT_TRUE(t2.close().ok());
-  const std::string before = read_text(path);
-  t2.complete(id, "late", 0, 1);
-  EXPECT_EQ(t2.track("a"), kNoTrack);
-  EXPECT_EQ(read_text(path), before);
-  EXPECT_EQ(t2.events_written(), 0u);
-  std::filesystem::remove(path);
-}
-
-TEST(TraceTest, DestructorFinishesTheFile) {
-  const auto path = temp_path("dtor");
-  {
-    Tracer tr;
-    ASSERT_TRUE(tr.open({.path = path}).ok());
-    tr.instant(tr.track("a"), "x", 10);
-  }
-  const json trace = json::parse(read_text(path));
-  EXPECT_EQ(events_with_ph(trace, "i").size(), 1u);
-  EXPECT_EQ(trace["otherData"]["max_events"], 1'000'000);
-  std::filesystem::remove(path);
-}
-
-TEST(TraceTest, OpenErrorsNameTheFile) {
-  Tracer tr;
-  auto bad = tr.open({.path = "/nonexistent-xpusim-dir/trace.json"});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.error().message, HasSubstr("'/nonexistent-xpusim-dir/trace.json'"));
-  EXPECT_THAT(bad.error().message, HasSubstr("No such file or directory"));
-  EXPECT_FALSE(tr.enabled());
-
-  const auto path = temp_path("twice");
-  ASSERT_TRUE(tr.open({.path = path}).ok());
-  auto again = tr.open({.path = temp_path("other")});
-  ASSERT_FALSE(again.ok());
-  EXPECT_THAT(again.error().message, HasSubstr(path.string()));
   ASSERT_TRUE(tr.close().ok());
+
+  const json trace = json::parse(read_text(path));
+  std::vector<std::string> names;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] != "M") names.push_back(e["name"]);
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"straddles_begin", "point_at_begin", "inside", "covers",
+                                      "straddles_end", "i_inside", "a.c_inside", "f"}));
+  // Slices are kept whole, not clipped to the window.
+  EXPECT_EQ(events_with_ph(trace, "X")[3]["dur"], 0.001);
+  EXPECT_EQ(trace["otherData"]["window"],
+            json::parse(R"({"begin_ps":100,"end_ps":200,"events_outside":7})"));
+  EXPECT_EQ(trace["otherData"]["complete"], true);  // what is outside was not asked for
+  std::filesystem::remove(path);
+}
+
+TEST(TraceTest, OpenEndedWindowAndTheCapCountOnlyEventsInside) {
+  const auto path = temp_path("window_open");
+  Tracer tr;
+  ASSERT_TRUE(tr.open({.path = path, .max_events = 2, .window_begin = 1000}).ok());
+  const TrackId t = tr.track("a");
+  for (Tick at = 0; at < 5000; at += 500)
+    tr.instant(t, "i", at);
+  EXPECT_EQ(tr.events_outside_window(), 2u);
+  EXPECT_EQ(tr.events_written(), 2u);
+  EXPECT_EQ(tr.events_dropped(), 6u);
+  ASSERT_TRUE(tr.close().ok());
+  const json trace = json::parse(read_text(path));
+  EXPECT_EQ(trace["otherData"]["window"]["end_ps"], nullptr);
+  EXPECT_EQ(trace["otherData"]["complete"], false);
+  EXPECT_EQ(trace["otherData"]["reason"],
+            "the cap of 2 events was reached at 0.002000 us; 6 later events were left out");
+  std::filesystem::remove(path);
+}
+
+TEST(TraceTest, IncompleteRunIsMarkedInTheTrailer) {
+  const auto path = temp_path("incomplete");
+  Tracer tr;
+  tr.mark_incomplete("ignored while closed");
+  ASSERT_TRUE(tr.open({.path = path, .max_events = 1}).ok());
+  const TrackId t = tr.track("a");
+  tr.instant(t, "x", 5);
+  tr.instant(t, "y", 6);
+  tr.mark_incomplete("fault: warp 0 read past the end");
+  tr.mark_incomplete("fault: warp 0 read past the end");  // once
+  ASSERT_TRUE(tr.close().ok());
+  const json trace = json::parse(read_text(path));
+  EXPECT_EQ(trace["otherData"]["complete"], false);
+  EXPECT_EQ(trace["otherData"]["reason"],
+            "fault: warp 0 read past the end; the cap of 1 events was reached at 0.000006 us; 1 "
+            "later events were left out");
+  EXPECT_FALSE(trace["otherData"].contains("window"));
+  std::filesystem::remove(path);
+}
+
+TEST(TraceTest, DiscardRemovesTheFile) {
+  const auto path = temp_path("discard");
+  Tracer tr;
+  ASSERT_TRUE(tr.open({.path = path}).ok());
+  tr.instant(tr.track("a"), "x", 1);
+  tr.discard();
+  EXPECT_FALSE(tr.enabled());
+  EXPECT_FALSE(std::filesystem::exists(path));
+  tr.discard();  // idempotent
+  EXPECT_TRUE(tr.close().ok());
+}
+
+TEST(TraceTest, AFullDeviceIsAnErrorAndNotRemoved) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  Tracer tr;
+  ASSERT_TRUE(tr.open({.path = "/dev/full"}).ok());
+  const TrackId t = tr.track("a");
+  for (int k = 0; k < 20'000; ++k)  // past the 1 MiB buffer
+    tr.complete(t, "a fairly long slice name", k, k + 1);
+  auto st = tr.close();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "cannot write trace file '/dev/full': No space left on device");
+  EXPECT_TRUE(std::filesystem::exists("/dev/full"));
+}
+
+// A file that cannot grow (a full disk, a quota) ends mid-event: the tracer removes it rather
+// than leave invalid JSON. RLIMIT_FSIZE stands in for the full disk, in a child process.
+bool trace_past_file_size_limit(const std::filesystem::path& path) {
+  std::signal(SIGXFSZ, SIG_IGN);  // EFBIG from write() instead of the signal
+  rlimit limit{};
+  limit.rlim_cur = limit.rlim_max = 64 * 1024;
+  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return false;
+  Tracer tr;
+  if (!tr.open({.path = path}).ok()) return false;
+  const TrackId t = tr.track("a");
+  for (int k = 0; k < 20'000; ++k)
+    tr.complete(t, "a fairly long slice name", k, k + 1);
+  auto st = tr.close();
+  return !st.ok() && !std::filesystem::exists(path) &&
+         st.error().message == fmt::format(
+                                   "cannot write trace file '{}': File too large; the "
+                                   "unfinished file was removed",
+                                   path.string());
+}
+
+TEST(TraceTest, AFailedWriteRemovesTheUnfinishedFile) {
+  const auto path = temp_path("fsize");
+  EXPECT_EXIT(std::exit(trace_past_file_size_limit(path) ? 0 : 1), ::testing::ExitedWithCode(0),
+              "");
   std::filesystem::remove(path);
 }
 

@@ -223,8 +223,8 @@ TEST(Scenario, StructureErrors) {
   EXPECT_EQ(errors_of(""),
             "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
             "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
-            "kernel, launch, buffers, args, stats, trace, trace_max_events, runs, queues, "
-            "cp_timing, kernels, rasterization");
+            "kernel, launch, buffers, args, stats, trace, trace_max_events, trace_window, runs, "
+            "queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -247,7 +247,7 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
             "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
             "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
             "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
-            "trace_max_events, runs, queues, cp_timing, kernels, rasterization");
+            "trace_max_events, trace_window, runs, queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -618,7 +618,7 @@ TEST(Scenario, OutputKeysOfASingleRunFile) {
   EXPECT_EQ(s.stats_path, "s.json");
   EXPECT_EQ(s.stats_pos.line, 3);
   EXPECT_EQ(s.trace_path, "t.json");
-  EXPECT_EQ(s.trace_max_events, kDefaultTraceMaxEvents);
+  EXPECT_EQ(s.trace_max_events, sim::kDefaultTraceMaxEvents);
   EXPECT_TRUE(s.runs.empty());
   EXPECT_EQ(scenario_runs(s).size(), 1u);
   EXPECT_EQ(load("chip: tiny\nworkload: w\ntrace_max_events: 50\n").trace_max_events, 50u);
@@ -626,6 +626,27 @@ TEST(Scenario, OutputKeysOfASingleRunFile) {
             "s.yaml:3:19: trace_max_events: 0 is outside [1, 1000000000]");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nstats: [a]\n"),
             "s.yaml:3:8: stats: expected a file name (FILE.json), got a sequence");
+}
+
+TEST(Scenario, TraceWindowIsCheckedAtLoadAndRunsInheritIt) {
+  EXPECT_EQ(load("chip: tiny\nworkload: w\ntrace_window: \"10us:20us\"\n").trace_window,
+            "10us:20us");
+  EXPECT_EQ(load("chip: tiny\nworkload: w\ntrace_window: \"5ns:\"\n").trace_window, "5ns:");
+  EXPECT_EQ(load("chip: tiny\nworkload: w\n").trace_window, "");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\ntrace_window: \"20us:10us\"\n"),
+            "s.yaml:3:15: trace_window: 20us:10us: START (20us) must be before END (10us)");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\ntrace_window: 10us\n"),
+            "s.yaml:3:15: trace_window: 10us: \"10us\" is not START:END (e.g. 10us:20us; either "
+            "side may be empty: from the start, to the end)");
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\ntrace_window: \"1parsec:\"\n"),
+            "s.yaml:3:15: trace_window: 1parsec:: START: unknown time unit \"parsec\" in "
+            "\"1parsec\"; valid units: ps, ns, us, ms, s");
+  const Scenario runs = load(
+      "chip: tiny\nworkload: w\ntrace_window: \":1us\"\nruns:\n  - {name: a}\n"
+      "  - {name: b, trace_window: \"2us:3us\"}\n");
+  ASSERT_EQ(runs.runs.size(), 2u);
+  EXPECT_EQ(runs.runs[0].trace_window, ":1us");
+  EXPECT_EQ(runs.runs[1].trace_window, "2us:3us");
 }
 
 constexpr std::string_view kRuns = R"(chip: tiny
@@ -702,16 +723,16 @@ TEST(Scenario, RunErrorsAreLocated) {
   EXPECT_EQ(errors_of(head + "runs: [small]\n"),
             "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, memory_timing, "
             "set_sampling, wave_sampling, workload, params, stats, trace, trace_max_events, "
-            "queues, got "
+            "trace_window, queues, got "
             "\"small\"");
   EXPECT_EQ(errors_of(head + "runs: [{nmae: a}]\n"),
             "s.yaml:3:9: runs[0].nmae: unknown key 'nmae' (did you mean 'name'?); valid keys in "
             "runs[0]: name, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
-            "stats, trace, trace_max_events, queues");
+            "stats, trace, trace_max_events, trace_window, queues");
   EXPECT_EQ(errors_of(head + "runs: [{policy: first-fit}]\n"),
             "s.yaml:3:9: runs[0].policy: unknown key 'policy'; valid keys in runs[0]: name, "
             "mode, memory_timing, set_sampling, wave_sampling, workload, params, stats, trace, "
-            "trace_max_events, queues");
+            "trace_max_events, trace_window, queues");
   EXPECT_EQ(errors_of(head + "runs: [{memory_timing: transaction}]\n"),
             "s.yaml:3:24: runs[0].memory_timing: 'transaction' is not a memory timing (did you "
             "mean 'transactions'?); memory timings: events (every step at its tick, the "
