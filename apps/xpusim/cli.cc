@@ -184,6 +184,12 @@ nlohmann::json Session::stats_header() const {
   return top;
 }
 
+nlohmann::json Session::stats_json() const {
+  nlohmann::json all = stats_header();
+  all.update(sim_->stats().to_json());
+  return all;
+}
+
 std::vector<Error> Session::finish() {
   finished_ = true;
   std::vector<Error> errors;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "config/key_value_list.h"
+#include "report/report.h"
 #include "sim/result.h"
 #include "sim/simulation.h"
 #include "sim/trace.h"
@@ -97,6 +98,8 @@ class Session {
   // The run's headline figures, computed once (run_summary.h figures_json); the stats file's
   // "figures" when set.
   nlohmann::json& figures() { return figures_; }
+  // What the stats file holds (header, figures, every stat), whether or not one is written.
+  nlohmann::json stats_json() const;
   // The run did not finish (a fault, a hang, an exception, the time limit): the trace's trailer
   // says so, with `reason`.
   void cut_short(std::string_view reason) { sim_->tracer().mark_incomplete(reason); }
@@ -131,5 +134,8 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_cp_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_fabric_command(CLI::App& app, const GlobalOptions& g, Action& action);
+void add_report_command(CLI::App& app, const GlobalOptions& g, Action& action);
+// Writes the HTML report of `runs` (cmd_report.cc); errors name the file.
+Status write_report(const std::string& path, const std::vector<report::RunStats>& runs);
 
 }  // namespace xpusim::cli

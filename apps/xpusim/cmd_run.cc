@@ -42,6 +42,7 @@ struct RunOpts {
   std::string policy;
   std::string scheduler;
   bool memory_thread = false;
+  std::string report;  // --report: the HTML report of every run
 };
 
 unsigned long long ull(std::uint64_t v) {
@@ -299,6 +300,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   if (!errors.empty()) return fail(errors);
 
   int code = kExitOk;
+  std::vector<report::RunStats> reported;  // for --report, each run's as it ends
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     PreparedRun& run = *prepared[i];
     const system::Scenario& s = run.s;
@@ -343,7 +345,28 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
       print_errors(errs);
       if (code == kExitOk) code = kExitSimulationFailure;
     }
+    if (!o.report.empty() && !run.session->figures().is_null()) {
+      const std::string label =
+          multi ? s.name : std::filesystem::path(file.source).filename().string();
+      auto r = report::check_stats(report::essentials(run.session->stats_json()), label,
+                                   fmt::format("run {}", label));
+      if (r) reported.push_back(std::move(r).value());
+    }
     prepared[i].reset();  // frees the run's chip and simulation before the next run
+  }
+  if (!o.report.empty()) {
+    const Status st = reported.empty()
+                          ? Status(Error{fmt::format("--report = {}: no run ended with figures to "
+                                                     "report",
+                                                     o.report)})
+                          : write_report(o.report, reported);
+    if (!st.ok()) {
+      print_errors(st.errors());
+      if (code == kExitOk) code = kExitSimulationFailure;
+    } else {
+      std::printf("\nreport %s: %zu run%s\n", o.report.c_str(), reported.size(),
+                  reported.size() == 1 ? "" : "s");
+    }
   }
   return code;
 }
@@ -382,6 +405,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   cmd->add_flag("--memory-thread", o->memory_thread,
                 "with transactions, no trace: time warp loads and stores on a second host "
                 "thread; the results are byte-identical (docs/memory-hierarchy.md)");
+  cmd->add_option("--report", o->report,
+                  "write an HTML report of the runs to this file: plots over time, roofline, "
+                  "stalls, and the runs' headline figures side by side (docs/report.md)");
   cmd->add_option("--param", o->params,
                   "workload parameters over the scenario's, in every run: key=value,... (sizes "
                   "may use KiB, MiB, GiB)");

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   add_cp_command(app, g, action);
   add_run_command(app, g, action);
   add_fabric_command(app, g, action);
+  add_report_command(app, g, action);
 
   try {
     app.parse(argc, argv);

@@ -64,7 +64,7 @@ std::string linear_axes(double x_hi, double y_hi, const std::string& x_label,
         "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>",
         x, kTop + plot_h, kTop + plot_h + 4, kTop + plot_h + 16, number(t));
   }
-  for (double t : ticks(y_hi)) {
+  for (double t : y_hi > 0 ? ticks(y_hi) : std::vector<double>{}) {
     const double y = kTop + plot_h - (y_hi > 0 ? t / y_hi : 0) * plot_h;
     s += fmt::format(
         "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/>"

@@ -184,7 +184,7 @@ class RunSection {
         if (first >= sms_.size() || n == 0) break;
         gpcs.emplace_back(first, std::min(n, sms_.size() - first));
         hm.row_ticks.push_back(first);
-        hm.row_labels[first] = fmt::format("GPC{} sm{}", gpcs.size() - 1, first);
+        hm.row_labels[first] = fmt::format("GPC{}", gpcs.size() - 1);
         first += n;
       }
     }
@@ -383,6 +383,22 @@ constexpr const char* kCheck =
 
 }  // namespace
 
+nlohmann::json essentials(const nlohmann::json& stats) {
+  json out = json::object();
+  if (!stats.is_object()) return out;
+  for (const auto& [key, value] : stats.items()) {
+    if (key == "header" || key == "host" || key == "figures") {
+      out[key] = value;
+      continue;
+    }
+    if (!value.is_object()) continue;
+    for (const auto& [name, stat] : value.items()) {
+      if (name.ends_with("_series") || name == "sampling.waves_skipped") out[key][name] = stat;
+    }
+  }
+  return out;
+}
+
 Result<RunStats> check_stats(nlohmann::json stats, std::string label, const std::string& what) {
   if (!stats.is_object())
     return Error{fmt::format("{}: not a stats file (not a JSON object)", what)};
@@ -402,11 +418,12 @@ Result<RunStats> check_stats(nlohmann::json stats, std::string label, const std:
 }
 
 Result<RunStats> read_stats(const std::string& path) {
-  auto text = read_file_bounded(path, "the stats file", std::size_t{1} << 30);
+  auto text = read_file_bounded(path, "stats file", std::size_t{1} << 30);
   if (!text) return text.errors();
   json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Error{fmt::format("{}: not a stats file (not valid JSON)", path)};
-  return check_stats(std::move(j), std::filesystem::path(path).filename().string(), path);
+  if (!j.is_object()) return Error{fmt::format("{}: not a stats file (not a JSON object)", path)};
+  return check_stats(essentials(j), std::filesystem::path(path).filename().string(), path);
 }
 
 std::string html_report(const std::vector<RunStats>& runs) {

@@ -20,6 +20,10 @@ struct RunStats {
   nlohmann::json json;  // the whole stats file
 };
 
+// The part of a stats file the report reads (header, host, figures, the series and the wave
+// sampling count): a run's stats kept for `run --report` cost kilobytes, not the whole file.
+nlohmann::json essentials(const nlohmann::json& stats);
+
 // Reads and checks a stats file: bounded, JSON, and written by `xpusim run` (a "header" and
 // "figures"); each error one line naming the file and the rule.
 Result<RunStats> read_stats(const std::string& path);
