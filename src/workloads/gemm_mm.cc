@@ -368,8 +368,9 @@ class GemmMm final : public system::Workload {
          .measured = tflops,
          .configured = peak,
          .unit = int8_ ? "TOPS" : "TFLOP/s",
-         .note = fmt::format("2·M·N·K / simulated time; configured = the chip's dense {} peak",
-                             int8_ ? "int8" : "bf16")},
+         .note = fmt::format(
+             "2·M·N·K over first CTA start to last CTA exit; configured = the chip's dense {} peak",
+             int8_ ? "int8" : "bf16")},
         {.name = "% of dense peak",
          .measured = 100.0 * tflops / peak,
          .configured = std::nullopt,

@@ -656,8 +656,9 @@ Result<std::vector<system::Measurement>> tma_gemm_measurements(system::Chip& chi
        .measured = tflops,
        .configured = peak,
        .unit = t.int8 ? "TOPS" : "TFLOP/s",
-       .note = fmt::format("2·M·N·K / simulated time; configured = the chip's dense {} peak",
-                           t.int8 ? "int8" : "bf16")},
+       .note = fmt::format(
+           "2·M·N·K over first CTA start to last CTA exit; configured = the chip's dense {} peak",
+           t.int8 ? "int8" : "bf16")},
       {.name = "% of dense peak",
        .measured = peak == 0 ? 0 : 100.0 * tflops / peak,
        .configured = std::nullopt,
