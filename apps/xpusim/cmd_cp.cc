@@ -179,14 +179,15 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
                                    .label = {},
                                    .expected_macs = 0};
         const auto run_until = [&](sim::Tick limit) {
-          return run_in_slices(
-              sim, limit, slicing, [&running, last = std::uint64_t{0}](double wall) mutable {
-                const auto p = running.progress();
-                const double rate = static_cast<double>(p.cycles - std::min(p.cycles, last)) / wall;
-                last = p.cycles;
-                return fmt::format(" ({} cycles), {:.0f} cycles/s, iterations {} of {} done",
-                                   p.cycles, rate, p.iterations_done, p.iterations);
-              });
+          return run_in_slices(sim, limit, slicing,
+                               study_detail(
+                                   [&running] {
+                                     const auto p = running.progress();
+                                     return StudyProgress{.cycles = p.cycles,
+                                                          .done = p.iterations_done,
+                                                          .total = p.iterations};
+                                   },
+                                   "iterations"));
         };
         bool completed = false;
         const cp::ReplayResult r = (*study)->run((*session)->time_limit(), &completed, run_until);

@@ -248,16 +248,15 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
                                    .label = {},
                                    .expected_macs = 0};
         const auto run_until = [&](sim::Tick limit) {
-          return run_in_slices(
-              sim, limit, slicing, [&running, last = std::uint64_t{0}](double wall) mutable {
-                const auto p = running.progress();
-                const double rate = static_cast<double>(p.cycles - std::min(p.cycles, last)) / wall;
-                last = p.cycles;
-                return fmt::format(
-                    " ({} cycles), {:.0f} cycles/s, CTAs {} of {} "
-                    "done",
-                    p.cycles, rate, p.ctas_done, p.ctas_total);
-              });
+          return run_in_slices(sim, limit, slicing,
+                               study_detail(
+                                   [&running] {
+                                     const auto p = running.progress();
+                                     return StudyProgress{.cycles = p.cycles,
+                                                          .done = p.ctas_done,
+                                                          .total = p.ctas_total};
+                                   },
+                                   "CTAs"));
         };
         const sched::LaunchReport r = (*study)->run((*session)->time_limit(), run_until);
         print_report(s, r, *chip);

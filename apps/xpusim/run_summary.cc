@@ -520,6 +520,17 @@ sim::StopReason run_in_slices(sim::Simulation& sim, sim::Tick limit, const Slice
   }
 }
 
+ProgressDetail study_detail(std::function<StudyProgress()> now, std::string what) {
+  return
+      [now = std::move(now), what = std::move(what), last = std::uint64_t{0}](double wall) mutable {
+        const StudyProgress p = now();
+        const double rate = static_cast<double>(p.cycles - std::min(p.cycles, last)) / wall;
+        last = p.cycles;
+        return fmt::format(" ({} cycles), {:.0f} cycles/s, {} {} of {} done", p.cycles, rate, what,
+                           p.done, p.total);
+      };
+}
+
 sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tick limit,
                               const SliceOptions& o) {
   if (o.slice == 0 && !o.progress) return sim.run(limit);

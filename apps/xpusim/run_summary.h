@@ -121,5 +121,11 @@ sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tic
 using ProgressDetail = std::function<std::string(double)>;
 sim::StopReason run_in_slices(sim::Simulation& sim, sim::Tick limit, const SliceOptions& o,
                               const ProgressDetail& detail);
+// A study's part of the line (`launch`, `cp replay`): " (C cycles), R cycles/s, WHAT D of T
+// done", from what `now()` says is done so far.
+struct StudyProgress {
+  std::uint64_t cycles = 0, done = 0, total = 0;
+};
+ProgressDetail study_detail(std::function<StudyProgress()> now, std::string what);
 
 }  // namespace xpusim::cli
