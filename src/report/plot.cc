@@ -25,7 +25,7 @@ const char* colour(std::size_t i) {
 
 // About five round steps over [0, hi].
 std::vector<double> ticks(double hi) {
-  if (!(hi > 0)) return {0};
+  if (!(hi > 0) || !std::isfinite(hi) || hi > 1e300) return {0};
   const double raw = hi / 5;
   const double mag = std::pow(10, std::floor(std::log10(raw)));
   double step = mag;
@@ -34,7 +34,7 @@ std::vector<double> ticks(double hi) {
     if (step >= raw) break;
   }
   std::vector<double> out;
-  for (double v = 0; v <= hi * (1 + 1e-9); v += step)
+  for (double v = 0; v <= hi * (1 + 1e-9) && out.size() < 12; v += step)
     out.push_back(v);
   return out;
 }
@@ -318,9 +318,15 @@ std::string roofline_svg(const Roofline& r) {
     y_lo = std::min(y_lo, p.rate / 3);
     y_hi = std::max(y_hi, p.rate * 3);
   }
-  if (!(x_lo > 0 && x_hi > x_lo && y_lo > 0 && y_hi > y_lo)) x_lo = y_lo = 1, x_hi = y_hi = 10;
-  const double lx_lo = std::floor(std::log10(x_lo)), lx_hi = std::ceil(std::log10(x_hi));
-  const double ly_lo = std::floor(std::log10(y_lo)), ly_hi = std::ceil(std::log10(y_hi));
+  // At most 40 decades a side, and finite: a hostile stats file cannot make the loops below
+  // endless.
+  const auto decades = [](double lo, double hi) {
+    double a = std::floor(std::log10(lo)), b = std::ceil(std::log10(hi));
+    if (!std::isfinite(a) || !std::isfinite(b) || b <= a) a = 0, b = 1;
+    return std::pair{std::max(a, b - 40), b};
+  };
+  const auto [lx_lo, lx_hi] = decades(x_lo, x_hi);
+  const auto [ly_lo, ly_hi] = decades(y_lo, y_hi);
   const auto px = [&](double x) {
     return kLeft + (std::log10(x) - lx_lo) / (lx_hi - lx_lo) * kPlotW;
   };

@@ -27,20 +27,33 @@ struct Series {
   bool average = false;
 };
 
+// j[k], or null when j is not an object or has no k: a hand-edited stats file never throws.
+const json& member(const json& j, const char* k) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  const auto it = j.find(k);
+  return it == j.end() ? kNull : *it;
+}
+
+std::string string_at(const json& j, const char* k, std::string fallback = "") {
+  const json& v = member(j, k);
+  return v.is_string() ? v.get<std::string>() : fallback;
+}
+
 std::optional<Series> series_at(const json& stats, const std::string& component, const char* name) {
   const auto c = stats.find(component);
   if (c == stats.end() || !c->is_object()) return std::nullopt;
   const auto s = c->find(name);
-  if (s == c->end() || !s->is_object() || !s->contains("value") || !(*s)["value"].is_array() ||
-      !s->contains("interval_ps")) {
+  if (s == c->end() || !member(*s, "value").is_array() || !member(*s, "interval_ps").is_number()) {
     return std::nullopt;
   }
   Series out;
-  out.interval = (*s)["interval_ps"].get<double>();
-  out.average = s->value("series", "sum") == "average";
-  for (const json& v : (*s)["value"])
+  out.interval = member(*s, "interval_ps").get<double>();
+  out.average = string_at(*s, "series") == "average";
+  for (const json& v : member(*s, "value"))
     out.values.push_back(v.is_number() ? v.get<double>() : 0.0);
-  if (!(out.interval > 0)) return std::nullopt;
+  // Intervals are powers of two from 1024 ps: anything else is not the simulator's.
+  if (!(out.interval >= 1 && out.interval <= 1e19)) return std::nullopt;
   return out;
 }
 
@@ -93,7 +106,7 @@ class RunSection {
   RunSection(const RunStats& r, std::size_t index) : r_(r), index_(index) {
     const json& j = r.json;
     prefix_ = chip_prefix(j);
-    const double ticks = number_at(j, {"header", "sim_ticks"});
+    const double ticks = std::clamp(number_at(j, {"header", "sim_ticks"}), 0.0, 1e19);
     for (std::uint32_t sm = 0;; ++sm) {
       auto s = series_at(j, fmt::format("{}.sm{}", prefix_, sm), "issue_series");
       if (!s) break;
@@ -118,7 +131,7 @@ class RunSection {
   std::string html() const {
     const json& j = r_.json;
     std::string s = fmt::format("<section id=\"run{}\"><h2>{}</h2>", index_, escape(r_.label));
-    const json& h = j["header"];
+    const json& h = member(j, "header");
     s += "<table class=\"kv\">";
     for (const char* k : {"chip", "scenario", "run", "what", "mode", "memory_timing", "policy",
                           "sm_scheduler", "seed", "sim_seconds", "sim_cycles", "xpusim", "git"}) {
@@ -126,9 +139,9 @@ class RunSection {
         s += fmt::format("<tr><th>{}</th><td>{}</td></tr>", k, escape(text_at(h, k)));
       }
     }
-    if (j.contains("host") && j["host"].contains("command_line")) {
+    if (member(member(j, "host"), "command_line").is_array()) {
       std::string cmd;
-      for (const json& a : j["host"]["command_line"])
+      for (const json& a : member(member(j, "host"), "command_line"))
         cmd += (cmd.empty() ? "" : " ") + (a.is_string() ? a.get<std::string>() : a.dump());
       s += fmt::format("<tr><th>command line</th><td><code>{}</code></td></tr>", escape(cmd));
     }
@@ -175,12 +188,14 @@ class RunSection {
     }
     // GPCs from the topology: SMs are numbered GPC-major.
     std::vector<std::pair<std::size_t, std::size_t>> gpcs;  // first SM, count
-    const json& topo = j["header"]["chip_config"].value("topology", json::object());
+    const json& topo = member(member(member(j, "header"), "chip_config"), "topology");
     const double per_tpc = number_at(topo, {"sms_per_tpc"}, 1);
     std::size_t first = 0;
-    if (topo.contains("tpcs_per_gpc") && topo["tpcs_per_gpc"].is_array()) {
-      for (const json& t : topo["tpcs_per_gpc"]) {
-        const auto n = static_cast<std::size_t>((t.is_number() ? t.get<double>() : 0) * per_tpc);
+    if (member(topo, "tpcs_per_gpc").is_array()) {
+      for (const json& t : member(topo, "tpcs_per_gpc")) {
+        const double sms = (t.is_number() ? t.get<double>() : 0) * per_tpc;
+        const auto n = static_cast<std::size_t>(
+            std::clamp(std::isfinite(sms) ? sms : 0.0, 0.0, static_cast<double>(sms_.size())));
         if (first >= sms_.size() || n == 0) break;
         gpcs.emplace_back(first, std::min(n, sms_.size() - first));
         hm.row_ticks.push_back(first);
@@ -265,8 +280,9 @@ std::string comparison(const std::vector<RunStats>& runs) {
   std::vector<std::map<std::string, json>> by_run;
   for (const RunStats& r : runs) {
     auto& m = by_run.emplace_back();
-    for (const json& f : r.json["figures"]["headline"]) {
-      const std::string name = f.value("name", "");
+    for (const json& f : member(member(r.json, "figures"), "headline")) {
+      if (!member(f, "name").is_string()) continue;
+      const std::string name = string_at(f, "name");
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
       m[name] = f;
     }
@@ -285,11 +301,11 @@ std::string comparison(const std::vector<RunStats>& runs) {
         continue;
       }
       const double v = number_at(it->second, {"value"});
-      std::string cell = value_text(v, it->second.value("unit", ""));
+      std::string cell = value_text(v, string_at(it->second, "unit"));
       if (i == 0) base = v;
       if (i > 0 && base && *base != 0)
         cell += fmt::format(" <span class=\"ratio\">(x{:.3g})</span>", v / *base);
-      s += fmt::format("<td title=\"{}\">{}</td>", escape(it->second.value("text", "")), cell);
+      s += fmt::format("<td title=\"{}\">{}</td>", escape(string_at(it->second, "text")), cell);
     }
     s += "</tr>";
   }
@@ -306,20 +322,21 @@ std::string roofline(const std::vector<RunStats>& runs) {
              .points = {}};
   std::vector<std::string> left_out;
   for (const RunStats& run : runs) {
-    const json& f = run.json["figures"]["roofline"];
+    const json& f = member(member(run.json, "figures"), "roofline");
     const double peak = number_at(f, {"peak_work_per_s"});
     const double bw = number_at(f, {"peak_hbm_bytes_per_s"});
-    const std::string unit = f.value("work_unit", "FLOP");
+    const std::string unit = string_at(f, "work_unit", "FLOP");
     if (r.work_unit.empty()) r.work_unit = unit;
-    const std::string chip = text_at(run.json["header"], "chip");
-    if (peak > 0 && bw > 0 && unit == r.work_unit &&
+    const std::string chip = text_at(member(run.json, "header"), "chip");
+    if (peak > 0 && bw > 0 && std::isfinite(peak / bw) && unit == r.work_unit &&
         std::none_of(r.roofs.begin(), r.roofs.end(),
                      [&](const Roof& x) { return x.peak == peak && x.bandwidth == bw; })) {
       r.roofs.push_back({chip, peak, bw});
     }
     const double work = number_at(f, {"work"}), bytes = number_at(f, {"hbm_bytes"});
     const double rate = number_at(f, {"work_per_s"});
-    if (work > 0 && bytes > 0 && rate > 0 && unit == r.work_unit) {
+    if (work > 0 && bytes > 0 && rate > 0 && std::isfinite(work / bytes) && std::isfinite(rate) &&
+        unit == r.work_unit) {
       r.points.push_back({run.label, work / bytes, rate});
     } else {
       left_out.push_back(fmt::format("{} ({})", run.label,
@@ -351,7 +368,7 @@ std::string stalls(const std::vector<RunStats>& runs) {
                 .bars = {},
                 .shares = {}};
   for (const RunStats& r : runs) {
-    const json& st = r.json["figures"]["stall_cycles"];
+    const json& st = member(member(r.json, "figures"), "stall_cycles");
     std::vector<double> v;
     double total = 0;
     for (const std::string& p : b.parts) {

@@ -115,6 +115,19 @@ TEST(Heatmap, ZeroIsWhiteAndTheMaximumDarkest) {
   EXPECT_GT(mid[0], 8);
 }
 
+TEST(LineChart, HugeValuesStillDrawAFiniteAxis) {
+  const LineChart c{.id = "t",
+                    .title = "t",
+                    .x_label = "x",
+                    .y_label = "y",
+                    .x_step = 1e300,
+                    .lines = {{"a", {1e308, 0, -1e308}}},
+                    .ceiling = 1e308,
+                    .ceiling_label = "roof"};
+  const std::string svg = line_chart_svg(c);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
 TEST(Escape, MakesTextSafeInsideTagsAndAttributes) {
   EXPECT_EQ(escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }
@@ -135,6 +148,32 @@ TEST(Report, KeepsOnlyWhatItReadsAndRefusesStatsWithoutFigures) {
   EXPECT_EQ(r.errors().front().message,
             "a.json: no \"figures\" in this stats file (command 'launch'); the report reads the "
             "stats files of `xpusim run`");
+}
+
+// A hand-edited stats file: wrong types, hostile numbers and missing parts draw what they can
+// and never throw or loop.
+TEST(Report, HostileStatsDrawWithoutThrowing) {
+  const char* cases[] = {
+      R"({"header": {"sim_ticks": 1e308, "chip_config": 3}, "figures": {"headline": [1, {"name": 2},
+          {"name": "x", "unit": 5, "value": "y"}], "roofline": {"work": 1e308, "hbm_bytes": 1e-300,
+          "work_per_s": 1e300, "peak_work_per_s": 1e-300, "peak_hbm_bytes_per_s": 1e300},
+          "stall_cycles": {"issue": -5, "memory": "x"}, "sub_partitions": -1},
+          "host": {"command_line": "x"},
+          "chip0.cwd": {"running_ctas_series": {"value": [1, "a", null], "interval_ps": -4}},
+          "chip0.sm0": {"issue_series": {"value": [1e308, -1], "interval_ps": 1024}}})",
+      R"({"header": {"sim_ticks": -7, "chip_config": {"topology": {"tpcs_per_gpc": [-3, 1e30],
+          "sms_per_tpc": 1e30}, "clocks": {"sm": "fast"}}}, "figures": {"headline": [],
+          "roofline": {}, "stall_cycles": {}},
+          "chip0.sm0": {"issue_series": {"value": {}, "interval_ps": 1024}},
+          "chip0.sm1": {"issue_series": {"value": [2], "interval_ps": 1e300}}})",
+  };
+  for (const char* text : cases) {
+    auto r = check_stats(nlohmann::json::parse(text), "hostile", "hostile.json");
+    ASSERT_TRUE(r.ok()) << text;
+    std::string html;
+    EXPECT_NO_THROW(html = html_report({*r, *r})) << text;
+    EXPECT_NE(html.find("</html>"), std::string::npos);
+  }
 }
 
 }  // namespace
