@@ -120,6 +120,34 @@ SEEDS["chip_config/peak_overflow.yaml"] = (
              "  gpcs: 64\n  tpcs_per_gpc: [" + ", ".join(["64"] * 64) + "]\n  sms_per_tpc: 8")
     .replace("bf16_fma_per_cycle: 2048", "bf16_fma_per_cycle: 1048576")).encode()
 
+# The report's input: a run's stats file as `report::essentials` keeps it, small (two SMs).
+REPORT_STATS = {
+    "header": {"command": "run", "chip": "tiny", "sim_ticks": 8192, "seed": 1,
+               "chip_config": {"clocks": {"sm": 1000000000},
+                               "topology": {"gpcs": 2, "tpcs_per_gpc": [1, 1], "sms_per_tpc": 1}}},
+    "host": {"command_line": ["xpusim", "run", "gemm.yaml"], "host_seconds": 0.1},
+    "figures": {
+        "headline": [{"name": "time", "value": 8.192e-3, "unit": "us", "text": "0.008 us"},
+                     {"name": "throughput", "value": 1.5, "unit": "TFLOP/s", "text": "1.5"},
+                     {"name": "L2 hit rate", "value": 40.0, "unit": "%", "text": "40.0%"}],
+        "roofline": {"work": 1e6, "work_unit": "FLOP", "work_per_s": 1.5e12,
+                     "peak_work_per_s": 3.2e13, "hbm_bytes": 65536,
+                     "peak_hbm_bytes_per_s": 2e11, "seconds": 8.192e-9},
+        "stall_cycles": {"issue": 1, "dependency": 20, "memory": 70, "barrier": 9},
+        "sms": 2, "used_sms": 2, "sub_partitions": 4, "instructions": 100},
+    "chip0.sm0": {"issue_series": {"value": [4, 8, 2, 0], "interval_ps": 2048, "series": "sum"}},
+    "chip0.sm1": {"issue_series": {"value": [1, 0, 6], "interval_ps": 1024, "series": "sum"}},
+    "chip0.mem.hbm": {"read_bytes_series": {"value": [512, 1024], "interval_ps": 4096,
+                                            "series": "sum"}},
+    "chip0.mem.xbar": {"response_bytes_series": {"value": [256, 0, 64], "interval_ps": 2048,
+                                                 "series": "sum"}},
+    "chip0.cwd": {"running_ctas_series": {"value": [2, 1.5], "interval_ps": 4096,
+                                          "series": "average"},
+                  "sampling.waves_skipped": {"value": 0}},
+}
+SEEDS["report/run.json"] = (json.dumps(REPORT_STATS, indent=1) + "\n").encode()
+SEEDS["report/launch.json"] = b'{"header": {"command": "launch"}}\n'
+
 TMA = ROOT / "tests/system/data/tma"
 SEEDS["tma_json/conv_im2col.json"] = (TMA / "conv_im2col.json").read_bytes()
 for n in ("gemm_tile", "bad_tile", "swizzle128_f16_8x64"):

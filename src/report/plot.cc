@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 namespace xpusim::report {
 namespace {
@@ -325,8 +326,9 @@ std::string roofline_svg(const Roofline& r) {
     if (!std::isfinite(a) || !std::isfinite(b) || b <= a) a = 0, b = 1;
     return std::pair{std::max(a, b - 40), b};
   };
-  const auto [lx_lo, lx_hi] = decades(x_lo, x_hi);
-  const auto [ly_lo, ly_hi] = decades(y_lo, y_hi);
+  // Plain doubles, not structured bindings: Clang 14 cannot capture those in the lambdas.
+  const std::pair<double, double> xr = decades(x_lo, x_hi), yr = decades(y_lo, y_hi);
+  const double lx_lo = xr.first, lx_hi = xr.second, ly_lo = yr.first, ly_hi = yr.second;
   const auto px = [&](double x) {
     return kLeft + (std::log10(x) - lx_lo) / (lx_hi - lx_lo) * kPlotW;
   };
