@@ -5,7 +5,6 @@
 // on modelled SMs (--launcher chip, the default) or for a fixed time (--launcher fixed).
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -171,24 +170,16 @@ void add_replay(CLI::App& cp, const GlobalOptions& g, Action& action) {
       if (!study) return fail(study.errors());
       int code = kExitOk;
       try {
-        // The `run` command's progress line on a terminal: cycles and iterations done.
-        sim::Simulation& sim = (*session)->sim();
+        // The `run` command's progress line on a terminal.
         const cp::ReplayStudy& running = **study;
-        const SliceOptions slicing{.slice = *slice,
-                                   .progress = ::isatty(STDERR_FILENO) == 1,
-                                   .label = {},
-                                   .expected_macs = 0};
-        const auto run_until = [&](sim::Tick limit) {
-          return run_in_slices(sim, limit, slicing,
-                               study_detail(
-                                   [&running] {
-                                     const auto p = running.progress();
-                                     return StudyProgress{.cycles = p.cycles,
-                                                          .done = p.iterations_done,
-                                                          .total = p.iterations};
-                                   },
-                                   "iterations"));
-        };
+        const auto run_until = study_run_until((*session)->sim(), *slice,
+                                               [&running] {
+                                                 const auto p = running.progress();
+                                                 return StudyProgress{.cycles = p.cycles,
+                                                                      .done = p.iterations_done,
+                                                                      .total = p.iterations};
+                                               },
+                                               "iterations");
         bool completed = false;
         const cp::ReplayResult r = (*study)->run((*session)->time_limit(), &completed, run_until);
         print_result(cfg, *o, r);

@@ -3,7 +3,6 @@
 // latency; --explain says why a cluster does or does not fit each GPC; --svg draws it.
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -240,24 +239,15 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       if (!study) return fail(study.errors());
       int code = kExitOk;
       try {
-        // The `run` command's progress line on a terminal: cycles and CTAs done.
-        sim::Simulation& sim = (*session)->sim();
+        // The `run` command's progress line on a terminal.
         const sched::LaunchStudy& running = **study;
-        const SliceOptions slicing{.slice = *slice,
-                                   .progress = ::isatty(STDERR_FILENO) == 1,
-                                   .label = {},
-                                   .expected_macs = 0};
-        const auto run_until = [&](sim::Tick limit) {
-          return run_in_slices(sim, limit, slicing,
-                               study_detail(
-                                   [&running] {
-                                     const auto p = running.progress();
-                                     return StudyProgress{.cycles = p.cycles,
-                                                          .done = p.ctas_done,
-                                                          .total = p.ctas_total};
-                                   },
-                                   "CTAs"));
-        };
+        const auto run_until = study_run_until(
+            (*session)->sim(), *slice,
+            [&running] {
+              const auto p = running.progress();
+              return StudyProgress{.cycles = p.cycles, .done = p.ctas_done, .total = p.ctas_total};
+            },
+            "CTAs");
         const sched::LaunchReport r = (*study)->run((*session)->time_limit(), run_until);
         print_report(s, r, *chip);
         if (!o->svg.empty()) {

@@ -520,15 +520,23 @@ sim::StopReason run_in_slices(sim::Simulation& sim, sim::Tick limit, const Slice
   }
 }
 
-ProgressDetail study_detail(std::function<StudyProgress()> now, std::string what) {
-  return
-      [now = std::move(now), what = std::move(what), last = std::uint64_t{0}](double wall) mutable {
-        const StudyProgress p = now();
-        const double rate = static_cast<double>(p.cycles - std::min(p.cycles, last)) / wall;
-        last = p.cycles;
-        return fmt::format(" ({} cycles), {:.0f} cycles/s, {} {} of {} done", p.cycles, rate, what,
-                           p.done, p.total);
-      };
+std::function<sim::StopReason(sim::Tick)> study_run_until(sim::Simulation& sim, sim::Tick slice,
+                                                          std::function<StudyProgress()> now,
+                                                          std::string what) {
+  const SliceOptions slicing{
+      .slice = slice, .progress = ::isatty(STDERR_FILENO) == 1, .label = {}, .expected_macs = 0};
+  // One detail for the whole run: its rate is over the time since the last line.
+  ProgressDetail detail = [now = std::move(now), what = std::move(what),
+                           last = std::uint64_t{0}](double wall) mutable {
+    const StudyProgress p = now();
+    const double rate = static_cast<double>(p.cycles - std::min(p.cycles, last)) / wall;
+    last = p.cycles;
+    return fmt::format(" ({} cycles), {:.0f} cycles/s, {} {} of {} done", p.cycles, rate, what,
+                       p.done, p.total);
+  };
+  return [&sim, slicing, detail = std::move(detail)](sim::Tick limit) {
+    return run_in_slices(sim, limit, slicing, detail);
+  };
 }
 
 sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tick limit,

@@ -121,11 +121,14 @@ sim::StopReason run_in_slices(sim::Simulation& sim, system::Chip& chip, sim::Tic
 using ProgressDetail = std::function<std::string(double)>;
 sim::StopReason run_in_slices(sim::Simulation& sim, sim::Tick limit, const SliceOptions& o,
                               const ProgressDetail& detail);
-// A study's part of the line (`launch`, `cp replay`): " (C cycles), R cycles/s, WHAT D of T
-// done", from what `now()` says is done so far.
+// A study's run (`launch`, `cp replay`): `run_until(limit)` runs `sim` in `slice`s (0: as
+// run_in_slices decides), with the progress line on a terminal: " (C cycles), R cycles/s, WHAT
+// D of T done", from what `now()` says is done so far.
 struct StudyProgress {
   std::uint64_t cycles = 0, done = 0, total = 0;
 };
-ProgressDetail study_detail(std::function<StudyProgress()> now, std::string what);
+std::function<sim::StopReason(sim::Tick)> study_run_until(sim::Simulation& sim, sim::Tick slice,
+                                                          std::function<StudyProgress()> now,
+                                                          std::string what);
 
 }  // namespace xpusim::cli
