@@ -2,7 +2,9 @@
 // docs/report.md), from the stats files `xpusim run --stats` writes.
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
