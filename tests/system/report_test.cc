@@ -95,6 +95,38 @@ TEST_F(ReportCli, EveryPlotDrawsInHeadlessChromiumWithoutScriptErrors) {
   EXPECT_EQ(attribute(body, "data-errors"), 0) << body;
 }
 
+// The series the plots draw add up to the run's counters: every issued instruction, HBM byte and
+// crossbar byte lands in exactly one interval; the residency's time integral is the CTAs' time.
+TEST_F(ReportCli, TheSeriesAddUpToTheRunsCounters) {
+  write("gemm.yaml", kGemm);
+  ASSERT_EQ(run("run gemm.yaml --stats s.json").code, 0);
+  const auto j = nlohmann::json::parse(file("s.json"));
+  const auto sum = [](const nlohmann::json& series) {
+    double t = 0;
+    for (const auto& v : series["value"])
+      t += v.get<double>();
+    return t;
+  };
+  double issued = 0, counted = 0, hbm = 0;
+  for (int sm = 0; j.contains(fmt::format("chip0.sm{}", sm)); ++sm) {
+    const auto& c = j[fmt::format("chip0.sm{}", sm)];
+    issued += sum(c["issue_series"]);
+    counted += c["warp_instructions"]["value"].get<double>();
+  }
+  EXPECT_GT(counted, 0);
+  EXPECT_EQ(issued, counted);
+  for (int ch = 0; j.contains(fmt::format("chip0.mem.hbm.ch{}", ch)); ++ch)
+    hbm += j[fmt::format("chip0.mem.hbm.ch{}", ch)]["read_bytes"]["value"].get<double>();
+  EXPECT_GT(hbm, 0);
+  EXPECT_EQ(sum(j["chip0.mem.hbm"]["read_bytes_series"]), hbm);
+  EXPECT_EQ(sum(j["chip0.mem.xbar"]["response_bytes_series"]),
+            j["chip0.mem.xbar"]["response_bytes"]["value"].get<double>());
+  const auto& ctas = j["chip0.cwd"]["running_ctas_series"];
+  EXPECT_EQ(ctas["series"], "average");
+  // Average CTAs x interval, summed: CTA-picoseconds, at least one CTA for one cycle (1 ns).
+  EXPECT_GE(sum(ctas) * ctas["interval_ps"].get<double>(), 1000.0);
+}
+
 TEST_F(ReportCli, RunReportComparesTheRunsOfAFileSideBySide) {
   write("two.yaml", kTwoRuns);
   const CliRun r = run("run two.yaml --report two.html");
