@@ -1,0 +1,1122 @@
+// The PTX corpus case table and its naive C++ references (see cases.h). Each reference restates
+// what the CUDA source computes, with CUDA's semantics: wrapping integer arithmetic, fused
+// multiply-add exactly where nvcc contracts (checked against the .ptx: fma.rn.f32 / fma.rn.f64),
+// saturating float-to-int conversion with NaN -> 0, and conversions to half / bf16 / float
+// written here bit by bit (round to nearest even, or toward zero) instead of trusting the host.
+#include "cases.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+namespace xpusim::ptx_corpus {
+namespace {
+
+// ---- deterministic inputs ---------------------------------------------------------------------
+
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::uint32_t u32() { return static_cast<std::uint32_t>(next() >> 32); }
+  // Uniform in [0, n) (n small: the modulo bias is irrelevant, and deterministic).
+  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(next() % n); }
+};
+
+// A float with random sign and mantissa and an unbiased exponent in [emin, emax].
+float rand_f32(SplitMix64& g, int emin, int emax) {
+  const std::uint64_t r = g.next();
+  const std::uint32_t sign = static_cast<std::uint32_t>(r >> 63) << 31;
+  const int e = emin + static_cast<int>((r >> 32) % static_cast<std::uint64_t>(emax - emin + 1));
+  const std::uint32_t mant = static_cast<std::uint32_t>(r) & 0x7fffffu;
+  return std::bit_cast<float>(sign | static_cast<std::uint32_t>(e + 127) << 23 | mant);
+}
+
+double rand_f64(SplitMix64& g, int emin, int emax) {
+  const std::uint64_t r = g.next();
+  const std::uint64_t sign = (g.next() >> 63) << 63;
+  const int e = emin + static_cast<int>((r >> 52) % static_cast<std::uint64_t>(emax - emin + 1));
+  const std::uint64_t mant = r & 0xfffffffffffffull;
+  return std::bit_cast<double>(sign | static_cast<std::uint64_t>(e + 1023) << 52 | mant);
+}
+
+// ---- bytes <-> typed vectors -------------------------------------------------------------------
+
+template <class T>
+Bytes to_bytes(const std::vector<T>& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  Bytes b(v.size() * sizeof(T));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+template <class T>
+std::vector<T> from_bytes(const Bytes& b) {
+  if (b.size() % sizeof(T) != 0) throw std::runtime_error("ptx_corpus: buffer size");
+  std::vector<T> v(b.size() / sizeof(T));
+  if (!b.empty()) std::memcpy(v.data(), b.data(), b.size());
+  return v;
+}
+
+template <class T>
+std::vector<T> in(const BufferMap& m, const std::string& name) {
+  const auto it = m.find(name);
+  if (it == m.end()) throw std::runtime_error("ptx_corpus: no input buffer " + name);
+  return from_bytes<T>(it->second);
+}
+
+// Output buffers start filled with a pattern no kernel writes, so an element a kernel forgot
+// to write shows up.
+Bytes poison(std::size_t bytes) {
+  return Bytes(bytes, 0xcd);
+}
+
+Arg ptr(std::string name) {
+  return {ArgKind::kPtr, std::move(name), 0};
+}
+Arg s32(std::int32_t v) {
+  return {ArgKind::kS32, {}, static_cast<std::uint64_t>(static_cast<std::int64_t>(v))};
+}
+Arg u32(std::uint32_t v) {
+  return {ArgKind::kU32, {}, v};
+}
+Arg s64(std::int64_t v) {
+  return {ArgKind::kS64, {}, static_cast<std::uint64_t>(v)};
+}
+Arg f32(float v) {
+  return {ArgKind::kF32, {}, std::bit_cast<std::uint32_t>(v)};
+}
+Arg f64(double v) {
+  return {ArgKind::kF64, {}, std::bit_cast<std::uint64_t>(v)};
+}
+
+// The rounded value of a float/double operation, kept from being fused with a later addition
+// by a host compiler that contracts (GCC in GNU mode on FMA targets): the kernels' PTX has a
+// separate mul there.
+template <class T>
+T rounded(T v) {
+  volatile T t = v;
+  return t;
+}
+
+constexpr std::uint32_t grid_for(std::uint32_t n, std::uint32_t block) {
+  return (n + block - 1) / block;
+}
+
+// ---- bit-exact conversions ---------------------------------------------------------------------
+
+enum class Round { kNearestEven, kTowardZero };
+
+// A finite nonzero magnitude m * 2^e (m < 2^64) rounded to a binary format with `frac` fraction
+// bits, exponent bias `bias` and `ebits` exponent bits (IEEE layout, subnormals, no sign).
+// Returns the format's bits without sign; overflow gives infinity (nearest) or the largest
+// finite value (toward zero).
+std::uint64_t round_magnitude(std::uint64_t m, int e, int frac, int bias, int ebits, Round mode) {
+  const int emin = 1 - bias;  // smallest normal unbiased exponent
+  const std::uint64_t max_field = (1ull << ebits) - 1;
+  const int p = 63 - std::countl_zero(m);
+  const int E = p + e;                               // unbiased exponent of the value
+  const int q = E >= emin ? E - frac : emin - frac;  // weight of the result's last bit
+  const int shift = q - e;
+  std::uint64_t r;
+  if (shift <= 0) {
+    r = m << -shift;  // exact (only when m has few enough bits)
+  } else {
+    const std::uint64_t kept = shift >= 64 ? 0 : m >> shift;
+    const std::uint64_t rem = shift >= 64 ? m : m & ((1ull << shift) - 1);
+    r = kept;
+    if (mode == Round::kNearestEven && rem != 0) {
+      // Compare rem with half of 2^shift without overflow.
+      const bool above = shift > 64    ? false
+                         : shift == 64 ? rem > (1ull << 63)
+                                       : rem > (1ull << (shift - 1));
+      const bool tie = shift > 64    ? false
+                       : shift == 64 ? rem == (1ull << 63)
+                                     : rem == (1ull << (shift - 1));
+      if (above || (tie && (kept & 1))) ++r;
+    }
+  }
+  int qq = q;
+  if (r >> (frac + 1)) {  // rounding carried into a new bit
+    r >>= 1;
+    ++qq;
+  }
+  if (r == 0) return 0;
+  if (!(r >> frac)) return r;  // subnormal (qq == emin - frac)
+  const std::uint64_t field = static_cast<std::uint64_t>(qq + frac + bias);
+  if (qq + frac + bias >= static_cast<int>(max_field)) {
+    return mode == Round::kNearestEven ? max_field << frac
+                                       : ((max_field - 1) << frac) | ((1ull << frac) - 1);
+  }
+  return field << frac | (r & ((1ull << frac) - 1));
+}
+
+struct Decoded {
+  bool sign, nan, inf, zero;
+  std::uint64_t m;  // magnitude = m * 2^e
+  int e;
+};
+
+Decoded decode(float f) {
+  const std::uint32_t b = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t ef = (b >> 23) & 0xff, mf = b & 0x7fffff;
+  Decoded d{(b >> 31) != 0, ef == 0xff && mf != 0, ef == 0xff && mf == 0, ef == 0 && mf == 0, 0, 0};
+  if (ef == 0) {
+    d.m = mf;
+    d.e = -149;
+  } else {
+    d.m = mf | 0x800000u;
+    d.e = static_cast<int>(ef) - 150;
+  }
+  return d;
+}
+
+Decoded decode(double f) {
+  const std::uint64_t b = std::bit_cast<std::uint64_t>(f);
+  const std::uint64_t ef = (b >> 52) & 0x7ff, mf = b & 0xfffffffffffffull;
+  Decoded d{
+      (b >> 63) != 0, ef == 0x7ff && mf != 0, ef == 0x7ff && mf == 0, ef == 0 && mf == 0, 0, 0};
+  if (ef == 0) {
+    d.m = mf;
+    d.e = -1074;
+  } else {
+    d.m = mf | (1ull << 52);
+    d.e = static_cast<int>(ef) - 1075;
+  }
+  return d;
+}
+
+// To a narrower format's bits (with sign): half (10, 15, 5), bf16 (7, 127, 8), float (23, 127, 8).
+// NaN gives the format's canonical quiet NaN.
+std::uint64_t narrow(const Decoded& d, int frac, int bias, int ebits, Round mode) {
+  const std::uint64_t sign = static_cast<std::uint64_t>(d.sign) << (frac + ebits);
+  const std::uint64_t inf = ((1ull << ebits) - 1) << frac;
+  if (d.nan) return inf | (1ull << (frac - 1));
+  if (d.inf) return sign | inf;
+  if (d.zero) return sign;
+  return sign | round_magnitude(d.m, d.e, frac, bias, ebits, mode);
+}
+
+std::uint16_t f32_to_f16(float f, Round mode) {
+  return static_cast<std::uint16_t>(narrow(decode(f), 10, 15, 5, mode));
+}
+std::uint16_t f32_to_bf16(float f) {
+  return static_cast<std::uint16_t>(narrow(decode(f), 7, 127, 8, Round::kNearestEven));
+}
+float f64_to_f32(double d) {
+  return std::bit_cast<float>(
+      static_cast<std::uint32_t>(narrow(decode(d), 23, 127, 8, Round::kNearestEven)));
+}
+
+float f16_to_f32(std::uint16_t h) {
+  const bool sign = (h >> 15) != 0;
+  const int ef = (h >> 10) & 0x1f, mf = h & 0x3ff;
+  float mag;
+  if (ef == 0x1f) {
+    mag = mf ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  } else if (ef == 0) {
+    mag = std::ldexp(static_cast<float>(mf), -24);
+  } else {
+    mag = std::ldexp(static_cast<float>(mf | 0x400), ef - 25);
+  }
+  return sign ? -mag : mag;
+}
+float bf16_to_f32(std::uint16_t b) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
+
+// An integer (magnitude, sign) to float bits.
+float int_to_f32(std::uint64_t mag, bool neg, Round mode) {
+  if (mag == 0) return 0.0f;
+  const std::uint32_t bits = static_cast<std::uint32_t>(round_magnitude(mag, 0, 23, 127, 8, mode));
+  return std::bit_cast<float>(bits | (neg ? 0x80000000u : 0u));
+}
+float s32_to_f32(std::int32_t k, Round mode) {
+  const bool neg = k < 0;
+  const std::uint64_t mag = neg ? 0ull - static_cast<std::uint64_t>(static_cast<std::int64_t>(k))
+                                : static_cast<std::uint64_t>(k);
+  return int_to_f32(mag, neg, mode);
+}
+
+// Float (as an exact double) to an integer with PTX cvt rounding (rni/rzi/rmi/rpi) and
+// saturation to [lo, hi]; NaN gives 0.
+enum class IntRound { kNearestEven, kZero, kDown, kUp };
+
+double round_integral(double v, IntRound mode) {
+  if (std::isinf(v)) return v;
+  switch (mode) {
+    case IntRound::kZero:
+      return std::trunc(v);
+    case IntRound::kDown:
+      return std::floor(v);
+    case IntRound::kUp:
+      return std::ceil(v);
+    case IntRound::kNearestEven: {
+      const double fl = std::floor(v);
+      const double diff = v - fl;  // exact: |v| < 2^52 or v integral
+      if (diff > 0.5) return fl + 1;
+      if (diff < 0.5) return fl;
+      return std::fmod(fl, 2.0) == 0 ? fl : fl + 1;
+    }
+  }
+  return v;
+}
+
+template <class I>
+I to_int_sat(double v, IntRound mode) {
+  if (std::isnan(v)) return 0;
+  const double r = round_integral(v, mode);
+  // 2^(bits) boundaries are exact doubles.
+  const double hi_bound = std::ldexp(1.0, std::numeric_limits<I>::digits);  // max + 1
+  const double lo_bound = std::is_signed_v<I> ? -hi_bound : 0.0;
+  if (r >= hi_bound) return std::numeric_limits<I>::max();
+  if (r < lo_bound) return std::numeric_limits<I>::min();
+  return static_cast<I>(r);
+}
+
+// ---- small helpers for the integer kernels
+// -------------------------------------------------------
+
+std::uint32_t popc32(std::uint32_t v) {
+  std::uint32_t c = 0;
+  for (int k = 0; k < 32; ++k)
+    c += (v >> k) & 1;
+  return c;
+}
+std::uint32_t popc64(std::uint64_t v) {
+  return popc32(static_cast<std::uint32_t>(v)) + popc32(static_cast<std::uint32_t>(v >> 32));
+}
+std::uint32_t clz32(std::uint32_t v) {
+  std::uint32_t c = 0;
+  for (int k = 31; k >= 0 && !((v >> k) & 1); --k)
+    ++c;
+  return c;
+}
+std::uint32_t clz64(std::uint64_t v) {
+  std::uint32_t c = 0;
+  for (int k = 63; k >= 0 && !((v >> k) & 1); --k)
+    ++c;
+  return c;
+}
+std::uint32_t brev32(std::uint32_t v) {
+  std::uint32_t r = 0;
+  for (int k = 0; k < 32; ++k)
+    r |= ((v >> k) & 1u) << (31 - k);
+  return r;
+}
+std::uint32_t ffs32(std::uint32_t v) {
+  for (int k = 0; k < 32; ++k)
+    if ((v >> k) & 1) return static_cast<std::uint32_t>(k + 1);
+  return 0;
+}
+std::uint32_t ffs64(std::uint64_t v) {
+  for (int k = 0; k < 64; ++k)
+    if ((v >> k) & 1) return static_cast<std::uint32_t>(k + 1);
+  return 0;
+}
+// CUDA __byte_perm(x, y, s): byte n of the result is byte (s >> 4n) & 7 of y:x.
+std::uint32_t byte_perm(std::uint32_t x, std::uint32_t y, std::uint32_t s) {
+  const std::uint64_t src = static_cast<std::uint64_t>(y) << 32 | x;
+  std::uint32_t r = 0;
+  for (int n = 0; n < 4; ++n) {
+    const std::uint32_t sel = (s >> (4 * n)) & 7;
+    r |= static_cast<std::uint32_t>((src >> (8 * sel)) & 0xff) << (8 * n);
+  }
+  return r;
+}
+// __funnelshift_l/r(lo, hi, shift): hi:lo shifted, shift taken & 31 (wrap) or min(shift, 32).
+std::uint32_t funnel_l(std::uint32_t lo, std::uint32_t hi, std::uint32_t sh) {
+  const std::uint64_t v = static_cast<std::uint64_t>(hi) << 32 | lo;
+  return static_cast<std::uint32_t>((v << sh) >> 32);  // sh <= 32
+}
+std::uint32_t funnel_r(std::uint32_t lo, std::uint32_t hi, std::uint32_t sh) {
+  const std::uint64_t v = static_cast<std::uint64_t>(hi) << 32 | lo;
+  return static_cast<std::uint32_t>(v >> sh);  // sh <= 32
+}
+std::int32_t as_s32(std::uint32_t v) {
+  return static_cast<std::int32_t>(v);
+}
+std::uint32_t as_u32(std::int32_t v) {
+  return static_cast<std::uint32_t>(v);
+}
+
+// ---- the cases
+// -----------------------------------------------------------------------------------
+
+Case saxpy_case() {
+  constexpr std::uint32_t n = 1000, block = 128;
+  const float a = 1.7f;
+  SplitMix64 g{1};
+  std::vector<float> x(n), y(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    x[i] = rand_f32(g, -6, 6);
+    y[i] = rand_f32(g, -6, 6);
+  }
+  Case c;
+  c.file = c.entry = "saxpy";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"x", to_bytes(x)}, {"y", to_bytes(y)}};
+  c.args = {s32(n), f32(a), ptr("x"), ptr("y")};
+  c.outputs = {"y"};
+  c.element = "f32";
+  c.reference = [a](const BufferMap& m) {
+    const auto x = in<float>(m, "x");
+    auto y = in<float>(m, "y");
+    for (std::size_t i = 0; i < y.size(); ++i)
+      y[i] = std::fma(a, x[i], y[i]);  // fma.rn.f32
+    return BufferMap{{"y", to_bytes(y)}};
+  };
+  return c;
+}
+
+Case vec_add_int_case() {
+  constexpr std::uint32_t n = 777, block = 256;
+  SplitMix64 g{2};
+  std::vector<std::int32_t> a(n), b(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    a[i] = as_s32(g.u32());
+    b[i] = as_s32(g.u32());
+  }
+  a[0] = std::numeric_limits<std::int32_t>::max();
+  b[0] = 1;
+  a[1] = std::numeric_limits<std::int32_t>::min();
+  b[1] = 1;
+  a[2] = -1;
+  b[2] = std::numeric_limits<std::int32_t>::min();
+  Case c;
+  c.file = c.entry = "vec_add_int";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"a", to_bytes(a)},
+               {"b", to_bytes(b)},
+               {"sum", poison(n * 4)},
+               {"diff", poison(n * 4)},
+               {"prod", poison(n * 4)}};
+  c.args = {ptr("a"), ptr("b"), ptr("sum"), ptr("diff"), ptr("prod"), s32(n)};
+  c.outputs = {"sum", "diff", "prod"};
+  c.element = "s32";
+  c.reference = [](const BufferMap& m) {
+    const auto a = in<std::uint32_t>(m, "a"), b = in<std::uint32_t>(m, "b");
+    std::vector<std::uint32_t> s(a.size()), d(a.size()), p(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      s[i] = a[i] + b[i];
+      d[i] = a[i] - b[i];
+      p[i] = a[i] * b[i];
+    }
+    return BufferMap{{"sum", to_bytes(s)}, {"diff", to_bytes(d)}, {"prod", to_bytes(p)}};
+  };
+  return c;
+}
+
+Case bit_tricks_case() {
+  constexpr std::uint32_t n = 512, block = 128, outputs = 24;
+  SplitMix64 g{3};
+  std::vector<std::uint32_t> a(n), b(n), cc(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    a[i] = g.u32();
+    b[i] = g.u32();
+    cc[i] = g.u32();
+    // Sparse values too, so ffs/clz see long runs of zeros.
+    if (i % 5 == 1) a[i] &= a[i] << 7 & (0xffffffffu << (g.u32() & 31));
+  }
+  const std::uint32_t special[] = {0, 1, 0x80000000u, 0xffffffffu, 0x7fffffffu, 0x00010000u};
+  for (std::uint32_t k = 0; k < 6; ++k) {
+    a[k] = special[k];
+    b[5 - k] = special[k];
+  }
+  cc[0] = 0;   // shifts of 0
+  cc[1] = 32;  // funnel shift by exactly 32: wrap -> 0, clamp -> 32
+  cc[2] = 31;
+  cc[3] = 63;
+  cc[4] = 33;
+  Case c;
+  c.file = c.entry = "bit_tricks";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"a", to_bytes(a)},
+               {"b", to_bytes(b)},
+               {"c", to_bytes(cc)},
+               {"out", poison(outputs * n * 4)}};
+  c.args = {ptr("a"), ptr("b"), ptr("c"), ptr("out"), s32(n)};
+  c.outputs = {"out"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto a = in<std::uint32_t>(m, "a"), b = in<std::uint32_t>(m, "b"),
+               z = in<std::uint32_t>(m, "c");
+    std::vector<std::uint32_t> out(outputs * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t x = a[i], y = b[i], s = z[i] & 63;
+      std::uint32_t r[outputs];
+      r[0] = popc32(x);
+      r[1] = clz32(x);
+      r[2] = brev32(x);
+      r[3] = ffs32(x);
+      r[4] = byte_perm(x, y, 0x3210);
+      r[5] = byte_perm(x, y, 0x7531);
+      r[6] = byte_perm(x, y, 0x0123);
+      r[7] = byte_perm(x, y, 0xC0DE);
+      r[8] = byte_perm(x, y, z[i]);
+      r[9] = funnel_l(x, y, s & 31);
+      r[10] = funnel_r(x, y, s & 31);
+      r[11] = funnel_l(x, y, s < 32 ? s : 32);
+      r[12] = funnel_r(x, y, s < 32 ? s : 32);
+      const std::uint32_t pos = z[i] & 31, len = 1 + ((z[i] >> 5) & 15);
+      r[13] = (x >> pos) & ((1u << len) - 1u);
+      const std::uint32_t sl = (z[i] >> 9) & 31, sr = (z[i] >> 14) & 31;
+      r[14] = as_u32(as_s32(x << sl) >> sr);
+      r[15] = (x >> 20) & 0xff;
+      r[16] = as_u32(as_s32(x << 8) >> 20);
+      r[17] = x < y ? x : y;
+      r[18] = x < y ? y : x;
+      r[19] = as_u32(as_s32(x) < as_s32(y) ? as_s32(x) : as_s32(y));
+      r[20] = as_u32(as_s32(x) < as_s32(y) ? as_s32(y) : as_s32(x));
+      const std::uint64_t w = static_cast<std::uint64_t>(x) << 32 | y;
+      r[21] = popc64(w);
+      r[22] = clz64(w >> s);
+      r[23] = ffs64(w << s);
+      for (std::uint32_t k = 0; k < outputs; ++k)
+        out[k * n + i] = r[k];
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+Case collatz_case() {
+  constexpr std::uint32_t n = 1000, block = 64, base = 0, cap = 120;
+  Case c;
+  c.file = c.entry = "collatz";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"steps", poison(n * 4)}};
+  c.args = {ptr("steps"), u32(base), u32(cap), s32(n)};
+  c.outputs = {"steps"};
+  c.element = "u32";
+  c.reference = [](const BufferMap&) {
+    std::vector<std::uint32_t> steps(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::uint32_t v = base + i, count = 0;  // v == 0 never reaches 1: runs to the cap
+      while (v != 1 && count < cap) {
+        v = (v & 1) ? 3 * v + 1 : v >> 1;
+        ++count;
+      }
+      steps[i] = count;
+    }
+    return BufferMap{{"steps", to_bytes(steps)}};
+  };
+  return c;
+}
+
+Case warp_reduce_case() {
+  constexpr std::uint32_t n = 1000, block = 128;
+  constexpr std::uint32_t grid = grid_for(n, block), warps = grid * block / 32;
+  constexpr std::int32_t total0 = 12345;
+  SplitMix64 g{5};
+  std::vector<std::int32_t> v(n);
+  for (auto& e : v)
+    e = as_s32(g.u32());  // sums wrap; the result is order independent
+  Case c;
+  c.file = c.entry = "warp_reduce";
+  c.grid = {grid};
+  c.block = {block};
+  c.buffers = {{"in", to_bytes(v)},
+               {"warp_sums", poison(warps * 4)},
+               {"total", to_bytes(std::vector<std::int32_t>{total0})}};
+  c.args = {ptr("in"), ptr("warp_sums"), ptr("total"), s32(n)};
+  c.outputs = {"warp_sums", "total"};
+  c.element = "s32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::uint32_t>(m, "in");
+    auto total = in<std::uint32_t>(m, "total");
+    std::vector<std::uint32_t> sums(warps, 0);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      sums[i / 32] += v[i];
+    for (const auto s : sums)
+      total[0] += s;
+    return BufferMap{{"warp_sums", to_bytes(sums)}, {"total", to_bytes(total)}};
+  };
+  return c;
+}
+
+Case block_reduce_shared_case() {
+  constexpr std::uint32_t n = 3000, block = 256;
+  constexpr std::uint32_t grid = grid_for(n, block);
+  SplitMix64 g{6};
+  std::vector<float> v(n);
+  for (auto& e : v)
+    e = rand_f32(g, -12, 12);  // wide exponents: the order shows in the bits
+  Case c;
+  c.file = c.entry = "block_reduce_shared";
+  c.grid = {grid};
+  c.block = {block};
+  c.dynamic_shared_bytes = block * 4;
+  c.buffers = {{"in", to_bytes(v)}, {"block_sums", poison(grid * 4)}};
+  c.args = {ptr("in"), ptr("block_sums"), s32(n)};
+  c.outputs = {"block_sums"};
+  c.element = "f32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<float>(m, "in");
+    std::vector<float> sums(grid);
+    for (std::uint32_t b = 0; b < grid; ++b) {
+      float s[block];
+      for (std::uint32_t t = 0; t < block; ++t) {
+        const std::uint32_t i = b * block + t;
+        s[t] = i < v.size() ? v[i] : 0.0f;
+      }
+      for (std::uint32_t stride = block / 2; stride > 0; stride >>= 1)
+        for (std::uint32_t t = 0; t < stride; ++t)
+          s[t] = s[t] + s[t + stride];
+      sums[b] = s[0];
+    }
+    return BufferMap{{"block_sums", to_bytes(sums)}};
+  };
+  return c;
+}
+
+Case histogram_shared_case() {
+  constexpr std::uint32_t n = 4000, block = 256, grid = 8;  // grid-stride: 2 rounds
+  SplitMix64 g{7};
+  std::vector<std::uint8_t> data(n);
+  for (auto& d : data) {
+    const std::uint32_t r = g.u32();
+    d = static_cast<std::uint8_t>((r & 3) == 0 ? (r >> 8) % 8 : r >> 24);  // some heavy bins
+  }
+  std::vector<std::uint32_t> hist(256);
+  for (std::uint32_t b = 0; b < 256; ++b)
+    hist[b] = b * 3;  // adds into existing counts
+  Case c;
+  c.file = c.entry = "histogram_shared";
+  c.grid = {grid};
+  c.block = {block};
+  c.buffers = {{"data", data}, {"hist", to_bytes(hist)}};
+  c.args = {ptr("data"), ptr("hist"), s32(n)};
+  c.outputs = {"hist"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto data = in<std::uint8_t>(m, "data");
+    auto hist = in<std::uint32_t>(m, "hist");
+    for (const auto d : data)
+      ++hist[d];
+    return BufferMap{{"hist", to_bytes(hist)}};
+  };
+  return c;
+}
+
+Case sgemm_tiled_case() {
+  constexpr std::uint32_t M = 32, N = 48, K = 64;
+  SplitMix64 g{8};
+  std::vector<float> A(M * K), B(K * N);
+  for (auto& e : A)
+    e = rand_f32(g, -4, 3);
+  for (auto& e : B)
+    e = rand_f32(g, -4, 3);
+  Case c;
+  c.file = c.entry = "sgemm_tiled";
+  c.grid = {N / 16, M / 16};
+  c.block = {16, 16};
+  c.buffers = {{"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", poison(M * N * 4)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), s32(M), s32(N), s32(K)};
+  c.outputs = {"C"};
+  c.element = "f32";
+  c.reference = [](const BufferMap& m) {
+    const auto A = in<float>(m, "A"), B = in<float>(m, "B");
+    std::vector<float> C(M * N);
+    for (std::uint32_t row = 0; row < M; ++row)
+      for (std::uint32_t col = 0; col < N; ++col) {
+        float acc = 0.0f;
+        for (std::uint32_t k = 0; k < K; ++k)  // one fma.rn.f32 per k, k ascending
+          acc = std::fma(A[row * K + k], B[k * N + col], acc);
+        C[row * N + col] = acc;
+      }
+    return BufferMap{{"C", to_bytes(C)}};
+  };
+  return c;
+}
+
+Case transpose_shared_case() {
+  constexpr std::uint32_t width = 96, height = 72;  // 72: a partial tile row
+  SplitMix64 g{9};
+  std::vector<std::uint32_t> v(width * height);
+  for (auto& e : v)
+    e = g.u32();  // any bits, NaNs included: the kernel only moves them
+  Case c;
+  c.file = c.entry = "transpose_shared";
+  c.grid = {grid_for(width, 32), grid_for(height, 32)};
+  c.block = {32, 8};
+  c.buffers = {{"in", to_bytes(v)}, {"out", poison(width * height * 4)}};
+  c.args = {ptr("in"), ptr("out"), s32(width), s32(height)};
+  c.outputs = {"out"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::uint32_t>(m, "in");
+    std::vector<std::uint32_t> out(width * height);
+    for (std::uint32_t y = 0; y < height; ++y)
+      for (std::uint32_t x = 0; x < width; ++x)
+        out[x * height + y] = v[y * width + x];
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+Case daxpy_dot_case() {
+  constexpr std::uint32_t n = 1000, block = 128;
+  constexpr std::uint32_t grid = grid_for(n, block);
+  const double a = -0.7853981633974483;
+  SplitMix64 g{10};
+  std::vector<double> x(n), y(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    x[i] = rand_f64(g, -8, 8);
+    y[i] = rand_f64(g, -8, 8);
+  }
+  Case c;
+  c.file = c.entry = "daxpy_dot";
+  c.grid = {grid};
+  c.block = {block};
+  c.buffers = {{"x", to_bytes(x)}, {"y", to_bytes(y)}, {"partial", poison(grid * 8)}};
+  c.args = {f64(a), ptr("x"), ptr("y"), ptr("partial"), s64(n)};
+  c.outputs = {"y", "partial"};
+  c.element = "f64";
+  c.reference = [a](const BufferMap& m) {
+    const auto x = in<double>(m, "x");
+    auto y = in<double>(m, "y");
+    std::vector<double> partial(grid);
+    for (std::uint32_t b = 0; b < grid; ++b) {
+      double s[block];
+      for (std::uint32_t t = 0; t < block; ++t) {
+        const std::size_t i = std::size_t{b} * block + t;
+        s[t] = 0.0;
+        if (i < x.size()) {
+          y[i] = std::fma(a, x[i], y[i]);  // fma.rn.f64
+          s[t] = rounded(x[i] * y[i]);     // mul.f64, not fused into the sums
+        }
+      }
+      for (std::uint32_t stride = block / 2; stride > 0; stride >>= 1)
+        for (std::uint32_t t = 0; t < stride; ++t)
+          s[t] = s[t] + s[t + stride];
+      partial[b] = s[0];
+    }
+    return BufferMap{{"y", to_bytes(y)}, {"partial", to_bytes(partial)}};
+  };
+  return c;
+}
+
+Case local_array_case() {
+  constexpr std::uint32_t n = 640, block = 64;
+  SplitMix64 g{11};
+  std::vector<std::uint32_t> v(n);
+  for (auto& e : v)
+    e = g.u32();
+  v[0] = 0;
+  v[1] = 0xffffffffu;
+  Case c;
+  c.file = c.entry = "local_array";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"in", to_bytes(v)}, {"out", poison(n * 4)}};
+  c.args = {ptr("in"), ptr("out"), s32(n)};
+  c.outputs = {"out"};
+  c.element = "s32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::uint32_t>(m, "in");
+    std::vector<std::uint32_t> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::uint32_t s = v[i];
+      std::uint32_t arr[16];
+      for (std::uint32_t j = 0; j < 16; ++j)
+        arr[j] = (s * (j + 1)) ^ j;
+      for (std::uint32_t j = 0; j < 16; ++j)
+        arr[(s >> j) & 15] += j * j;
+      std::uint32_t sum = 0;
+      for (std::uint32_t j = 0; j < 8; ++j)
+        sum += arr[(s >> (3 * j)) & 15];
+      out[i] = sum ^ arr[s >> 28];
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+std::uint32_t hash32(std::uint32_t v) {
+  v ^= v >> 16;
+  v *= 0x7feb352du;
+  v ^= v >> 15;
+  v *= 0x846ca68bu;
+  v ^= v >> 16;
+  return v;
+}
+
+Case device_calls_case() {
+  constexpr std::uint32_t n = 300, block = 128;
+  constexpr std::int64_t bias = -5'000'000'000;
+  SplitMix64 g{12};
+  std::vector<std::int32_t> ia(n);
+  std::vector<std::uint32_t> ub(n);
+  std::vector<float> fx(n);
+  std::vector<double> dy(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    ia[i] = as_s32(g.u32());
+    ub[i] = g.u32();
+    fx[i] = rand_f32(g, -3, 30);  // f * 2 and its truncation stay inside long long
+    dy[i] = rand_f64(g, -3, 50);  // (long long)d and (float)d stay finite
+  }
+  Case c;
+  c.file = c.entry = "device_calls";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"ia", to_bytes(ia)},       {"ub", to_bytes(ub)},       {"fx", to_bytes(fx)},
+               {"dy", to_bytes(dy)},       {"out_mix", poison(n * 8)}, {"out_scale", poison(n * 4)},
+               {"out_hash", poison(n * 4)}};
+  c.args = {ptr("ia"),        ptr("ub"),       ptr("fx"), ptr("dy"), ptr("out_mix"),
+            ptr("out_scale"), ptr("out_hash"), s64(bias), s32(n)};
+  c.outputs = {"out_mix", "out_scale", "out_hash"};
+  c.element = "u32";  // mixed s64 / f32 / u32 outputs, compared bytewise (no NaN can occur)
+  c.reference = [](const BufferMap& m) {
+    const auto ia = in<std::int32_t>(m, "ia");
+    const auto ub = in<std::uint32_t>(m, "ub");
+    const auto fx = in<float>(m, "fx");
+    const auto dy = in<double>(m, "dy");
+    std::vector<std::int64_t> mix(n);
+    std::vector<float> scale(n);
+    std::vector<std::uint32_t> hash(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // mix(a, b, c, f, d): (long long)a * b + c, ^ (long long)(f * 2), + (long long)d.
+      const std::uint64_t c64 = static_cast<std::uint64_t>(bias + static_cast<std::int64_t>(i));
+      std::uint64_t r = static_cast<std::uint64_t>(static_cast<std::int64_t>(ia[i])) *
+                            static_cast<std::uint64_t>(ub[i]) +
+                        c64;
+      r ^= static_cast<std::uint64_t>(
+          to_int_sat<std::int64_t>(static_cast<double>(fx[i] + fx[i]), IntRound::kZero));
+      r += static_cast<std::uint64_t>(to_int_sat<std::int64_t>(dy[i], IntRound::kZero));
+      mix[i] = static_cast<std::int64_t>(r);
+      // scale(x, y, k) = x * y + (float)k, contracted: fma.rn.f32(x, (float)d, cvt.rn.f32.s32 k).
+      const float yf = f64_to_f32(dy[i]);
+      const float kf = s32_to_f32(ia[i] >> 20, Round::kNearestEven);
+      scale[i] = std::fma(fx[i], yf, kf);
+      hash[i] = hash32(hash32(ub[i]) + static_cast<std::uint32_t>(i));
+    }
+    return BufferMap{
+        {"out_mix", to_bytes(mix)}, {"out_scale", to_bytes(scale)}, {"out_hash", to_bytes(hash)}};
+  };
+  return c;
+}
+
+Case int_divmod_case() {
+  constexpr std::uint32_t n = 400, block = 128;
+  constexpr std::int32_t kMin32 = std::numeric_limits<std::int32_t>::min();
+  constexpr std::int64_t kMin64 = std::numeric_limits<std::int64_t>::min();
+  SplitMix64 g{13};
+  std::vector<std::int32_t> a(n), b(n);
+  std::vector<std::int64_t> c64(n), d64(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    a[i] = as_s32(g.u32());
+    switch (i % 4) {
+      case 0:
+        b[i] = as_s32(g.u32());
+        break;
+      case 1:
+        b[i] = static_cast<std::int32_t>(g.below(41)) - 20;
+        break;  // small, 0 included
+      case 2:
+        b[i] = as_s32(g.u32()) >> (g.u32() & 31);
+        break;
+      default:
+        b[i] = static_cast<std::int32_t>(g.below(1000)) + 1;
+        break;
+    }
+    const std::uint64_t r = g.next();
+    switch (i % 5) {
+      case 0:
+        c64[i] = static_cast<std::int64_t>(r);
+        break;
+      case 1:
+        c64[i] = static_cast<std::int64_t>(r >> 33);
+        break;  // fits 32 bits, >= 0
+      case 2:
+        c64[i] = -static_cast<std::int64_t>(r >> 33);
+        break;
+      case 3:
+        c64[i] = static_cast<std::int64_t>(r) >> (g.u32() & 63);
+        break;
+      default:
+        c64[i] = static_cast<std::int64_t>(r >> 1);
+        break;
+    }
+    switch (i % 3) {
+      case 0:
+        d64[i] = static_cast<std::int64_t>(g.next()) >> (g.u32() & 63);
+        break;
+      case 1:
+        d64[i] = static_cast<std::int64_t>(g.below(41)) - 20;
+        break;
+      default:
+        d64[i] = static_cast<std::int64_t>(g.next() >> 34) + 1;
+        break;  // < 2^30
+    }
+  }
+  // Edges: INT_MIN / -1 (guarded), INT_MIN / 1, x / 0 (divisor becomes 1), INT_MIN divisor,
+  // negative operands with every sign combination.
+  const std::int32_t ea[] = {kMin32, kMin32, 7, -7, 7, -7, 123, kMin32, -1, 0, kMin32, 5};
+  const std::int32_t eb[] = {-1, 1, 2, 2, -2, -2, 0, kMin32, kMin32, -3, 2, -1};
+  for (std::uint32_t k = 0; k < 12; ++k) {
+    a[k] = ea[k];
+    b[k] = eb[k];
+  }
+  const std::int64_t ec[] = {kMin64,       kMin64,       7, -7, 7, -7, 123, kMin64, -1, 0, kMin64,
+                             0xffffffffll, 0x100000000ll};
+  const std::int64_t ed[] = {-1, 1, 2, 2, -2, -2, 0, kMin64, kMin64, -3, 2, 0xffffffffll, 3};
+  for (std::uint32_t k = 0; k < 13; ++k) {
+    c64[k] = ec[k];
+    d64[k] = ed[k];
+  }
+  Case c;
+  c.file = c.entry = "int_divmod";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"a", to_bytes(a)},   {"b", to_bytes(b)},           {"c", to_bytes(c64)},
+               {"d", to_bytes(d64)}, {"out32", poison(8 * n * 4)}, {"out64", poison(4 * n * 8)}};
+  c.args = {ptr("a"), ptr("b"), ptr("c"), ptr("d"), ptr("out32"), ptr("out64"), s32(n)};
+  c.outputs = {"out32", "out64"};
+  c.element = "u32";  // out32 and out64 (u64 elements) both compared bytewise
+  c.reference = [](const BufferMap& m) {
+    const auto a = in<std::int32_t>(m, "a"), b = in<std::int32_t>(m, "b");
+    const auto cv = in<std::int64_t>(m, "c"), dv = in<std::int64_t>(m, "d");
+    std::vector<std::uint32_t> o32(8 * n);
+    std::vector<std::uint64_t> o64(4 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int32_t x = a[i], y = b[i] == 0 ? 1 : b[i];
+      const bool ovf = x == kMin32 && y == -1;
+      const std::int32_t q = ovf ? x : x / y, r = ovf ? 0 : x % y;  // C++: truncating, like PTX
+      const std::uint32_t ux = as_u32(x), uy = as_u32(y);
+      o32[0 * n + i] = as_u32(q);
+      o32[1 * n + i] = as_u32(r);
+      o32[2 * n + i] = ux / uy;
+      o32[3 * n + i] = ux % uy;
+      o32[4 * n + i] = as_u32(x / 7);
+      o32[5 * n + i] = as_u32(x % 10);
+      o32[6 * n + i] = ux / 3u;
+      o32[7 * n + i] = ux % 1000u;
+      const std::int64_t X = cv[i], Y = dv[i] == 0 ? 1 : dv[i];
+      const bool ovf64 = X == kMin64 && Y == -1;
+      const std::int64_t Q = ovf64 ? X : X / Y, R = ovf64 ? 0 : X % Y;
+      const std::uint64_t uX = static_cast<std::uint64_t>(X), uY = static_cast<std::uint64_t>(Y);
+      o64[0 * n + i] = static_cast<std::uint64_t>(Q);
+      o64[1 * n + i] = static_cast<std::uint64_t>(R);
+      o64[2 * n + i] = uX / uY;
+      o64[3 * n + i] = uX % uY;
+    }
+    return BufferMap{{"out32", to_bytes(o32)}, {"out64", to_bytes(o64)}};
+  };
+  return c;
+}
+
+// ---- float_convert: shared inputs ------------------------------------------------------------
+
+constexpr std::uint32_t kConvN = 256, kConvBlock = 64;
+
+float f32_bits(std::uint32_t b) {
+  return std::bit_cast<float>(b);
+}
+double f64_bits(std::uint64_t b) {
+  return std::bit_cast<double>(b);
+}
+
+std::vector<float> convert_floats() {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> f = {
+      0.0f, -0.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 0.49999997f, -0.49999997f, 1.0f, -1.0f,
+      3.5f, -3.5f, 8388607.5f, -8388607.5f, 0.99999994f,
+      f32_bits(0x00000001u),                                                // smallest denormal
+      f32_bits(0x80000001u), f32_bits(0x007fffffu), f32_bits(0x00800000u),  // denormal, min normal
+      f32_bits(0x7fc00000u), f32_bits(0x7f800001u), f32_bits(0xffc00001u),  // NaNs (qNaN, sNaN, -)
+      f32_bits(0x7fbfffffu), inf, -inf, 2147483520.0f, 2147483648.0f, -2147483648.0f,
+      -2147483904.0f,  // around 2^31
+      4294967040.0f, 4294967296.0f, 1e10f, -1e10f, 3e38f, std::numeric_limits<float>::max(),
+      -std::numeric_limits<float>::max(), 9.2233715e18f, 9.223372e18f, -9.223372e18f,
+      -9.2233725e18f,  // around 2^63
+      // half: max finite, the halfway point to infinity and past it, smallest subnormal and ties
+      65504.0f, 65519.996f, 65520.0f, -65520.0f, 65536.0f, 0x1p-24f, 0x1p-25f, 0x1.8p-25f,
+      0x1.8p-24f, 0x1.4p-24f, 0x1p-14f, 0x1.ff8p-15f, 0x1.ffcp-15f, 0x1p-26f, -0x1p-25f,
+      1.0009765625f, 0x1.002p0f, 0x1.006p0f, 0x1.0028p0f, 0x1.0018p0f,
+      // bf16 ties and overflow
+      f32_bits(0x3f808000u), f32_bits(0x3f818000u), f32_bits(0x3f808001u), f32_bits(0x7f7f7fffu),
+      f32_bits(0x7f7f8000u), f32_bits(0x7f7fffffu), f32_bits(0x00008000u), f32_bits(0x00018000u),
+      f32_bits(0x80018000u), f32_bits(0x7f800000u - 1), 1234.5678f, -0.75f, 100.5f, -100.5f, 101.5f,
+      16777216.0f, 16777215.0f, 33554430.0f};
+  SplitMix64 g{14};
+  while (f.size() < kConvN) {
+    const std::uint32_t k = static_cast<std::uint32_t>(f.size()) % 3;
+    if (k == 0) {
+      f.push_back(rand_f32(g, -30, 40));
+    } else if (k == 1) {
+      // Small halves: integers and halves of integers (rounding ties).
+      f.push_back(static_cast<float>(static_cast<std::int32_t>(g.below(2001)) - 1000) * 0.5f);
+    } else {
+      f.push_back(std::bit_cast<float>(g.u32()));  // any bits
+    }
+  }
+  return f;
+}
+
+std::vector<double> convert_doubles() {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> d = {
+      0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 2147483647.0, 2147483647.4, 2147483647.5, 2147483648.0,
+      -2147483648.0, -2147483648.5, -2147483648.6, -2147483649.0, 1e300, -1e300, 1e-300, -1e-300,
+      f64_bits(1), f64_bits(0x7ff8000000000000ull), f64_bits(0x7ff0000000000001ull),
+      f64_bits(0xfff8000000000123ull), inf, -inf,
+      // double -> float: ties at 24 bits, float overflow boundary, float subnormal ties
+      1.0 + 0x1p-24, 1.0 + 0x1.8p-23, 1.0 + 0x1p-23, 1.0 + 0x1.0000000000001p-24,
+      static_cast<double>(std::numeric_limits<float>::max()), 0x1.ffffffp127, 0x1.fffffefffffffp127,
+      0x1p128, 0x1p-149, 0x1p-150, 0x1.8p-150, 0x1.8p-149, 0x1.0000000000001p-150, 0x1p-126,
+      0x1.fffffcp-127, 0x1.fffffep-127, -0x1.fffffep-127, 3.141592653589793, -2.718281828459045};
+  SplitMix64 g{15};
+  while (d.size() < kConvN) {
+    if (d.size() % 2) {
+      d.push_back(rand_f64(g, -160, 140));
+    } else {
+      d.push_back(rand_f64(g, -2, 33));
+    }
+  }
+  return d;
+}
+
+std::vector<std::int32_t> convert_ints() {
+  constexpr std::int32_t kMax = std::numeric_limits<std::int32_t>::max();
+  constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
+  std::vector<std::int32_t> k = {0,          1,           -1,         kMax,       kMin,
+                                 kMin + 1,   16777216,    16777217,   16777218,   16777219,
+                                 -16777217,  -16777219,   0x7fffffc0, 0x7fffff80, 0x7fffffbf,
+                                 0x7fffffc1, -0x7fffffc0, 33554435,   100,        -100};
+  SplitMix64 g{16};
+  while (k.size() < kConvN)
+    k.push_back(as_s32(g.u32()) >> (g.u32() & 15));
+  return k;
+}
+
+Case float_to_int_case() {
+  constexpr std::uint32_t n = kConvN;
+  Case c;
+  c.file = "float_convert";
+  c.entry = "float_to_int";
+  c.grid = {grid_for(n, kConvBlock)};
+  c.block = {kConvBlock};
+  c.buffers = {{"f", to_bytes(convert_floats())},
+               {"d", to_bytes(convert_doubles())},
+               {"out", poison(9 * n * 4)}};
+  c.args = {ptr("f"), ptr("d"), ptr("out"), s32(n)};
+  c.outputs = {"out"};
+  c.element = "s32";
+  c.reference = [](const BufferMap& m) {
+    const auto f = in<float>(m, "f");
+    const auto d = in<double>(m, "d");
+    std::vector<std::int32_t> out(9 * n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const double x = f[i];                                                 // exact
+      out[0 * n + i] = to_int_sat<std::int32_t>(x, IntRound::kNearestEven);  // cvt.rni.s32.f32
+      out[1 * n + i] = to_int_sat<std::int32_t>(x, IntRound::kZero);
+      out[2 * n + i] = to_int_sat<std::int32_t>(x, IntRound::kDown);
+      out[3 * n + i] = to_int_sat<std::int32_t>(x, IntRound::kUp);
+      out[4 * n + i] = static_cast<std::int32_t>(to_int_sat<std::uint32_t>(x, IntRound::kZero));
+      // x * 0.5f: halving is exact except for denormals, whose truncation is 0 either way.
+      out[5 * n + i] = to_int_sat<std::int32_t>(x * 0.5, IntRound::kZero);
+      out[6 * n + i] = to_int_sat<std::int32_t>(d[i], IntRound::kNearestEven);
+      out[7 * n + i] = to_int_sat<std::int32_t>(d[i], IntRound::kZero);
+      out[8 * n + i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(
+          static_cast<std::uint64_t>(to_int_sat<std::int64_t>(x, IntRound::kZero))));
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+Case float_results_case() {
+  constexpr std::uint32_t n = kConvN;
+  Case c;
+  c.file = "float_convert";
+  c.entry = "float_results";
+  c.grid = {grid_for(n, kConvBlock)};
+  c.block = {kConvBlock};
+  c.buffers = {{"f", to_bytes(convert_floats())},
+               {"d", to_bytes(convert_doubles())},
+               {"k", to_bytes(convert_ints())},
+               {"out", poison(8 * n * 4)}};
+  c.args = {ptr("f"), ptr("d"), ptr("k"), ptr("out"), s32(n)};
+  c.outputs = {"out"};
+  c.element = "f32";
+  c.reference = [](const BufferMap& m) {
+    const auto f = in<float>(m, "f");
+    const auto d = in<double>(m, "d");
+    const auto k = in<std::int32_t>(m, "k");
+    std::vector<float> out(8 * n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      out[0 * n + i] = s32_to_f32(k[i], Round::kNearestEven);
+      out[1 * n + i] = s32_to_f32(k[i], Round::kTowardZero);
+      out[2 * n + i] = int_to_f32(as_u32(k[i]), false, Round::kNearestEven);
+      out[3 * n + i] = f16_to_f32(f32_to_f16(f[i], Round::kNearestEven));
+      out[4 * n + i] = bf16_to_f32(f32_to_bf16(f[i]));
+      out[5 * n + i] = f64_to_f32(d[i]);
+      // (float)((double)x * 3.0): the double product is exact (NaN stays NaN), one rounding.
+      out[6 * n + i] = f64_to_f32(static_cast<double>(f[i]) * 3.0);
+      out[7 * n + i] = f16_to_f32(f32_to_f16(f[i], Round::kTowardZero));
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+Case half_bits_case() {
+  constexpr std::uint32_t n = kConvN;
+  Case c;
+  c.file = "float_convert";
+  c.entry = "half_bits";
+  c.grid = {grid_for(n, kConvBlock)};
+  c.block = {kConvBlock};
+  c.buffers = {{"f", to_bytes(convert_floats())}, {"out", poison(2 * n * 2)}};
+  c.args = {ptr("f"), ptr("out"), s32(n)};
+  c.outputs = {"out"};
+  c.element = "u16";
+  c.reference = [](const BufferMap& m) {
+    const auto f = in<float>(m, "f");
+    std::vector<std::uint16_t> out(2 * n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      out[0 * n + i] = f32_to_f16(f[i], Round::kNearestEven);  // NaN -> 0x7e00, as the kernel
+      out[1 * n + i] = f32_to_bf16(f[i]);                      // NaN -> 0x7fc0, as the kernel
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+}  // namespace
+
+std::vector<Case> corpus_cases() {
+  std::vector<Case> cases;
+  cases.push_back(saxpy_case());
+  cases.push_back(vec_add_int_case());
+  cases.push_back(bit_tricks_case());
+  cases.push_back(collatz_case());
+  cases.push_back(warp_reduce_case());
+  cases.push_back(block_reduce_shared_case());
+  cases.push_back(histogram_shared_case());
+  cases.push_back(sgemm_tiled_case());
+  cases.push_back(transpose_shared_case());
+  cases.push_back(daxpy_dot_case());
+  cases.push_back(local_array_case());
+  cases.push_back(device_calls_case());
+  cases.push_back(int_divmod_case());
+  cases.push_back(float_to_int_case());
+  cases.push_back(float_results_case());
+  cases.push_back(half_bits_case());
+  return cases;
+}
+
+}  // namespace xpusim::ptx_corpus

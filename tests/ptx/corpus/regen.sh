@@ -1,0 +1,13 @@
+#!/bin/sh
+# Regenerates every NAME.ptx in this folder from NAME.cu, then INSTRUCTIONS.md.
+#   nvcc -ptx -arch=sm_90a -O3 -o NAME.ptx NAME.cu   (CUDA 13; precise div/sqrt defaults)
+# Usage: tests/ptx/corpus/regen.sh   (NVCC=/path/to/nvcc to override; runs under nice)
+set -eu
+cd "$(dirname "$0")"
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+for cu in *.cu; do
+  name=${cu%.cu}
+  echo "nvcc $cu -> $name.ptx"
+  nice "$NVCC" -ptx -arch=sm_90a -O3 -o "$name.ptx" "$cu"
+done
+python3 opcodes.py > INSTRUCTIONS.md
