@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
 
@@ -135,7 +136,8 @@ Status Sm::launch(const CtaWork& work, std::function<void()> exited) {
     const kernel::WarpCoords coords{.block_id = work.block_id,
                                     .cluster_id = work.cluster_id,
                                     .cluster_rank = work.cluster_rank,
-                                    .warp = i};
+                                    .warp = i,
+                                    .sm = cfg_.id};
     c.warps.push_back(
         std::make_unique<WarpSlot>(*this, c, coords, i % cfg_.timing.sub_partitions, next_age_++));
     WarpSlot& w = *c.warps.back();
@@ -203,6 +205,10 @@ void Sm::retire_cta(Cta& c) {
   });
 }
 
+void Sm::fault(kernel::Warp& warp, const std::string& what) {
+  raise(*static_cast<WarpSlot*>(warp.executor_slot), what);
+}
+
 void Sm::raise(WarpSlot& w, const std::string& what) {
   const kernel::Dim3& b = w.cta.work.block_id;
   w.faulted = true;
@@ -255,7 +261,7 @@ void Sm::execute(kernel::Warp& warp, const Op& op) {
   }
   if (cfg_.buffers != nullptr &&
       (op.kind == OpKind::kLoadGlobal || op.kind == OpKind::kStoreGlobal ||
-       op.kind == OpKind::kLoadRegsGlobal)) {
+       op.kind == OpKind::kLoadRegsGlobal || op.kind == OpKind::kAtomicGlobal)) {
     if (auto st = check_buffers(w.op); !st) {
       raise(w, st.error().message);
       return;
@@ -316,6 +322,7 @@ Status Sm::check_buffers(const Op& op) const {
 Status Sm::apply_data(WarpSlot& w) {
   const Op& op = w.op;
   if (kernel::is_dsmem(op.kind)) return apply_dsmem(w);
+  if (op.kind == OpKind::kAtomicGlobal || op.kind == OpKind::kAtomicShared) return apply_atomic(w);
   const bool global = op.kind == OpKind::kLoadGlobal || op.kind == OpKind::kStoreGlobal;
   const bool shared = op.kind == OpKind::kLoadShared || op.kind == OpKind::kStoreShared;
   if (!global && !shared) return Ok{};
@@ -338,6 +345,38 @@ Status Sm::apply_data(WarpSlot& w) {
       st = load ? w.cta.smem.read(off, lane) : w.cta.smem.write(off, lane);
     }
     if (!st) return Error{fmt::format("lane {}: {}", l, st.error().message)};
+  }
+  return Ok{};
+}
+
+Status Sm::apply_atomic(WarpSlot& w) {
+  const Op& op = w.op;
+  const bool global = op.kind == OpKind::kAtomicGlobal;
+  const std::uint32_t n = kernel::atom_bytes(op.atom_type);
+  // Lanes in lane order: lanes hitting one address see each other's updates (PTX leaves the
+  // order undefined; lane order makes runs reproducible).
+  for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
+    if (((op.mask >> l) & 1) == 0) continue;
+    const kernel::Addr a = (*op.addr)[l];
+    if (a % n != 0)
+      return Error{fmt::format("atom lane {} address {:#x} is not {}-byte aligned", l, a, n)};
+    std::array<std::byte, 8> cur{}, old{};
+    const std::span<std::byte> slot(cur.data(), n);
+    Status st = Ok{};
+    if (!global && a > 0xFFFF'FFFFu) {
+      return Error{
+          fmt::format("atom lane {}: shared offset {:#x} is outside the CTA's window", l, a)};
+    }
+    const auto off = static_cast<std::uint32_t>(a);
+    st = global ? memory_.read(a, slot) : w.cta.smem.read(off, slot);
+    if (!st) return Error{fmt::format("lane {}: {}", l, st.error().message)};
+    std::byte* operand = op.data + std::size_t{l} * n;
+    const std::byte* swap =
+        op.atom == kernel::AtomOp::kCas ? operand + std::size_t{kernel::kWarpSize} * n : nullptr;
+    kernel::atom_apply(op.atom, op.atom_type, cur.data(), operand, swap, old.data());
+    st = global ? memory_.write(a, slot) : w.cta.smem.write(off, slot);
+    if (!st) return Error{fmt::format("lane {}: {}", l, st.error().message)};
+    std::memcpy(operand, old.data(), n);
   }
   return Ok{};
 }
@@ -391,7 +430,8 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
                   t.sfu_latency);
       return;
     case OpKind::kLoadShared:
-    case OpKind::kStoreShared: {
+    case OpKind::kStoreShared:
+    case OpKind::kAtomicShared: {
       stall(w, StallReason::kDependency);
       wake(w, shared_stage(cycle, shared_wavefronts(op)));
       return;
@@ -412,6 +452,7 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       }
       return;
     case OpKind::kLoadGlobal:
+    case OpKind::kAtomicGlobal:  // performed at L2: timed as a load's round trip
       blocking_access(w);
       return;
     case OpKind::kLoadDsmem:
@@ -463,7 +504,11 @@ void Sm::blocking_access(WarpSlot& w) {
     return;
   }
   port_.access(cfg_.id, op, op.mask, [this, &w, issued = now()] {
-    trace_warp(w, w.op.kind == OpKind::kLoadGlobal ? "ld.global" : "st.global", issued);
+    trace_warp(w,
+               w.op.kind == OpKind::kLoadGlobal     ? "ld.global"
+               : w.op.kind == OpKind::kAtomicGlobal ? "atom.global"
+                                                    : "st.global",
+               issued);
     wake(w, cycle_now());
   });
 }

@@ -104,6 +104,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
 
   void execute(kernel::Warp& warp, const kernel::Op& op) override;
   kernel::RegisterFile& registers(kernel::Warp& warp) override;
+  void fault(kernel::Warp& warp, const std::string& what) override;
   // Another SM's cluster barrier released this SM's warp: it issues again at `cycle`.
   void release(kernel::Warp& warp, std::uint64_t cycle);
 
@@ -131,6 +132,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   Status apply_data(WarpSlot& w);  // the functional effect of a load/store
   // cfg_.buffers: every active lane's access inside one buffer.
   Status check_buffers(const kernel::Op& op) const;
+  Status apply_atomic(WarpSlot& w);
   // DSMEM (sm_dsmem.cc): targets checked (in every mode: the timing needs them), data moved.
   Status check_dsmem(WarpSlot& w) const;
   Status apply_dsmem(WarpSlot& w);

@@ -95,7 +95,8 @@ struct alignas(64) Sm::WarpSlot : sim::Event {
   WarpSlot(Sm& s, Cta& c, const kernel::WarpCoords& coords, std::uint32_t sub, std::uint64_t a)
       : sm(s),
         cta(c),
-        warp(s, c.work.params, *c.work.args, coords, s.cfg_.functional),
+        warp(s, c.work.params, *c.work.args, coords, s.cfg_.functional,
+             c.work.kernel->context.get()),
         sp(sub),
         age(a) {
     warp.executor_slot = this;

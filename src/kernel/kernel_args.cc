@@ -42,6 +42,20 @@ std::uint64_t KernelArgs::get_ptr(std::size_t i) const {
   return at(i, ArgKind::kPtr);
 }
 
+namespace {
+bool is_float_kind(ArgKind k) {
+  return k == ArgKind::kF32;
+}
+std::uint32_t kind_bytes(ArgKind k) {
+  return k == ArgKind::kU32 || k == ArgKind::kF32 ? 4 : 8;
+}
+// A PTX .param's rule: same size, and a float only for a float.
+bool raw_match(ArgKind given, ArgKind declared) {
+  return kind_bytes(given) == kind_bytes(declared) &&
+         is_float_kind(given) == is_float_kind(declared);
+}
+}  // namespace
+
 Status KernelArgs::check(std::string_view kernel, const std::vector<ArgDecl>& signature) const {
   if (kinds_.size() != signature.size()) {
     std::string want;
@@ -51,7 +65,8 @@ Status KernelArgs::check(std::string_view kernel, const std::vector<ArgDecl>& si
                              kinds_.size(), signature.size(), want.empty() ? "none" : want)};
   }
   for (std::size_t i = 0; i < signature.size(); ++i) {
-    if (kinds_[i] != signature[i].kind) {
+    if (kinds_[i] != signature[i].kind &&
+        !(signature[i].raw_param && raw_match(kinds_[i], signature[i].kind))) {
       return Error{fmt::format("kernel {}: argument {} ({}) is a {}, it must be a {}", kernel, i,
                                signature[i].name, to_string(kinds_[i]),
                                to_string(signature[i].kind))};

@@ -18,6 +18,9 @@ std::string_view to_string(ArgKind k);
 struct ArgDecl {
   std::string name;  // for error messages and `xpusim` listings
   ArgKind kind = ArgKind::kU32;
+  // A PTX .param: any integer kind of `kind`'s size matches (an 8-byte one a pointer too),
+  // floats only the same float kind.
+  bool raw_param = false;
 };
 
 class KernelArgs {
@@ -35,6 +38,8 @@ class KernelArgs {
   std::uint64_t get_u64(std::size_t i) const;
   float get_f32(std::size_t i) const;
   std::uint64_t get_ptr(std::size_t i) const;
+  // Argument i's bits whatever its kind (an interpreted kernel's param block).
+  std::uint64_t raw(std::size_t i) const { return bits_.at(i); }
 
   // Errors: a different count, or argument i of another kind (named by its declared name).
   Status check(std::string_view kernel, const std::vector<ArgDecl>& signature) const;

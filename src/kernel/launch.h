@@ -39,6 +39,7 @@ struct WarpCoords {
   Dim3 cluster_id{0, 0, 0};        // %clusterid: the cluster's index in the grid
   std::uint32_t cluster_rank = 0;  // %cluster_ctarank: the CTA's rank inside its cluster
   std::uint32_t warp = 0;          // warp index inside the CTA (threadIdx linear / 32)
+  std::uint32_t sm = 0;            // %smid: the SM the CTA runs on
   std::uint32_t warp_group() const { return warp / 4; }
   std::uint32_t first_thread() const { return warp * 32; }
 };

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernel/atomic.h"
 #include "kernel/lanes.h"
 #include "kernel/mm_instruction.h"
 #include "kernel/tma_op.h"
@@ -46,6 +47,11 @@ enum class OpKind : std::uint8_t {
   // on another CTA's barrier (`rank`), as a consumer releasing a multicast stage does.
   kMbarArriveRemote,
   kTma,  // a TMA operation `*tma` (tma_op.h), handed to the SM's TMA unit
+  // Atomic read-modify-write `atom` on `atom_type` (atomic.h), per lane in lane order: `data`
+  // in = operands, out = old values; a compare-and-swap's new values follow the compares
+  // (data + 32 × bytes). Global: performed at L2, timed as a load; shared: in the SM.
+  kAtomicGlobal,
+  kAtomicShared,
 };
 
 inline constexpr bool is_dsmem(OpKind k) {
@@ -65,6 +71,8 @@ inline constexpr std::uint32_t cluster_offset_of(Addr a) {
 
 struct Op {
   OpKind kind = OpKind::kAlu;
+  AtomOp atom = AtomOp::kAdd;  // kAtomic*: the operation
+  AtomType atom_type = AtomType::kU32;
   LaneMask mask = kAllLanes;
   std::uint32_t count = 1;            // instructions (alu/sfu), mbarrier count, or bar.sync threads
   std::uint32_t bytes = 4;            // per-lane access size: 1, 2, 4, 8 or 16
@@ -93,6 +101,8 @@ inline Op copy_of(const Op& from) {
   static_assert(sizeof(Op) == 96, "a field added to Op must be copied here too");
   const volatile Op& f = from;
   return Op{.kind = f.kind,
+            .atom = f.atom,
+            .atom_type = f.atom_type,
             .mask = f.mask,
             .count = f.count,
             .bytes = f.bytes,

@@ -2,6 +2,7 @@
 // caller owns (no global table): each workload folder has a `register_*(KernelRegistry&)`.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,8 @@ struct KernelDef {
   KernelBody body = nullptr;
   std::uint32_t static_shared_bytes = 0;  // __shared__ arrays; dynamic comes with the launch
   KernelCheck check = nullptr;            // nullptr: no reference (a run reports "not checked")
+  // What the body reads through Warp::context(): e.g. a decoded PTX program (src/ptx/).
+  std::shared_ptr<const void> context{};
 };
 
 // The kernels of a run: a sim::Registry (the one pattern of every listable kind) whose entries'

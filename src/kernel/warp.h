@@ -17,6 +17,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "kernel/kernel_args.h"
@@ -38,24 +39,32 @@ class WarpExecutor {
   virtual void execute(Warp& warp, const Op& op) = 0;
   // The warp's mm register file (kWarpSize threads), made on first use.
   virtual RegisterFile& registers(Warp& warp) = 0;
+  // The warp found an error in its own execution (an interpreted kernel's bad address or
+  // instruction, `what`): the executor reports it as a fault of this warp, which stays parked.
+  virtual void fault(Warp& warp, const std::string& what) = 0;
 };
 
 class Warp {
  public:
   // `moves_data` false: the executor moves no data (a timing-only run), and loads return 0.
+  // `context`: the kernel definition's (KernelDef::context), e.g. an interpreted program.
   Warp(WarpExecutor& executor, const LaunchParams& params, const KernelArgs& args,
-       const WarpCoords& coords, bool moves_data = true)
+       const WarpCoords& coords, bool moves_data = true, const void* context = nullptr)
       : moves_data_(moves_data),
         executor_(&executor),
         params_(&params),
         args_(&args),
-        coords_(coords) {}
+        coords_(coords),
+        context_(context) {}
   Warp(const Warp&) = delete;
   Warp& operator=(const Warp&) = delete;
 
   const LaunchParams& params() const { return *params_; }
   const KernelArgs& args() const { return *args_; }
   const WarpCoords& coords() const { return coords_; }
+  const void* context() const { return context_; }
+  // Whether operations move data (false: a timing-only run; loads read 0).
+  bool moves_data() const { return moves_data_; }
   std::uint32_t warp_id() const { return coords_.warp; }
   const Dim3& block_id() const { return coords_.block_id; }
   std::uint32_t cluster_rank() const { return coords_.cluster_rank; }
@@ -272,6 +281,23 @@ class Warp {
   OpAwaiter mm(const MmInstruction& instr) {
     return {*this, Op{.kind = OpKind::kMm, .mm = &instr}};
   }
+  // Reports `what` as this warp's fault; the warp never resumes (an interpreter's trap).
+  class FaultAwaiter {
+   public:
+    FaultAwaiter(Warp& w, std::string what) : warp_(w), what_(std::move(what)) {}
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) {
+      warp_.handle_ = h;
+      warp_.executor_->fault(warp_, what_);
+    }
+    void await_resume() const noexcept {}
+
+   private:
+    Warp& warp_;
+    std::string what_;
+  };
+  FaultAwaiter fault(std::string what) { return {*this, std::move(what)}; }
+
   // clock64(): the SM cycle at which this instruction issues.
   ClockAwaiter clock() { return {*this, Op{.kind = OpKind::kClock}}; }
 
@@ -480,6 +506,7 @@ class Warp {
   const LaunchParams* params_;
   const KernelArgs* args_;
   WarpCoords coords_;
+  const void* context_;
 };
 
 }  // namespace xpusim::kernel

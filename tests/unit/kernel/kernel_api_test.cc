@@ -19,6 +19,7 @@ class NoExecutor : public WarpExecutor {
  public:
   void execute(Warp&, const Op&) override {}
   RegisterFile& registers(Warp&) override { return regs; }
+  void fault(Warp&, const std::string&) override {}
   RegisterFile regs{kWarpSize, 8};
 };
 

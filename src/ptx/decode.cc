@@ -1,0 +1,577 @@
+#include "ptx/decode.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+namespace xpusim::ptx {
+
+Type parse_type(std::string_view s) {
+  static const std::map<std::string_view, Type> kTypes = {
+      {"pred", Type::kPred},   {"b8", Type::kB8},     {"b16", Type::kB16},
+      {"b32", Type::kB32},     {"b64", Type::kB64},   {"b128", Type::kB128},
+      {"u8", Type::kU8},       {"u16", Type::kU16},   {"u32", Type::kU32},
+      {"u64", Type::kU64},     {"s8", Type::kS8},     {"s16", Type::kS16},
+      {"s32", Type::kS32},     {"s64", Type::kS64},   {"f16", Type::kF16},
+      {"f16x2", Type::kF16x2}, {"bf16", Type::kBF16}, {"bf16x2", Type::kBF16x2},
+      {"tf32", Type::kTF32},   {"f32", Type::kF32},   {"f64", Type::kF64},
+  };
+  const auto it = kTypes.find(s);
+  return it == kTypes.end() ? Type::kNone : it->second;
+}
+
+std::uint32_t type_bytes(Type t) {
+  switch (t) {
+    case Type::kPred:
+    case Type::kB8:
+    case Type::kU8:
+    case Type::kS8:
+      return 1;
+    case Type::kB16:
+    case Type::kU16:
+    case Type::kS16:
+    case Type::kF16:
+    case Type::kBF16:
+      return 2;
+    case Type::kB64:
+    case Type::kU64:
+    case Type::kS64:
+    case Type::kF64:
+      return 8;
+    case Type::kB128:
+      return 16;
+    case Type::kNone:
+      return 0;
+    default:
+      return 4;
+  }
+}
+
+bool is_signed(Type t) {
+  return t == Type::kS8 || t == Type::kS16 || t == Type::kS32 || t == Type::kS64;
+}
+bool is_float(Type t) {
+  return t == Type::kF16 || t == Type::kF16x2 || t == Type::kBF16 || t == Type::kBF16x2 ||
+         t == Type::kTF32 || t == Type::kF32 || t == Type::kF64;
+}
+const char* type_name(Type t) {
+  static const char* const kNames[] = {
+      "none", "pred", "b8",  "b16", "b32", "b64",   "b128", "u8",     "u16",  "u32", "u64",
+      "s8",   "s16",  "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64"};
+  return kNames[static_cast<int>(t)];
+}
+
+namespace {
+
+const std::map<std::string_view, Opcode>& opcodes() {
+  static const std::map<std::string_view, Opcode> k = {
+      {"add", Opcode::kAdd},
+      {"sub", Opcode::kSub},
+      {"mul", Opcode::kMul},
+      {"mad", Opcode::kMad},
+      {"mul24", Opcode::kMul24},
+      {"mad24", Opcode::kMad24},
+      {"sad", Opcode::kSad},
+      {"div", Opcode::kDiv},
+      {"rem", Opcode::kRem},
+      {"abs", Opcode::kAbs},
+      {"neg", Opcode::kNeg},
+      {"min", Opcode::kMin},
+      {"max", Opcode::kMax},
+      {"popc", Opcode::kPopc},
+      {"clz", Opcode::kClz},
+      {"bfind", Opcode::kBfind},
+      {"fns", Opcode::kFns},
+      {"brev", Opcode::kBrev},
+      {"bfe", Opcode::kBfe},
+      {"bfi", Opcode::kBfi},
+      {"prmt", Opcode::kPrmt},
+      {"shf", Opcode::kShf},
+      {"shl", Opcode::kShl},
+      {"shr", Opcode::kShr},
+      {"and", Opcode::kAnd},
+      {"or", Opcode::kOr},
+      {"xor", Opcode::kXor},
+      {"not", Opcode::kNot},
+      {"cnot", Opcode::kCnot},
+      {"lop3", Opcode::kLop3},
+      {"dp4a", Opcode::kDp4a},
+      {"dp2a", Opcode::kDp2a},
+      {"addc", Opcode::kAddc},
+      {"subc", Opcode::kSubc},
+      {"madc", Opcode::kMadc},
+      {"fma", Opcode::kFma},
+      {"rcp", Opcode::kRcp},
+      {"sqrt", Opcode::kSqrt},
+      {"rsqrt", Opcode::kRsqrt},
+      {"sin", Opcode::kSin},
+      {"cos", Opcode::kCos},
+      {"lg2", Opcode::kLg2},
+      {"ex2", Opcode::kEx2},
+      {"tanh", Opcode::kTanh},
+      {"copysign", Opcode::kCopysign},
+      {"testp", Opcode::kTestp},
+      {"setp", Opcode::kSetp},
+      {"set", Opcode::kSet},
+      {"selp", Opcode::kSelp},
+      {"slct", Opcode::kSlct},
+      {"mov", Opcode::kMov},
+      {"cvt", Opcode::kCvt},
+      {"cvta", Opcode::kCvta},
+      {"mapa", Opcode::kMapa},
+      {"ld", Opcode::kLd},
+      {"ldu", Opcode::kLdu},
+      {"st", Opcode::kSt},
+      {"atom", Opcode::kAtom},
+      {"red", Opcode::kRed},
+      {"prefetch", Opcode::kPrefetch},
+      {"prefetchu", Opcode::kPrefetchu},
+      {"bra", Opcode::kBra},
+      {"call", Opcode::kCall},
+      {"ret", Opcode::kRet},
+      {"exit", Opcode::kExit},
+      {"trap", Opcode::kTrap},
+      {"brkpt", Opcode::kBrkpt},
+      {"nanosleep", Opcode::kNanosleep},
+      {"bar", Opcode::kBarSync},
+      {"barrier", Opcode::kBarSync},
+      {"membar", Opcode::kMembar},
+      {"fence", Opcode::kFence},
+      {"shfl", Opcode::kShfl},
+      {"vote", Opcode::kVote},
+      {"redux", Opcode::kRedux},
+      {"activemask", Opcode::kActivemask},
+      {"elect", Opcode::kElect},
+      {"isspacep", Opcode::kIsspacep},
+      {"setmaxnreg", Opcode::kSetmaxnreg},
+      {"getctarank", Opcode::kGetctarank},
+  };
+  return k;
+}
+
+std::optional<Cmp> parse_cmp(std::string_view s) {
+  static const std::map<std::string_view, Cmp> k = {
+      {"eq", Cmp::kEq},   {"ne", Cmp::kNe},   {"lt", Cmp::kLt},   {"le", Cmp::kLe},
+      {"gt", Cmp::kGt},   {"ge", Cmp::kGe},   {"lo", Cmp::kLo},   {"ls", Cmp::kLs},
+      {"hi", Cmp::kHi},   {"hs", Cmp::kHs},   {"equ", Cmp::kEqu}, {"neu", Cmp::kNeu},
+      {"ltu", Cmp::kLtu}, {"leu", Cmp::kLeu}, {"gtu", Cmp::kGtu}, {"geu", Cmp::kGeu},
+      {"num", Cmp::kNum}, {"nan", Cmp::kNan},
+  };
+  const auto it = k.find(s);
+  if (it == k.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<Round> parse_round(std::string_view s) {
+  static const std::map<std::string_view, Round> k = {
+      {"rn", Round::kRn},   {"rz", Round::kRz},   {"rm", Round::kRm},   {"rp", Round::kRp},
+      {"rna", Round::kRna}, {"rni", Round::kRni}, {"rzi", Round::kRzi}, {"rmi", Round::kRmi},
+      {"rpi", Round::kRpi}, {"rs", Round::kRs},
+  };
+  const auto it = k.find(s);
+  if (it == k.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<Mode> parse_atom_op(std::string_view s) {
+  static const std::map<std::string_view, Mode> k = {
+      {"and", Mode::kAtomAnd}, {"or", Mode::kAtomOr},     {"xor", Mode::kAtomXor},
+      {"cas", Mode::kAtomCas}, {"exch", Mode::kAtomExch}, {"add", Mode::kAtomAdd},
+      {"inc", Mode::kAtomInc}, {"dec", Mode::kAtomDec},   {"min", Mode::kAtomMin},
+      {"max", Mode::kAtomMax},
+  };
+  const auto it = k.find(s);
+  if (it == k.end()) return std::nullopt;
+  return it->second;
+}
+
+// Modifiers that only hint the memory system (caching, eviction, ordering scope) and change
+// no value in a single-copy model: accepted, not modelled (docs/ptx.md, "What is modelled").
+bool is_hint(std::string_view s) {
+  return s == "ca" || s == "cg" || s == "cs" || s == "lu" || s == "cv" || s == "wb" || s == "wt" ||
+         s == "nc" || s == "volatile" || s == "relaxed" || s == "acquire" || s == "release" ||
+         s == "acq_rel" || s == "weak" || s == "sc" || s == "mmio" || s == "cta" || s == "gpu" ||
+         s == "sys" || s == "cluster" || s.starts_with("L1::") || s.starts_with("L2::") ||
+         s == "aligned";
+}
+
+std::optional<Space> parse_space(std::string_view s) {
+  if (s == "global") return Space::kGlobal;
+  if (s == "shared" || s == "shared::cta") return Space::kShared;
+  if (s == "shared::cluster") return Space::kSharedCluster;
+  if (s == "local") return Space::kLocal;
+  if (s == "param" || s == "param::entry" || s == "param::func") return Space::kParam;
+  if (s == "const") return Space::kConst;
+  return std::nullopt;
+}
+
+class Decoder {
+ public:
+  Decoder(const std::vector<std::string_view>& parts, std::size_t n, Instruction& in)
+      : parts_(parts), n_(n), in_(in) {}
+
+  Status run() {
+    const std::string_view base = parts_[0];
+    const auto it = opcodes().find(base);
+    if (it == opcodes().end()) return unsupported();
+    in_.op = it->second;
+    switch (in_.op) {
+      case Opcode::kBarSync:
+        return bar();
+      case Opcode::kSetp:
+      case Opcode::kSet:
+        return setp();
+      default:
+        break;
+    }
+    std::vector<Type> types;
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (const Type t = parse_type(p); t != Type::kNone) {
+        types.push_back(t);
+      } else if (auto r = parse_round(p)) {
+        in_.round = *r;
+      } else if (auto sp = parse_space(p)) {
+        in_.space = *sp;
+      } else if (p == "v2" || p == "v4") {
+        in_.vec = p == "v2" ? 2 : 4;
+      } else if (p == "ftz") {
+        in_.ftz = true;
+      } else if (p == "sat" || p == "satfinite") {
+        in_.sat = true;
+      } else if (p == "approx" || p == "full") {
+        in_.approx = true;
+      } else if (p == "uni") {
+        in_.uni = true;
+      } else if (p == "cc") {
+        in_.cc = true;
+      } else if (p == "relu") {
+        in_.relu = true;
+      } else if (p == "sync") {
+        sync_ = true;
+      } else if (p == "to") {
+        to_ = true;
+      } else if (p == "lo" || p == "hi" || p == "wide") {
+        in_.mode = p == "lo" ? Mode::kLo : p == "hi" ? Mode::kHi : Mode::kWide;
+      } else if (in_.op == Opcode::kShf && (p == "l" || p == "r" || p == "clamp" || p == "wrap")) {
+        if (p == "l" || p == "r")
+          in_.mode = p == "l" ? Mode::kL : Mode::kR;
+        else
+          in_.mode2 = p == "clamp" ? Mode::kClamp : Mode::kWrap;
+      } else if (in_.op == Opcode::kShfl &&
+                 (p == "up" || p == "down" || p == "bfly" || p == "idx")) {
+        in_.mode = p == "up"     ? Mode::kUp
+                   : p == "down" ? Mode::kDown
+                   : p == "bfly" ? Mode::kBfly
+                                 : Mode::kIdx;
+      } else if (in_.op == Opcode::kVote &&
+                 (p == "all" || p == "any" || p == "uni" || p == "ballot")) {
+        in_.mode = p == "all"   ? Mode::kAll
+                   : p == "any" ? Mode::kAny
+                   : p == "uni" ? Mode::kUni
+                                : Mode::kBallot;
+      } else if ((in_.op == Opcode::kAtom || in_.op == Opcode::kRed || in_.op == Opcode::kRedux) &&
+                 parse_atom_op(p)) {
+        in_.mode = *parse_atom_op(p);
+      } else if (in_.op == Opcode::kPrmt && (p == "f4e" || p == "b4e" || p == "rc8" || p == "ecl" ||
+                                             p == "ecr" || p == "rc16")) {
+        in_.mode = p == "f4e"   ? Mode::kPrmtF4e
+                   : p == "b4e" ? Mode::kPrmtB4e
+                   : p == "rc8" ? Mode::kPrmtRc8
+                   : p == "ecl" ? Mode::kPrmtEcl
+                   : p == "ecr" ? Mode::kPrmtEcr
+                                : Mode::kPrmtRc16;
+      } else if (in_.op == Opcode::kBfind && p == "shiftamt") {
+        in_.mode = Mode::kShiftAmt;
+      } else if ((in_.op == Opcode::kFence || in_.op == Opcode::kMembar) &&
+                 (p == "gl" || p == "proxy" || p == "async" || p == "mbarrier_init" ||
+                  p == "alias" || p.starts_with("async::") || p == "tensormap::generic")) {
+      } else if (is_hint(p)) {
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (!types.empty()) in_.type = types[0];
+    if (types.size() > 1) in_.stype = types[1];
+    return check(types);
+  }
+
+ private:
+  Status unsupported() const {
+    return Error{fmt::format("unsupported instruction '{}'", joined())};
+  }
+  Status error(std::string_view what) const {
+    return Error{fmt::format("'{}': {}", joined(), what)};
+  }
+  std::string joined() const {
+    std::string s;
+    for (std::size_t k = 0; k < parts_.size(); ++k)
+      s += (k > 0 ? "." : "") + std::string(parts_[k]);
+    return s;
+  }
+  Status arity(std::size_t lo, std::size_t hi) const {
+    if (n_ >= lo && n_ <= hi) return Ok{};
+    return error(lo == hi ? fmt::format("takes {} operands, not {}", lo, n_)
+                          : fmt::format("takes {} to {} operands, not {}", lo, hi, n_));
+  }
+  Status want_types(const std::vector<Type>& t, std::size_t n) const {
+    if (t.size() == n) return Ok{};
+    return error(fmt::format("needs {} type suffix{}", n, n == 1 ? "" : "es"));
+  }
+
+  Status bar() {
+    // bar.sync a{, b} / bar.arrive a, b / bar.red.op.pred / bar.warp.sync / barrier.sync
+    // [.aligned] / barrier.cluster.arrive|wait[.aligned|.relaxed|.acquire|.release].
+    const std::string_view base = parts_[0];
+    std::size_t k = 1;
+    if (k < parts_.size() && parts_[k] == "warp") {
+      in_.op = Opcode::kBarWarpSync;
+      if (parts_.size() != 3 || parts_[2] != "sync") return unsupported();
+      return arity(1, 1);
+    }
+    if (base == "barrier" && k < parts_.size() && parts_[k] == "cluster") {
+      in_.op = Opcode::kBarrierCluster;
+      ++k;
+      for (; k < parts_.size(); ++k) {
+        if (parts_[k] == "arrive")
+          in_.mode = Mode::kArrive;
+        else if (parts_[k] == "wait")
+          in_.mode = Mode::kWait;
+        else if (!is_hint(parts_[k]))
+          return error(fmt::format("unsupported modifier '.{}'", parts_[k]));
+      }
+      if (in_.mode == Mode::kNone) return error("needs .arrive or .wait");
+      return arity(0, 0);
+    }
+    for (; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "sync") {
+        in_.op = Opcode::kBarSync;
+      } else if (p == "arrive") {
+        in_.op = Opcode::kBarArrive;
+      } else if (p == "red") {
+        in_.op = Opcode::kBarRed;
+      } else if (p == "popc") {
+        in_.mode = Mode::kPopc;
+      } else if (p == "and" || p == "or") {
+        in_.mode = p == "and" ? Mode::kAtomAnd : Mode::kAtomOr;
+      } else if (p == "pred" || p == "u32") {
+        in_.type = parse_type(p);
+      } else if (p == "aligned") {
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (parts_.size() == 1) return unsupported();
+    if (in_.op == Opcode::kBarRed) return arity(3, 4);
+    if (in_.op == Opcode::kBarArrive) return arity(2, 2);
+    return arity(1, 2);
+  }
+
+  Status setp() {
+    std::vector<Type> types;
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (const Type t = parse_type(p); t != Type::kNone) {
+        types.push_back(t);
+      } else if (auto c = parse_cmp(p); c && !cmp_seen_) {
+        in_.cmp = *c;
+        cmp_seen_ = true;
+      } else if (p == "and" || p == "or" || p == "xor") {
+        in_.bool_op = p == "and" ? BoolOp::kAnd : p == "or" ? BoolOp::kOr : BoolOp::kXor;
+      } else if (p == "ftz") {
+        in_.ftz = true;
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (!cmp_seen_) return error("needs a comparison (.eq, .lt, ...)");
+    if (in_.op == Opcode::kSetp) {
+      if (auto st = want_types(types, 1); !st) return st;
+      in_.type = types[0];
+      return arity(in_.bool_op == BoolOp::kNone ? 3 : 4, in_.bool_op == BoolOp::kNone ? 3 : 4);
+    }
+    if (auto st = want_types(types, 2); !st) return st;
+    in_.type = types[0];   // set's destination type
+    in_.stype = types[1];  // the compared type
+    return arity(in_.bool_op == BoolOp::kNone ? 3 : 4, in_.bool_op == BoolOp::kNone ? 3 : 4);
+  }
+
+  Status check(const std::vector<Type>& types) {
+    const Type t = in_.type;
+    switch (in_.op) {
+      case Opcode::kAdd:
+      case Opcode::kSub:
+      case Opcode::kMin:
+      case Opcode::kMax:
+      case Opcode::kAnd:
+      case Opcode::kOr:
+      case Opcode::kXor:
+      case Opcode::kShl:
+      case Opcode::kShr:
+      case Opcode::kDiv:
+      case Opcode::kRem:
+      case Opcode::kCopysign:
+      case Opcode::kAddc:
+      case Opcode::kSubc:
+      case Opcode::kMul24:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(3, 3);
+      case Opcode::kMul:
+        if (auto st = want_types(types, 1); !st) return st;
+        if (!is_float(t) && in_.mode == Mode::kNone)
+          return error("an integer mul needs .lo, .hi or .wide");
+        return arity(3, 3);
+      case Opcode::kMad:
+      case Opcode::kMadc:
+      case Opcode::kMad24:
+      case Opcode::kSad:
+        if (auto st = want_types(types, 1); !st) return st;
+        if (in_.op == Opcode::kMad && !is_float(t) && in_.mode == Mode::kNone)
+          return error("an integer mad needs .lo, .hi or .wide");
+        return arity(4, 4);
+      case Opcode::kFma:
+        if (auto st = want_types(types, 1); !st) return st;
+        if (in_.round == Round::kNone)
+          return error("fma needs a rounding modifier (.rn, .rz, .rm, .rp)");
+        return arity(4, 4);
+      case Opcode::kAbs:
+      case Opcode::kNeg:
+      case Opcode::kNot:
+      case Opcode::kCnot:
+      case Opcode::kPopc:
+      case Opcode::kClz:
+      case Opcode::kBrev:
+      case Opcode::kBfind:
+      case Opcode::kRcp:
+      case Opcode::kSqrt:
+      case Opcode::kRsqrt:
+      case Opcode::kSin:
+      case Opcode::kCos:
+      case Opcode::kLg2:
+      case Opcode::kEx2:
+      case Opcode::kTanh:
+      case Opcode::kMov:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(2, 2);
+      case Opcode::kTestp:
+        return error("testp is not supported by this front end yet");
+      case Opcode::kBfe:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(4, 4);
+      case Opcode::kBfi:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(5, 5);
+      case Opcode::kPrmt:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(4, 4);
+      case Opcode::kShf:
+        if (auto st = want_types(types, 1); !st) return st;
+        if (in_.mode == Mode::kNone || in_.mode2 == Mode::kNone)
+          return error("shf needs .l|.r and .clamp|.wrap");
+        return arity(4, 4);
+      case Opcode::kLop3:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(5, 5);
+      case Opcode::kDp4a:
+      case Opcode::kDp2a:
+        if (auto st = want_types(types, 2); !st) return st;
+        return arity(4, 4);
+      case Opcode::kFns:
+        return arity(4, 4);
+      case Opcode::kSelp:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(4, 4);
+      case Opcode::kSlct:
+        if (auto st = want_types(types, 2); !st) return st;
+        return arity(4, 4);
+      case Opcode::kCvt:
+        if (auto st = want_types(types, 2); !st) return st;
+        return arity(2, 3);
+      case Opcode::kCvta:
+        if (auto st = want_types(types, 1); !st) return st;
+        if (in_.space == Space::kNone) return error("cvta needs a state space");
+        return arity(2, 2);
+      case Opcode::kMapa:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(3, 3);
+      case Opcode::kLd:
+      case Opcode::kLdu:
+      case Opcode::kSt:
+        if (auto st = want_types(types, 1); !st) return st;
+        return arity(2, 3);
+      case Opcode::kAtom:
+      case Opcode::kRed:
+        if (auto st = want_types(types, 1); !st) return st;
+        if (in_.mode == Mode::kNone) return error("needs an operation (.add, .min, .cas, ...)");
+        if (in_.op == Opcode::kRed) return arity(2, 3);
+        return arity(3, 5);
+      case Opcode::kPrefetch:
+      case Opcode::kPrefetchu:
+        return arity(1, 1);
+      case Opcode::kBra:
+        return arity(1, 1);
+      case Opcode::kCall:
+        return arity(1, 3);
+      case Opcode::kRet:
+      case Opcode::kExit:
+      case Opcode::kTrap:
+      case Opcode::kBrkpt:
+        return arity(0, 0);
+      case Opcode::kNanosleep:
+        return arity(1, 1);
+      case Opcode::kMembar:
+      case Opcode::kFence:
+        return arity(0, 0);
+      case Opcode::kShfl:
+        if (!sync_) return error("only shfl.sync is supported (sm_70 and later)");
+        if (in_.mode == Mode::kNone) return error("shfl needs .up, .down, .bfly or .idx");
+        return arity(5, 5);
+      case Opcode::kVote:
+        if (!sync_) return error("only vote.sync is supported (sm_70 and later)");
+        if (in_.mode == Mode::kNone) return error("vote needs .all, .any, .uni or .ballot");
+        return arity(3, 3);
+      case Opcode::kRedux:
+        if (!sync_) return error("needs .sync");
+        return arity(3, 3);
+      case Opcode::kActivemask:
+        return arity(1, 1);
+      case Opcode::kElect:
+        if (!sync_) return error("needs .sync");
+        return arity(2, 2);
+      case Opcode::kIsspacep:
+        return arity(2, 2);
+      case Opcode::kSetmaxnreg:
+        return arity(1, 1);
+      case Opcode::kGetctarank:
+        return arity(2, 2);
+      default:
+        return unsupported();
+    }
+  }
+
+  const std::vector<std::string_view>& parts_;
+  std::size_t n_;
+  Instruction& in_;
+  bool sync_ = false;
+  bool to_ = false;
+  bool cmp_seen_ = false;
+
+ public:
+  bool to() const { return to_; }
+};
+
+}  // namespace
+
+Status decode_name(const std::vector<std::string_view>& parts, std::size_t operands,
+                   Instruction& out) {
+  Decoder d(parts, operands, out);
+  auto st = d.run();
+  // cvta.to.SPACE converts generic → SPACE; plain cvta.SPACE the other way (mode kWide as
+  // nothing else: kLo marks "to").
+  if (st && out.op == Opcode::kCvta && d.to()) out.mode = Mode::kLo;
+  return st;
+}
+
+}  // namespace xpusim::ptx

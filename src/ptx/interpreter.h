@@ -1,0 +1,147 @@
+// The PTX interpreter: one warp of a decoded program (module.h) executed lane by lane,
+// emitting the same kernel::Op records the C++ kernels emit (src/kernel/op.h) for everything
+// the timing model times — memory, barriers, clocks, and the ALU/SFU work in between as
+// batches — so the SM, memory and TMA timing are shared by both front ends.
+//
+// SIMT: each lane has its own PC; the warp issues the lowest PC among its live lanes (the
+// "min-PC" policy), so lanes that branched apart reconverge at the first instruction they
+// share, which for the structured code nvcc emits is the immediate post-dominator. A call
+// runs its lanes to the callee's return before the caller's other lanes go on. docs/ptx.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernel/op.h"
+#include "kernel/warp.h"
+#include "ptx/module.h"
+#include "sim/task.h"
+
+namespace xpusim::ptx {
+
+// Generic-address windows (cvta): shared and local addresses sit above any device address.
+inline constexpr std::uint64_t kSharedWindow = 0xFF00'0000'0000'0000ull;
+inline constexpr std::uint64_t kLocalWindow = 0xFE00'0000'0000'0000ull;
+inline constexpr std::uint64_t kWindowBytes = 0x1'0000'0000ull;
+
+// A module with the entry a launch runs.
+struct Program {
+  Module module;
+  std::uint32_t entry = 0;  // index in module.functions
+};
+
+class WarpInterpreter {
+ public:
+  WarpInterpreter(const Program& program, const kernel::Warp& warp);
+
+  enum class Stop : std::uint8_t {
+    kOp,     // op() is to be timed (pending ALU work first)
+    kAlu,    // only the pending ALU work (a long run of arithmetic)
+    kDone,   // every lane has exited
+    kFault,  // fault() says what
+  };
+  Stop run();
+  const kernel::Op& op() const { return op_; }
+  // After op() completed: loads' and atomics' values into their registers.
+  void complete();
+  const std::string& fault() const { return fault_; }
+
+  // The ALU work executed since the last take: issue slots, the longest dependent chain in
+  // them, and SFU instructions.
+  struct AluWork {
+    std::uint32_t issues = 0, chain = 0, sfu = 0;
+  };
+  AluWork take_alu();
+
+  std::uint64_t instructions() const { return instructions_; }
+
+ private:
+  struct Frame {
+    const Function* fn = nullptr;
+    std::uint32_t fn_index = 0;
+    std::uint32_t reg_base = 0;     // in regs_ (× kWarpSize)
+    std::uint32_t local_base = 0;   // in each lane's local memory
+    std::uint32_t param_base = 0;   // its inputs' block in each lane's param memory
+    std::uint32_t return_base = 0;  // its returns' block
+    std::uint32_t own_params = 0;   // its body's .param variables (call arguments)
+    std::uint32_t call_pc = 0;      // the caller's call instruction
+    kernel::LaneMask lanes = 0;     // live lanes not yet returned
+    kernel::LaneMask entered = 0;   // lanes that called it
+    bool diverged = false;
+    std::uint32_t pc = 0;  // when converged
+    std::array<std::uint32_t, kernel::kWarpSize> lane_pc{};
+  };
+
+  bool step();  // one instruction; false: stop (op pending, done or fault)
+  bool exec(const Instruction& in, kernel::LaneMask mask);
+  bool exec_memory(const Instruction& in, kernel::LaneMask mask);
+  bool exec_call(const Instruction& in, kernel::LaneMask mask, std::uint32_t pc);
+  bool exec_warp_level(const Instruction& in, kernel::LaneMask mask);
+  void advance(kernel::LaneMask mask, std::uint32_t pc);
+  void branch(kernel::LaneMask taken, kernel::LaneMask all, std::uint32_t pc, std::uint32_t target);
+  void exit_lanes(kernel::LaneMask m);
+  void pop_frame();
+  void reconverge(Frame& f);
+  bool fail(const Instruction& in, const std::string& what);
+
+  std::uint64_t& reg(std::uint32_t r, std::uint32_t lane) {
+    return regs_[(frame().reg_base + r) * kernel::kWarpSize + lane];
+  }
+  std::uint64_t read(const Operand& o, std::uint32_t lane);
+  void write(const Operand& o, std::uint32_t lane, std::uint64_t v);
+  std::uint64_t special(Special s, std::uint32_t lane) const;
+  const Operand& operand(const Instruction& in, std::uint32_t k) const {
+    return frame().fn->operands[in.first + k];
+  }
+  const Operand& member(const Operand& v, std::uint32_t k) const {
+    return frame().fn->operands[v.first + k];
+  }
+  Frame& frame() { return frames_.back(); }
+  const Frame& frame() const { return frames_.back(); }
+
+  // Dependency depth of the batch (the register scoreboard): a result's depth is one more
+  // than its deepest source's.
+  void count_alu(const Instruction& in, std::uint32_t issues, std::uint32_t sfu = 0);
+
+  // Where a memory operand points: its space and per-lane addresses.
+  bool resolve(const Instruction& in, const Operand& a, kernel::LaneMask mask, Space& space,
+               kernel::Lanes<kernel::Addr>& addr);
+  std::uint8_t* param_bytes(const Variable& v, std::uint32_t lane);
+
+  const Program& program_;
+  const Module& module_;
+  const kernel::Warp& warp_;
+  std::vector<Frame> frames_;
+  std::vector<std::uint64_t> regs_;
+  std::vector<std::uint32_t> depth_;      // per register slot of the frame stack
+  std::vector<std::uint32_t> depth_gen_;  // the batch that set depth_
+  std::uint32_t gen_ = 1;
+  AluWork alu_{};
+  std::uint32_t chain_ = 0;
+  // Per lane: local memory (frames stacked) and param memory (kernel params, then frames).
+  std::vector<std::uint8_t> local_;
+  std::uint32_t local_stride_ = 0;
+  std::vector<std::uint8_t> params_;  // the kernel's param block, shared by the lanes
+  std::vector<std::uint8_t> frame_params_;
+  std::uint32_t frame_param_stride_ = 0;
+  kernel::LaneMask exited_ = 0;
+
+  // The pending timed operation.
+  kernel::Op op_{};
+  kernel::Lanes<kernel::Addr> op_addr_{};
+  std::array<std::uint64_t, 2 * kernel::kWarpSize * 2> op_data_{};  // 16 B a lane (×2: cas)
+  const Instruction* op_in_ = nullptr;
+  kernel::LaneMask op_mask_ = 0;
+  std::uint64_t clock_value_ = 0;
+  std::string fault_;
+  std::uint64_t instructions_ = 0;
+};
+
+// The kernel body of every PTX kernel (kernel::KernelBody): reads its Program from
+// Warp::context().
+sim::Task<> run_ptx_warp(kernel::Warp& w);
+
+}  // namespace xpusim::ptx

@@ -1,0 +1,81 @@
+#include "ptx/ptx_kernel.h"
+
+#include <fmt/format.h>
+
+#include "ptx/interpreter.h"
+#include "sim/suggest.h"
+
+namespace xpusim::ptx {
+namespace {
+
+// A .param's argument kind: its size and whether it is a float. An 8-byte integer param also
+// takes a pointer (nvcc declares pointers as .u64).
+kernel::ArgDecl arg_decl(const Param& p) {
+  kernel::ArgDecl d{.name = p.name, .kind = kernel::ArgKind::kU32};
+  switch (p.type) {
+    case Type::kF32:
+      d.kind = kernel::ArgKind::kF32;
+      break;
+    case Type::kF64:
+      d.kind = kernel::ArgKind::kU64;  // TODO(merge): kF64
+      break;
+    default:
+      d.kind = p.bytes == 8 ? kernel::ArgKind::kU64 : kernel::ArgKind::kU32;
+      break;
+  }
+  d.raw_param = true;
+  return d;
+}
+
+}  // namespace
+
+Result<kernel::KernelDef> make_kernel(std::shared_ptr<const Module> module,
+                                      const std::string& entry) {
+  std::vector<std::string> entries;
+  for (const Function& f : module->functions)
+    if (f.is_entry) entries.push_back(f.name);
+  std::uint32_t index = 0;
+  for (; index < module->functions.size(); ++index) {
+    const Function& f = module->functions[index];
+    if (f.is_entry && f.name == entry) break;
+  }
+  if (index == module->functions.size()) {
+    const std::string near = sim::closest_match(entry, entries);
+    std::string list;
+    for (const std::string& e : entries)
+      list += (list.empty() ? "" : ", ") + e;
+    return Error{fmt::format("{}: no .entry '{}'{}; the module's entries: {}", module->source,
+                             entry, near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
+                             list.empty() ? "none" : list)};
+  }
+  const Function& f = module->functions[index];
+  for (const Param& p : f.params) {
+    if (p.bytes > 8)
+      return Error{
+          fmt::format("{}:{}: kernel '{}': param '{}' of {} bytes: only scalar params (up "
+                      "to 8 bytes) are supported by this front end yet",
+                      module->source, f.line, f.name, p.name, p.bytes)};
+  }
+  auto program = std::make_shared<Program>(Program{.module = *module, .entry = index});
+  kernel::KernelDef def;
+  def.name = f.name;
+  def.description = fmt::format("PTX .entry from {}", module->source);
+  for (const Param& p : f.params)
+    def.args.push_back(arg_decl(p));
+  def.body = &run_ptx_warp;
+  def.static_shared_bytes = (f.shared_bytes + 15) & ~15u;
+  def.context = std::move(program);
+  return def;
+}
+
+Status register_module(std::shared_ptr<const Module> module, kernel::KernelRegistry& registry) {
+  for (const Function& f : module->functions) {
+    if (!f.is_entry) continue;
+    auto def = make_kernel(module, f.name);
+    if (!def) return def.errors();
+    if (auto st = registry.add(std::move(def).value()); !st) return st;
+  }
+  return Ok{};
+}
+
+}  // namespace xpusim::ptx

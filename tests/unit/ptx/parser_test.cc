@@ -1,0 +1,103 @@
+// The parser: what it decodes from nvcc's output, and its one-line errors (file:line:col, the
+// token, the rule) for bad modules.
+#include "ptx/parser.h"
+
+#include <gtest/gtest.h>
+
+#include "ptx/ptx_kernel.h"
+
+namespace xpusim::ptx {
+namespace {
+
+constexpr const char* kHeader = ".version 9.0\n.target sm_90a\n.address_size 64\n";
+
+std::string error_of(const std::string& body) {
+  auto m = parse_module(std::string(kHeader) + body, "k.ptx");
+  return m.ok() ? "" : m.error().message;
+}
+
+TEST(PtxParser, DecodesDeclarationsParamsAndDirectives) {
+  auto m = parse_module(std::string(kHeader) + R"(
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .f32 k_param_1,
+	.param .align 8 .b8 k_param_2[24]
+)
+.maxntid 256, 1, 1
+.reqnctapercluster 2, 1, 1
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<6>;
+	.shared .align 16 .b8 tile[1024];
+	.local .align 4 .b8 depot[64];
+	mov.u32 	%r1, %tid.x;
+	@!%p1 bra 	$L__BB0_2;
+	add.s32 	%r2, %r1, -1;
+$L__BB0_2:
+	ret;
+}
+)",
+                        "k.ptx");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->functions.size(), 1u);
+  const Function& f = m->functions[0];
+  EXPECT_TRUE(f.is_entry);
+  ASSERT_EQ(f.params.size(), 3u);
+  EXPECT_EQ(f.params[1].offset, 8u);
+  EXPECT_EQ(f.params[2].offset, 16u);  // .align 8 after 12 bytes
+  EXPECT_EQ(f.params[2].bytes, 24u);
+  EXPECT_EQ(f.registers, 3u + 6u);
+  EXPECT_EQ(f.shared_bytes, 1024u);
+  EXPECT_EQ(f.local_bytes, 64u);
+  EXPECT_EQ(f.maxntid[0], 256u);
+  EXPECT_EQ(f.reqnctapercluster[0], 2u);
+  ASSERT_EQ(f.code.size(), 4u);
+  EXPECT_EQ(f.code[1].op, Opcode::kBra);
+  EXPECT_TRUE(f.code[1].guard_negate);
+  EXPECT_EQ(f.operands[f.code[1].first].imm, 3);  // the label's instruction
+  EXPECT_EQ(f.operands[f.code[2].first + 2].imm, -1);
+  EXPECT_EQ(f.code[2].line, 19u);
+}
+
+TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n\tmov.u32 %r1, 1;\n}\n"),
+            "k.ptx:6:10: undeclared register '%r1' (at '%r1')");
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tfrobnicate.u32 %r1;\n}\n"),
+            "k.ptx:7:2: unsupported instruction 'frobnicate.u32' (at 'frobnicate.u32')");
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tadd.u32 %r1, %r1;\n}\n"),
+            "k.ptx:7:2: 'add.u32': takes 3 operands, not 2 (at 'add.u32')");
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n\tbra $L__missing;\n}\n"),
+            "k.ptx:6:6: undefined label '$L__missing' (at '$L__missing')");
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tadd.u32 %r1, %r1, 1\n}\n"),
+            "k.ptx:8:1: expected ';' (at '}')");
+  EXPECT_EQ(
+      error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tld.global.zz.u32 %r1, [%r1];\n}\n"),
+      "k.ptx:7:2: 'ld.global.zz.u32': unsupported modifier '.zz' (at 'ld.global.zz.u32')");
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n\tret;\n"),
+            "k.ptx:7:1: expected '}' to close the body (at the end of the file)");
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmul.s32 %r1, %r1, %r1;\n}\n"),
+            "k.ptx:7:2: 'mul.s32': an integer mul needs .lo, .hi or .wide (at 'mul.s32')");
+  EXPECT_EQ(error_of(".global .align 4 .u32 counter;\n"),
+            "k.ptx:4:23: 'counter': module-scope .global variables (__device__ / __constant__) are "
+            "not supported by this front end yet (at 'counter')");
+  EXPECT_EQ(error_of("\x01"), "k.ptx:4:1: unexpected character '\\x01'");
+}
+
+TEST(PtxParser, AMissingEntryNamesTheClosestAndTheList) {
+  auto m = parse_module(std::string(kHeader) + ".visible .entry saxpy()\n{\n\tret;\n}\n", "k.ptx");
+  ASSERT_TRUE(m.ok());
+  auto k = make_kernel(std::make_shared<const Module>(std::move(m).value()), "saxpi");
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.error().message,
+            "k.ptx: no .entry 'saxpi' (did you mean 'saxpy'?); the module's entries: saxpy");
+}
+
+TEST(PtxParser, AnUnreadableFileIsOneLine) {
+  auto m = load_module("/nonexistent/k.ptx");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message,
+            "/nonexistent/k.ptx: cannot read the PTX file: No such file or directory");
+}
+
+}  // namespace
+}  // namespace xpusim::ptx
