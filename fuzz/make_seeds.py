@@ -214,6 +214,21 @@ def dictionary(files, extra):
     return "".join(f"{dict_entry(e)}\n" for e in entries).encode()
 
 
+# The PTX parser's seeds: the corpus's nvcc output; its dictionary: the directives, opcodes,
+# modifiers and special registers found there.
+PTX_FILES = sorted((ROOT / "tests/ptx/corpus").glob("*.ptx"))
+PTX_WORDS = set()
+for f in PTX_FILES:
+    SEEDS[f"ptx_parser/{f.name}"] = f.read_bytes()
+    text = f.read_text()
+    PTX_WORDS.update(re.findall(r"(?<![\w%$])(\.[a-z_][a-z0-9_:]*)", text))
+    for op in re.findall(r"^\s*(?:@!?%\w+\s+)?([a-z][\w.:]*)", text, re.M):
+        head, *mods = op.split(".")
+        PTX_WORDS.update([head] + ["." + m for m in mods if m])
+    PTX_WORDS.update(re.findall(r"(%[a-z_]+(?:\.[xyz])?)\b", text))
+SEEDS["../dict/ptx_parser.dict"] = "".join(
+    f"{dict_entry(w)}\n" for w in sorted(PTX_WORDS | {"[", "]", "{", "}", "(", ")", ";", ",", "|"})).encode()
+
 for name, files in DICT_SOURCES.items():
     extra = YAML_TOKENS + (TMA_VALUES + ["tiled", "im2col"] if name.startswith("tma") else [])
     SEEDS[f"../dict/{name}.dict"] = dictionary(files, extra)

@@ -212,8 +212,11 @@ void Sm::fault(kernel::Warp& warp, const std::string& what) {
 void Sm::raise(WarpSlot& w, const std::string& what) {
   const kernel::Dim3& b = w.cta.work.block_id;
   w.faulted = true;
-  const Error e{fmt::format("{}: block ({},{},{}) warp {}: {}", w.cta.work.kernel->name, b.x, b.y,
-                            b.z, w.warp.warp_id(), what)};
+  const std::string at = w.warp.source != nullptr && what.find(w.warp.source) == std::string::npos
+                             ? fmt::format(" (at {}:{})", w.warp.source, w.warp.source_line)
+                             : "";
+  const Error e{fmt::format("{}: block ({},{},{}) warp {}: {}{}", w.cta.work.kernel->name, b.x, b.y,
+                            b.z, w.warp.warp_id(), what, at)};
   if (!fault_) fault_ = e;
   // The warp stays parked (the hang report lists it); its CTA keeps its resources.
   if (cfg_.on_fault) {
@@ -614,10 +617,13 @@ void Sm::mbarrier_op(WarpSlot& w, std::uint64_t cycle) {
     return r.ok() && *r;
   };
   switch (op.kind) {
-    case OpKind::kMbarArrive:
-      completed =
-          arrived(op.tx_bytes != 0 ? m.bar.arrive_expect_tx(op.tx_bytes) : m.bar.arrive(op.count));
+    case OpKind::kMbarArrive: {
+      const auto r =
+          op.tx_bytes != 0 ? m.bar.arrive_expect_tx(op.tx_bytes) : m.bar.arrive(op.count);
+      if (r && op.value != nullptr) *op.value = r->token.bits();  // the state an arrive returns
+      completed = arrived(r);
       break;
+    }
     case OpKind::kMbarExpectTx:
       completed = m.bar.expect_tx(op.tx_bytes);
       break;
@@ -697,6 +703,8 @@ std::vector<std::string> Sm::hang_report() const {
         on = fmt::format("cp.async.bulk.wait_group{} {} ({} committed groups not done)",
                          w->op.tma->read ? ".read" : "", w->op.tma->pending, w->groups.size());
       }
+      if (w->warp.source != nullptr)
+        on += fmt::format(" at {}:{}", w->warp.source, w->warp.source_line);
       out.push_back(fmt::format("{}: {} block ({},{},{}) warp {}: {}", path(), c->work.kernel->name,
                                 b.x, b.y, b.z, w->warp.warp_id(), on));
     }

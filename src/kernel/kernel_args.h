@@ -40,6 +40,10 @@ class KernelArgs {
   std::uint64_t get_ptr(std::size_t i) const;
   // Argument i's bits whatever its kind (an interpreted kernel's param block).
   std::uint64_t raw(std::size_t i) const { return bits_.at(i); }
+  // Where the launch's kernarg segment sits in device memory (0: not launched through the
+  // command processor): the parameters' own addresses, as PTX `cvta.param` gives them.
+  std::uint64_t segment_address() const { return segment_; }
+  void set_segment_address(std::uint64_t a) { segment_ = a; }
 
   // Errors: a different count, or argument i of another kind (named by its declared name).
   Status check(std::string_view kernel, const std::vector<ArgDecl>& signature) const;
@@ -53,6 +57,7 @@ class KernelArgs {
   std::uint64_t at(std::size_t i, ArgKind k) const;
   std::vector<ArgKind> kinds_;
   std::vector<std::uint64_t> bits_;
+  std::uint64_t segment_ = 0;
 };
 
 }  // namespace xpusim::kernel

@@ -476,6 +476,10 @@ class Warp {
   std::size_t frame_bytes() const { return frame_bytes_; }
   // An executor may keep its per-warp state here (no lookup per operation).
   void* executor_slot = nullptr;
+  // Where an interpreted kernel stands (its source file and line; null/0: a C++ kernel): a
+  // fault or a hang report names it.
+  const char* source = nullptr;
+  std::uint32_t source_line = 0;
 
  private:
   template <class T>

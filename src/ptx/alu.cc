@@ -1059,11 +1059,20 @@ not_arith:
       // cvta.SPACE: a SPACE address → generic; cvta.to.SPACE: generic → SPACE.
       const bool to = in.mode == Mode::kLo;
       std::uint64_t window = 0;
-      if (in.space == Space::kShared) window = kSharedWindow;
+      if (in.space == Space::kShared || in.space == Space::kSharedCluster) window = kSharedWindow;
       if (in.space == Space::kLocal) window = kLocalWindow;
-      if (in.space == Space::kParam || in.space == Space::kConst ||
-          in.space == Space::kSharedCluster)
-        return fail(in, "cvta of this state space is not supported by this front end yet");
+      if (in.space == Space::kParam) {
+        // A kernel parameter's generic address: where the launch's kernarg segment holds it.
+        if (!frame().fn->is_entry)
+          return fail(in, "cvta.param of a device function's parameter is not supported");
+        window = warp_.args().segment_address();
+        if (window == 0)
+          return fail(in,
+                      "cvta.param: the kernel's parameters have no device address (launch it "
+                      "through the command processor)");
+      }
+      if (in.space == Space::kConst)
+        return fail(in, "cvta.const is not supported by this front end yet");
       for_lanes(m, [&](std::uint32_t l) {
         const std::uint64_t a = A(1, l);
         D(l, (to ? a - window : a + window) & tm);

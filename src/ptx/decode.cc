@@ -146,6 +146,8 @@ const std::map<std::string_view, Opcode>& opcodes() {
       {"isspacep", Opcode::kIsspacep},
       {"setmaxnreg", Opcode::kSetmaxnreg},
       {"getctarank", Opcode::kGetctarank},
+      {"mbarrier", Opcode::kMbarrier},
+      {"cp", Opcode::kCpAsyncBulk},
   };
   return k;
 }
@@ -219,6 +221,10 @@ class Decoder {
     switch (in_.op) {
       case Opcode::kBarSync:
         return bar();
+      case Opcode::kMbarrier:
+        return mbarrier();
+      case Opcode::kCpAsyncBulk:
+        return cp();
       case Opcode::kSetp:
       case Opcode::kSet:
         return setp();
@@ -282,6 +288,8 @@ class Decoder {
                    : p == "ecl" ? Mode::kPrmtEcl
                    : p == "ecr" ? Mode::kPrmtEcr
                                 : Mode::kPrmtRc16;
+      } else if ((in_.op == Opcode::kPrefetch) && p == "tensormap") {
+        in_.op = Opcode::kPrefetchTensormap;
       } else if (in_.op == Opcode::kBfind && p == "shiftamt") {
         in_.mode = Mode::kShiftAmt;
       } else if ((in_.op == Opcode::kFence || in_.op == Opcode::kMembar) &&
@@ -367,6 +375,159 @@ class Decoder {
     if (in_.op == Opcode::kBarRed) return arity(3, 4);
     if (in_.op == Opcode::kBarArrive) return arity(2, 2);
     return arity(1, 2);
+  }
+
+  // mbarrier.OP[.sem][.scope][.space].b64 (PTX ISA 9.7.13.15).
+  Status mbarrier() {
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "expect_tx" && in_.sub == Sub::kArrive) {
+        in_.expect_tx = true;
+        continue;
+      }
+      Sub s = Sub::kNone;
+      if (p == "init")
+        s = Sub::kInit;
+      else if (p == "arrive")
+        s = Sub::kArrive;
+      else if (p == "expect_tx")
+        s = Sub::kExpectTx;
+      else if (p == "complete_tx")
+        s = Sub::kCompleteTx;
+      else if (p == "try_wait")
+        s = Sub::kTryWait;
+      else if (p == "test_wait")
+        s = Sub::kTestWait;
+      else if (p == "inval")
+        s = Sub::kInval;
+      if (s != Sub::kNone) {
+        if (in_.sub != Sub::kNone) return error(fmt::format("two operations ('.{}')", p));
+        in_.sub = s;
+      } else if (p == "parity") {
+        in_.parity = true;
+      } else if (auto sp = parse_space(p)) {
+        in_.space = *sp;
+      } else if (p == "b64") {
+        in_.type = Type::kB64;
+      } else if (p == "noComplete" || p == "pending_count") {
+        return error(fmt::format("'.{}' is not supported by this front end yet", p));
+      } else if (!is_hint(p)) {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    switch (in_.sub) {
+      case Sub::kInit:
+        return arity(2, 2);
+      case Sub::kInval:
+        return arity(1, 1);
+      case Sub::kArrive:
+        return in_.expect_tx ? arity(3, 3) : arity(1, 3);
+      case Sub::kExpectTx:
+      case Sub::kCompleteTx:
+        return arity(2, 2);
+      case Sub::kTryWait:
+      case Sub::kTestWait:
+        return arity(3, 4);
+      default:
+        return error("needs an operation (.init, .arrive, .try_wait, ...)");
+    }
+  }
+
+  // cp.async (LDGSTS), cp.async.bulk[.tensor|.prefetch], cp.reduce.async.bulk.tensor and the
+  // groups of both (PTX ISA 9.7.9.25, 9.7.9.26).
+  Status cp() {
+    bool reduce = false, async = false, bulk = false, tensor = false, prefetch = false;
+    std::vector<Space> spaces;
+    Sub group = Sub::kNone;
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "reduce")
+        reduce = true;
+      else if (p == "async")
+        async = true;
+      else if (p == "bulk")
+        bulk = true;
+      else if (p == "tensor")
+        tensor = true;
+      else if (p == "prefetch")
+        prefetch = true;
+      else if (p.size() == 2 && p[1] == 'd' && p[0] >= '1' && p[0] <= '5')
+        in_.dims = static_cast<std::uint8_t>(p[0] - '0');
+      else if (auto sp = parse_space(p))
+        spaces.push_back(*sp);
+      else if (p == "mbarrier::complete_tx::bytes") {
+      } else if (p == "multicast::cluster")
+        in_.multicast = true;
+      else if (p == "im2col")
+        in_.im2col = true;
+      else if (p == "tile" || p == "bulk_group" || p == "L2" || p == "ca" || p == "cg") {
+      } else if (p == "L2::cache_hint")
+        in_.cache_hint = true;
+      else if (p == "commit_group")
+        group = Sub::kCommitGroup;
+      else if (p == "wait_group")
+        group = Sub::kWaitGroup;
+      else if (p == "wait_all")
+        group = Sub::kWaitAll;
+      else if (p == "read")
+        in_.read = true;
+      else if (reduce && parse_atom_op(p))
+        in_.mode = *parse_atom_op(p);
+      else if (parse_type(p) != Type::kNone)
+        in_.type = parse_type(p);
+      else if (p == "mbarrier")
+        return error("cp.async.mbarrier.arrive is not supported by this front end yet");
+      else if (!is_hint(p))
+        return error(fmt::format("unsupported modifier '.{}'", p));
+    }
+    if (!async) return unsupported();
+    const std::size_t hint = in_.cache_hint ? 1 : 0;
+    if (!bulk) {  // cp.async (LDGSTS)
+      in_.op = Opcode::kCpAsync;
+      if (group != Sub::kNone) {
+        in_.sub = group;
+        return group == Sub::kWaitGroup ? arity(1, 1) : arity(0, 0);
+      }
+      in_.sub = Sub::kCopy;
+      return arity(3, 4 + hint);
+    }
+    if (group != Sub::kNone) {
+      in_.sub = group;
+      if (group == Sub::kWaitAll) return unsupported();
+      return group == Sub::kWaitGroup ? arity(1, 1) : arity(0, 0);
+    }
+    const Space dst = spaces.empty() ? Space::kNone : spaces[0];
+    if (tensor) {
+      if (in_.dims == 0) return error("needs a dimension (.1d ... .5d)");
+      if (prefetch) {
+        in_.sub = Sub::kTensorPrefetch;
+        return arity(1, 1 + hint);
+      }
+      if (reduce) {
+        if (in_.mode == Mode::kNone) return error("needs a reduction (.add, .min, ...)");
+        in_.sub = Sub::kTensorReduce;
+        return arity(2, 2 + hint);
+      }
+      if (dst == Space::kGlobal) {
+        in_.sub = Sub::kTensorStore;
+        return arity(2, 2 + hint);
+      }
+      in_.sub = Sub::kTensorLoad;
+      return arity(3, 3 + (in_.im2col ? 1 : 0) + (in_.multicast ? 1 : 0) + hint);
+    }
+    if (reduce)
+      return error("non-tensor cp.reduce.async.bulk is not supported by this front end yet");
+    if (prefetch) {
+      in_.sub = Sub::kBulkPrefetch;
+      return arity(2, 2 + hint);
+    }
+    if (dst == Space::kGlobal) {
+      in_.sub = Sub::kBulkStore;
+      return arity(3, 3 + hint);
+    }
+    const Space src = spaces.size() > 1 ? spaces[1] : Space::kNone;
+    in_.sub = src == Space::kShared ? Sub::kBulkSharedToCluster : Sub::kBulkLoad;
+    return arity(4, 4 + (in_.multicast ? 1 : 0) + hint);
   }
 
   Status setp() {
@@ -509,6 +670,7 @@ class Decoder {
         return arity(3, 5);
       case Opcode::kPrefetch:
       case Opcode::kPrefetchu:
+      case Opcode::kPrefetchTensormap:
         return arity(1, 1);
       case Opcode::kBra:
         return arity(1, 1);

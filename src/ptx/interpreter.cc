@@ -76,6 +76,10 @@ bool WarpInterpreter::fail(const Instruction& in, const std::string& what) {
 }
 
 WarpInterpreter::Stop WarpInterpreter::run() {
+  if (followup_) {  // the second half of an instruction (cp.async's shared store)
+    followup_ = false;
+    return Stop::kOp;
+  }
   op_in_ = nullptr;
   while (true) {
     if (frames_.empty() || (frames_.size() == 1 && frame().lanes == 0)) return Stop::kDone;
@@ -187,6 +191,7 @@ bool WarpInterpreter::step() {
   }
   const Instruction& in = fn.code[pc];
   ++instructions_;
+  line_ = in.line;
   LaneMask active = mask;
   if (in.guard != Operand::kNoReg) {
     active = 0;
@@ -478,8 +483,9 @@ bool WarpInterpreter::resolve(const Instruction& in, const Operand& a, LaneMask 
     if (space == Space::kGeneric) {
       Space s = Space::kGlobal;
       if (x >= kSharedWindow && x < kSharedWindow + kWindowBytes) {
-        s = Space::kShared;
         x -= kSharedWindow;
+        // mapa's generic addresses carry the target CTA: a shared::cluster access.
+        s = (x >> kClusterRankShift) != 0 ? Space::kSharedCluster : Space::kShared;
       } else if (x >= kLocalWindow && x < kLocalWindow + kWindowBytes) {
         s = Space::kLocal;
         x -= kLocalWindow;
@@ -517,7 +523,30 @@ bool WarpInterpreter::exec_memory(const Instruction& in, LaneMask mask) {
   });
   if (!bad.empty()) return fail(in, bad);
 
-  if (atomic) {
+  if (space == Space::kSharedCluster) {
+    // Per lane: the CTA and offset. All this CTA's: a plain shared access; else over DSMEM
+    // with kernel::cluster_address.
+    bool remote = false;
+    std::string bad;
+    for_lanes(mask, [&](std::uint32_t l) {
+      std::uint32_t rank = 0, off = 0;
+      if (!split_cluster(op_addr_[l], rank, off) && bad.empty())
+        bad = fmt::format("lane {}: shared::cluster address {:#x} is outside the window", l,
+                          op_addr_[l]);
+      if (rank >= warp_.params().cluster.count() && bad.empty())
+        bad = fmt::format("lane {}: rank {} outside the cluster of {}", l, rank,
+                          warp_.params().cluster.count());
+      remote = remote || rank != warp_.coords().cluster_rank;
+      op_addr_[l] = kernel::cluster_address(rank, off);
+    });
+    if (!bad.empty()) return fail(in, bad);
+    if (!remote) {
+      for_lanes(mask,
+                [&](std::uint32_t l) { op_addr_[l] = kernel::cluster_offset_of(op_addr_[l]); });
+      space = Space::kShared;
+    }
+  }
+  if (atomic && space != Space::kSharedCluster) {
     if (in.vec != 1) return fail(in, "vector atomics are not supported");
     kernel::AtomType at{};
     switch (in.type) {
@@ -674,6 +703,41 @@ bool WarpInterpreter::exec_memory(const Instruction& in, LaneMask mask) {
     count_alu(in, 1);
     return true;
   }
+  if (space == Space::kSharedCluster) {
+    auto* data = reinterpret_cast<std::byte*>(op_data_.data());
+    kernel::OpKind kind = store ? kernel::OpKind::kStoreDsmem : kernel::OpKind::kLoadDsmem;
+    if (atomic) {
+      if (in.mode != Mode::kAtomAdd ||
+          (in.type != Type::kU32 && in.type != Type::kU64 && in.type != Type::kS32))
+        return fail(in, "over DSMEM only atom.add.u32/.u64 is modelled");
+      kind = kernel::OpKind::kAtomicAddDsmem;
+      for_lanes(mask, [&](std::uint32_t l) {
+        const std::uint64_t b = read(operand(in, in.op == Opcode::kRed ? 1 : 2), l);
+        std::memcpy(data + std::size_t{l} * eb, &b, eb);
+      });
+    } else if (store) {
+      for_lanes(mask, [&](std::uint32_t l) {
+        for (std::uint32_t k = 0; k < in.vec; ++k) {
+          const std::uint64_t v = value_of(vals, k, l);
+          std::memcpy(data + std::size_t{l} * bytes + k * eb, &v, eb);
+        }
+      });
+    }
+    op_ = kernel::Op{
+        .kind = kind, .mask = mask, .bytes = atomic ? eb : bytes, .addr = &op_addr_, .data = data};
+    op_in_ = &in;
+    op_mask_ = mask;
+    return false;
+  }
+  if (space == Space::kShared) {
+    std::string bad;
+    for_lanes(mask, [&](std::uint32_t l) {
+      if ((op_addr_[l] >> kClusterRankShift) != 0 && bad.empty())
+        bad = fmt::format("lane {}: shared address {:#x} is not in this CTA's window", l,
+                          op_addr_[l]);
+    });
+    if (!bad.empty()) return fail(in, bad);
+  }
   if (space != Space::kGlobal && space != Space::kShared)
     return fail(in, "loads and stores of this state space are not supported by this front end yet");
   kernel::OpKind kind = space == Space::kGlobal
@@ -699,6 +763,36 @@ void WarpInterpreter::complete() {
   const Instruction& in = *op_in_;
   // The instruction's frame is the current one: nothing ran since it was issued.
   const Operand& dst = operand(in, 0);
+  if (in.op == Opcode::kCpAsync) {
+    if (op_.kind == kernel::OpKind::kLoadGlobal) {
+      // Now the shared store of the loaded bytes (zeros past each lane's src-size).
+      auto* data = reinterpret_cast<std::byte*>(op_data_.data());
+      for_lanes(op_mask_, [&](std::uint32_t l) {
+        if (!warp_.moves_data()) return;
+        std::memset(data + std::size_t{l} * op_.bytes + ldgsts_src_size_[l], 0,
+                    op_.bytes - ldgsts_src_size_[l]);
+      });
+      op_addr_ = ldgsts_dst_;
+      op_ = kernel::Op{.kind = kernel::OpKind::kStoreShared,
+                       .mask = op_mask_,
+                       .bytes = op_.bytes,
+                       .addr = &op_addr_,
+                       .data = data};
+      followup_ = true;
+      return;
+    }
+    op_in_ = nullptr;
+    return;
+  }
+  if (in.op == Opcode::kMbarrier) {
+    if ((in.sub == Sub::kTryWait || in.sub == Sub::kTestWait)) {
+      for_lanes(op_mask_, [&](std::uint32_t l) { write(dst, l, wait_result_ ? 1 : 0); });
+    } else if (in.sub == Sub::kArrive && dst.kind == Operand::Kind::kReg) {
+      for_lanes(op_mask_, [&](std::uint32_t l) { write(dst, l, clock_value_); });
+    }
+    op_in_ = nullptr;
+    return;
+  }
   if (op_.kind == kernel::OpKind::kClock) {
     for_lanes(op_mask_, [&](std::uint32_t l) { write(dst, l, clock_value_); });
   } else if (op_.kind == kernel::OpKind::kLoadGlobal || op_.kind == kernel::OpKind::kLoadShared ||
@@ -731,8 +825,10 @@ void WarpInterpreter::complete() {
 sim::Task<> run_ptx_warp(kernel::Warp& w) {
   const auto& program = *static_cast<const Program*>(w.context());
   WarpInterpreter in(program, w);
+  w.source = program.module.source.c_str();
   while (true) {
     const WarpInterpreter::Stop stop = in.run();
+    w.source_line = in.line();
     const WarpInterpreter::AluWork work = in.take_alu();
     // The batch's timing: its dependent chain, then the rest of its issue slots.
     if (work.issues > 0) {

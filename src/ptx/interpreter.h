@@ -26,6 +26,9 @@ namespace xpusim::ptx {
 inline constexpr std::uint64_t kSharedWindow = 0xFF00'0000'0000'0000ull;
 inline constexpr std::uint64_t kLocalWindow = 0xFE00'0000'0000'0000ull;
 inline constexpr std::uint64_t kWindowBytes = 0x1'0000'0000ull;
+// A shared::cluster address: the target CTA's rank + 1 above bit 24 (0: the executing CTA).
+inline constexpr std::uint32_t kClusterRankShift = 24;
+inline constexpr std::uint64_t kClusterOffsetMask = (std::uint64_t{1} << kClusterRankShift) - 1;
 
 // A module with the entry a launch runs.
 struct Program {
@@ -57,6 +60,8 @@ class WarpInterpreter {
   AluWork take_alu();
 
   std::uint64_t instructions() const { return instructions_; }
+  // The PTX line of the instruction executed last (the op's, when run() returned kOp).
+  std::uint32_t line() const { return line_; }
 
  private:
   struct Frame {
@@ -80,6 +85,16 @@ class WarpInterpreter {
   bool exec_memory(const Instruction& in, kernel::LaneMask mask);
   bool exec_call(const Instruction& in, kernel::LaneMask mask, std::uint32_t pc);
   bool exec_warp_level(const Instruction& in, kernel::LaneMask mask);
+  bool exec_async(const Instruction& in, kernel::LaneMask mask);
+  bool exec_bulk(const Instruction& in, kernel::LaneMask mask);
+  bool exec_ldgsts(const Instruction& in, kernel::LaneMask mask);
+  bool tensor_operand(const Instruction& in, const Operand& t, kernel::LaneMask mask);
+  // One shared address for every active lane (a barrier, a bulk copy's buffer): its offset and,
+  // given `rank`, its CTA in the cluster (else it must be this CTA's).
+  bool uniform_shared(const Instruction& in, const Operand& a, kernel::LaneMask mask,
+                      std::uint32_t& offset, std::uint32_t* rank);
+  static std::uint64_t cluster_shared(std::uint32_t rank, std::uint64_t offset);
+  bool split_cluster(std::uint64_t a, std::uint32_t& rank, std::uint32_t& offset) const;
   void advance(kernel::LaneMask mask, std::uint32_t pc);
   void branch(kernel::LaneMask taken, kernel::LaneMask all, std::uint32_t pc, std::uint32_t target);
   void exit_lanes(kernel::LaneMask m);
@@ -135,9 +150,17 @@ class WarpInterpreter {
   std::array<std::uint64_t, 2 * kernel::kWarpSize * 2> op_data_{};  // 16 B a lane (×2: cas)
   const Instruction* op_in_ = nullptr;
   kernel::LaneMask op_mask_ = 0;
-  std::uint64_t clock_value_ = 0;
+  std::uint64_t clock_value_ = 0;  // kClock's cycle, kMbarArrive's state
+  bool wait_result_ = false;
+  kernel::TmaOp tma_{};
+  // cp.async: the shared destinations and bytes per lane of the copy in flight; its store
+  // follows its load.
+  kernel::Lanes<kernel::Addr> ldgsts_dst_{};
+  std::array<std::uint32_t, kernel::kWarpSize> ldgsts_src_size_{};
+  bool followup_ = false;
   std::string fault_;
   std::uint64_t instructions_ = 0;
+  std::uint32_t line_ = 0;
 };
 
 // The kernel body of every PTX kernel (kernel::KernelBody): reads its Program from

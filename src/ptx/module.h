@@ -103,7 +103,8 @@ struct Operand {
     kReg,      // a register: `reg` (frame-relative index)
     kImm,      // an immediate: `imm` (integers as two's complement, floats as their bits)
     kSpecial,  // a special register: `special`
-    kAddr,     // [reg + imm] or [symbol + imm]: `reg` (kNoReg: none), `symbol` (-1: none)
+    kAddr,     // [reg + imm] or [symbol + imm]: `reg` (kNoReg: none), `symbol` (-1: none);
+               // a tensor operand [map, {c0, ..}] has `count` coordinates from `first`
     kSymbol,   // a variable's address as a value (mov %r, buf)
     kVector,   // {a, b, ...}: `count` operands from `first` in the function's operand pool
     kSink,     // `_`
@@ -215,6 +216,35 @@ enum class Opcode : std::uint8_t {
   kGetctarank,
   kIsspacep,
   kSetmaxnreg,
+  // Hopper asynchronous copies and transaction barriers
+  kMbarrier,     // mbarrier.{init,arrive,expect_tx,complete_tx,try_wait,test_wait,inval}
+  kCpAsyncBulk,  // cp[.reduce].async.bulk[.tensor|.prefetch] and their groups
+  kCpAsync,      // cp.async (LDGSTS) and its groups
+  kPrefetchTensormap,
+};
+
+// The operation of kMbarrier / kCpAsyncBulk / kCpAsync.
+enum class Sub : std::uint8_t {
+  kNone,
+  kInit,
+  kArrive,
+  kExpectTx,
+  kCompleteTx,
+  kTryWait,
+  kTestWait,
+  kInval,  // mbarrier
+  kTensorLoad,
+  kTensorStore,
+  kTensorReduce,
+  kTensorPrefetch,  // cp.async.bulk.tensor
+  kBulkLoad,
+  kBulkStore,
+  kBulkSharedToCluster,
+  kBulkPrefetch,  // cp.async.bulk
+  kCommitGroup,
+  kWaitGroup,
+  kWaitAll,
+  kCopy,  // groups; cp.async copy
 };
 
 // Modifier values. One enum per axis, so an Instruction stays small.
@@ -291,6 +321,12 @@ struct Instruction {
   Mode mode = Mode::kNone;
   Mode mode2 = Mode::kNone;
   std::uint8_t vec = 1;  // .v2 / .v4
+  Sub sub = Sub::kNone;
+  std::uint8_t dims = 0;  // cp.async.bulk.tensor: .1d ... .5d
+  // mbarrier/cp.async.bulk flags: .parity, .expect_tx, .multicast::cluster, .im2col, .read,
+  // .L2::cache_hint (one more operand).
+  bool parity = false, expect_tx = false, multicast = false, im2col = false, read = false,
+       cache_hint = false;
   bool ftz = false, sat = false, approx = false, uni = false, cc = false, relu = false;
   bool guard_negate = false;
   std::uint32_t guard = Operand::kNoReg;  // @%p / @!%p; kNoReg: none

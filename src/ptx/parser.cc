@@ -818,6 +818,13 @@ class Parser {
           o.imm = neg ? -static_cast<std::int64_t>(*v) : static_cast<std::int64_t>(*v);
         }
       }
+      if (accept(",")) {  // a tensor operand [tensorMap, {c0, c1, ...}]: the coordinates
+        if (!at("{")) return error_at(peek(), "expected '{' and the tensor coordinates");
+        auto coords = operand(false);
+        if (!coords) return coords.errors();
+        o.first = coords->first;
+        o.count = coords->count;
+      }
       if (auto st = expect("]"); !st) return st.errors();
       return o;
     }

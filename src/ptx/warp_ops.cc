@@ -36,6 +36,14 @@ bool WarpInterpreter::exec_warp_level(const Instruction& in, LaneMask m) {
     case Opcode::kPrefetchu:
       count_alu(in, 1);  // a hint: no data moves, no completion to wait for
       return true;
+    case Opcode::kMbarrier:
+    case Opcode::kCpAsyncBulk:
+    case Opcode::kCpAsync:
+    case Opcode::kPrefetchTensormap:
+    case Opcode::kMapa:
+    case Opcode::kGetctarank:
+    case Opcode::kIsspacep:
+      return exec_async(in, m);
     case Opcode::kShfl: {
       // shfl.sync.mode.b32 d[|p], a, b, c, membermask (PTX ISA 9.7.8.6).
       const Operand& d0 = operand(in, 0);

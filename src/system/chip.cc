@@ -400,6 +400,7 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   }
   r.params = params;
   r.args = std::move(decoded->args);
+  r.args.set_segment_address(p.kernarg_address);
   r.dispatched = cwd_->timeline_now();
   r.agent_launch = cp_->agent(q).launches().size();  // the agent records it next
   const sim::Tick skipped = cwd_->skipped_ticks();
