@@ -1321,22 +1321,8 @@ Result<std::pair<const kernel::KernelDef*, kernel::KernelArgs>> resolve_launch(
   auto k = kernels.find(name);
   if (!k) return s.error_at(kernel_pos, key + "kernel", k.error().message);
   kernel::KernelArgs args;
-  for (const ScenarioArg& a : given) {
-    switch (a.kind) {
-      case kernel::ArgKind::kU32:
-        args.u32(static_cast<std::uint32_t>(a.bits));
-        break;
-      case kernel::ArgKind::kU64:
-        args.u64(a.bits);
-        break;
-      case kernel::ArgKind::kF32:
-        args.f32(std::bit_cast<float>(static_cast<std::uint32_t>(a.bits)));
-        break;
-      case kernel::ArgKind::kPtr:
-        args.ptr(a.bits);
-        break;
-    }
-  }
+  for (const ScenarioArg& a : given)
+    args.from_bits(a.kind, a.bits);
   if (auto st = args.check((*k)->name, (*k)->args); !st) {
     // A wrong type points at that argument; a wrong count at the args key.
     SourcePos where = args_pos.line > 0 ? args_pos : kernel_pos;
