@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <fstream>
 #include <limits>
@@ -121,6 +123,35 @@ std::optional<std::uint64_t> parse_u64(std::string_view text) {
   return v;
 }
 
+// A YAML 1.2 float: decimal or exponent form with an optional sign, or .inf, -.inf, .nan (any
+// case as YAML spells them). T: float or double; false when the text is none of these or out of
+// T's range.
+template <class T>
+bool yaml_float(const YAML::Node& v, T& out) {
+  if (!v.IsScalar()) return false;
+  std::string_view t = v.Scalar();
+  const bool negative = !t.empty() && t.front() == '-';
+  if (!t.empty() && (t.front() == '+' || t.front() == '-')) t.remove_prefix(1);
+  if (t == ".inf" || t == ".Inf" || t == ".INF") {
+    out = negative ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    return true;
+  }
+  if (t == ".nan" || t == ".NaN" || t == ".NAN") {
+    if (v.Scalar() != t) return false;  // YAML's NaN takes no sign
+    out = std::numeric_limits<T>::quiet_NaN();
+    return true;
+  }
+  // from_chars takes no '+' and would read "inf", "nan" and "-": not YAML floats.
+  if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t.front())) || t.front() == '.')) {
+    return false;
+  }
+  T x = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), x);
+  if (r.ec != std::errc{} || r.ptr != t.data() + t.size()) return false;
+  out = negative ? -x : x;
+  return true;
+}
+
 std::string out_of_range(std::uint64_t n, std::uint64_t lo, std::uint64_t hi) {
   if (hi == std::numeric_limits<std::uint64_t>::max()) {
     return fmt::format("{} is less than {}, the smallest allowed", n, lo);
@@ -220,6 +251,33 @@ class Reader {
       return std::nullopt;
     }
     return n;
+  }
+
+  // A signed whole number: an optional sign, then decimal or 0x hexadecimal.
+  std::optional<std::int64_t> signed_whole(const YAML::Node& v, std::string_view path,
+                                           SourcePos key_pos, std::int64_t lo, std::int64_t hi) {
+    if (!v.IsScalar()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a whole number, got {}", describe(v)));
+      return std::nullopt;
+    }
+    std::string_view t = v.Scalar();
+    const bool negative = !t.empty() && t.front() == '-';
+    if (!t.empty() && (t.front() == '+' || t.front() == '-')) t.remove_prefix(1);
+    const auto magnitude = parse_u64(t);
+    if (!magnitude) {
+      error(pos_of(v), path, fmt::format("\"{}\" is not a whole number", v.Scalar()));
+      return std::nullopt;
+    }
+    // |lo| = hi + 1 in two's complement: compare magnitudes, no overflow.
+    const std::uint64_t limit =
+        negative ? static_cast<std::uint64_t>(hi) + 1 : static_cast<std::uint64_t>(hi);
+    if (*magnitude > limit) {
+      error(pos_of(v), path, fmt::format("{} is outside [{}, {}]", v.Scalar(), lo, hi));
+      return std::nullopt;
+    }
+    return negative ? static_cast<std::int64_t>(0 - *magnitude)
+                    : static_cast<std::int64_t>(*magnitude);
   }
 
   // true | false (also 1 | 0).
@@ -1134,8 +1192,8 @@ class Reader {
       const SourcePos ip = value_pos(item, key_pos);
       if (!item.IsMap() || item.size() != 1) {
         error(ip, p,
-              fmt::format("expected one of {{u32: N}}, {{u64: N}}, {{f32: X}}, {{ptr: BUFFER}}, "
-                          "got {}{}",
+              fmt::format("expected one of {{u8|u16|u32|u64: N}}, {{s32|s64: N}}, "
+                          "{{f32|f64: X}}, {{ptr: BUFFER}}, got {}{}",
                           describe(item),
                           item.IsMap() ? fmt::format(" with {} keys", item.size()) : ""));
         continue;
@@ -1144,24 +1202,48 @@ class Reader {
           item, p, keys_of("args[]"),
           [&](const std::string& k, const std::string& q, SourcePos kq, const YAML::Node& y) {
             ScenarioArg a{.kind = kernel::ArgKind::kU32, .bits = 0, .buffer = {}, .pos = kq};
-            if (k == "u32" || k == "u64") {
-              const bool narrow = k == "u32";
-              const auto n = whole(y, q, kq, 0,
-                                   narrow ? std::numeric_limits<std::uint32_t>::max()
-                                          : std::numeric_limits<std::uint64_t>::max());
+            constexpr std::pair<std::string_view, kernel::ArgKind> kUnsigned[] = {
+                {"u8", kernel::ArgKind::kU8},
+                {"u16", kernel::ArgKind::kU16},
+                {"u32", kernel::ArgKind::kU32},
+                {"u64", kernel::ArgKind::kU64}};
+            const auto u = std::find_if(std::begin(kUnsigned), std::end(kUnsigned),
+                                        [&](const auto& e) { return e.first == k; });
+            if (u != std::end(kUnsigned)) {
+              const std::uint64_t bytes = kernel::arg_bytes(u->second);
+              const auto n =
+                  whole(y, q, kq, 0, std::numeric_limits<std::uint64_t>::max() >> (64 - 8 * bytes));
               if (!n) return;
-              a.kind = narrow ? kernel::ArgKind::kU32 : kernel::ArgKind::kU64;
+              a.kind = u->second;
               a.bits = *n;
+            } else if (k == "s32" || k == "s64") {
+              const bool narrow = k == "s32";
+              const auto n = signed_whole(y, q, kq,
+                                          narrow ? std::numeric_limits<std::int32_t>::min()
+                                                 : std::numeric_limits<std::int64_t>::min(),
+                                          narrow ? std::numeric_limits<std::int32_t>::max()
+                                                 : std::numeric_limits<std::int64_t>::max());
+              if (!n) return;
+              a.kind = narrow ? kernel::ArgKind::kS32 : kernel::ArgKind::kS64;
+              // Two's complement in the argument's own width (the kernarg bytes).
+              a.bits = narrow ? std::uint64_t{static_cast<std::uint32_t>(*n)}
+                              : static_cast<std::uint64_t>(*n);
             } else if (k == "f32") {
               float f = 0;
-              const std::string t = y.IsScalar() ? y.Scalar() : "";
-              const auto r = std::from_chars(t.data(), t.data() + t.size(), f);
-              if (t.empty() || r.ec != std::errc{} || r.ptr != t.data() + t.size()) {
+              if (!yaml_float(y, f)) {
                 error(value_pos(y, kq), q, fmt::format("{} is not a 32-bit float", describe(y)));
                 return;
               }
               a.kind = kernel::ArgKind::kF32;
               a.bits = std::bit_cast<std::uint32_t>(f);
+            } else if (k == "f64") {
+              double f = 0;
+              if (!yaml_float(y, f)) {
+                error(value_pos(y, kq), q, fmt::format("{} is not a 64-bit float", describe(y)));
+                return;
+              }
+              a.kind = kernel::ArgKind::kF64;
+              a.bits = std::bit_cast<std::uint64_t>(f);
             } else {
               const auto t = text(y, q, kq, "a buffer name");
               if (!t) return;

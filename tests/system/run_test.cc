@@ -203,6 +203,8 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
        "error: bad.yaml:4:9: policy: policy 'best' is unknown"},
       {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\nmemory_timing: tlm\n",
        "error: bad.yaml:4:16: memory_timing: 'tlm' is not a memory timing"},
+      {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\nargs: [{u8: 300}]\n",
+       "error: bad.yaml:4:13: args[0].u8: 300 is outside [0, 255]\n"},
   };
   for (const auto& [text, want] : cases) {
     write("bad.yaml", text);

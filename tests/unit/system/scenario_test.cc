@@ -9,9 +9,13 @@
 
 #include <unistd.h>
 
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -324,13 +328,14 @@ TEST(Scenario, ArgumentErrors) {
             "src, dst");
   EXPECT_EQ(errors_of(head + "args: [{u32: 4294967296}]\n"),
             "s.yaml:5:14: args[0].u32: 4294967296 is outside [0, 4294967295]");
-  EXPECT_EQ(errors_of(head + "args: [{u16: 1}]\n"),
-            "s.yaml:5:9: args[0].u16: unknown key 'u16' (did you mean 'u32'?); valid keys in "
-            "args[0]: u32, u64, f32, ptr");
+  EXPECT_EQ(errors_of(head + "args: [{u31: 1}]\n"),
+            "s.yaml:5:9: args[0].u31: unknown key 'u31' (did you mean 'u32'?); valid keys in "
+            "args[0]: u32, u64, f32, u8, u16, s32, s64, f64, ptr");
   EXPECT_EQ(errors_of(head + "args: [{f32: one}]\n"),
             "s.yaml:5:14: args[0].f32: \"one\" is not a 32-bit float");
   EXPECT_EQ(errors_of(head + "args: [{u32: 1, u64: 2}]\n"),
-            "s.yaml:5:8: args[0]: expected one of {u32: N}, {u64: N}, {f32: X}, {ptr: BUFFER}, "
+            "s.yaml:5:8: args[0]: expected one of {u8|u16|u32|u64: N}, {s32|s64: N}, {f32|f64: X}, "
+            "{ptr: BUFFER}, "
             "got a mapping with 2 keys");
   EXPECT_EQ(errors_of(head + "args: {ptr: src}\n"),
             "s.yaml:5:7: args: expected a sequence such as [{ptr: src}, {u64: 1024}], got a "
@@ -1155,6 +1160,172 @@ TEST(ScenarioGraph, AnEntryThatFailsToStartFailsWhatWaitsForIt) {
   EXPECT_EQ(r.errors[1].message,
             "g.yaml:7:27: kernels.big: gemm.tma: B: 512 MiB at 0x30300000: the buffers would span "
             "1027 MiB from 0x10000000, more than the chip's 1 GiB of memory (hbm.capacity)");
+}
+
+// ---- Argument kinds, buffer files and outputs (the scenario contract of generic launches) ----
+
+// Lane 0 of block 0's warp 0 stores each scalar argument, widened to 64 bits (signed ones
+// sign-extended, f32 as the f64 of its value), to out[0..7]: what reached the kernel through the
+// kernarg segment.
+sim::Task<> arg_echo(kernel::Warp& w) {
+  if (w.warp_id() != 0 || w.block_id().x != 0) co_return;
+  const kernel::KernelArgs& a = w.args();
+  const std::uint64_t v[] = {a.get_u8(1),
+                             static_cast<std::uint64_t>(std::int64_t{a.get_s32(2)}),
+                             a.get_u16(3),
+                             static_cast<std::uint64_t>(a.get_s64(4)),
+                             std::bit_cast<std::uint64_t>(a.get_f64(5)),
+                             a.get_u8(6),
+                             std::bit_cast<std::uint64_t>(double{a.get_f32(7)}),
+                             a.get_u64(8)};
+  for (std::size_t i = 0; i < std::size(v); ++i) {
+    co_await w.store_global<std::uint64_t>(kernel::Lanes<kernel::Addr>{a.get_ptr(0) + 8 * i},
+                                           kernel::Lanes<std::uint64_t>{v[i]}, 1);
+  }
+}
+
+kernel::KernelDef arg_echo_kernel() {
+  using kernel::ArgKind;
+  return {.name = "arg_echo",
+          .description = "stores its scalar arguments",
+          .args = {{"out", ArgKind::kPtr},
+                   {"a", ArgKind::kU8},
+                   {"b", ArgKind::kS32},
+                   {"c", ArgKind::kU16},
+                   {"d", ArgKind::kS64},
+                   {"e", ArgKind::kF64},
+                   {"f", ArgKind::kU8},
+                   {"g", ArgKind::kF32},
+                   {"h", ArgKind::kU64}},
+          .body = arg_echo,
+          .static_shared_bytes = 0,
+          .check = nullptr};
+}
+
+Status register_with_arg_echo(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+  if (auto st = register_for_tests(kernels, workloads); !st) return st;
+  return kernels.add(arg_echo_kernel());
+}
+
+constexpr std::string_view kEcho =
+    "chip: tiny\nkernel: arg_echo\nlaunch: {grid: 1, block: 32}\nbuffers: {out: {bytes: 64}}\n"
+    "args: [{ptr: out}, {u8: 255}, {s32: -2147483648}, {u16: 0xBEEF}, {s64: -5}, "
+    "{f64: -1.25e-300}, {u8: 7}, {f32: -.inf}, {u64: 0xFFFFFFFFFFFFFFFF}]\n";
+
+TEST(ScenarioArgs, EveryKindLoadsAsItsKernargBits) {
+  const Scenario s = load(kEcho);
+  using kernel::ArgKind;
+  ASSERT_EQ(s.args.size(), 9u);
+  const std::pair<ArgKind, std::uint64_t> want[] = {
+      {ArgKind::kPtr, 0x1000'0000},
+      {ArgKind::kU8, 255},
+      {ArgKind::kS32, 0x8000'0000},  // two's complement in 32 bits, not sign-extended
+      {ArgKind::kU16, 0xBEEF},
+      {ArgKind::kS64, 0xFFFF'FFFF'FFFF'FFFB},
+      {ArgKind::kF64, std::bit_cast<std::uint64_t>(-1.25e-300)},
+      {ArgKind::kU8, 7},
+      {ArgKind::kF32, std::bit_cast<std::uint32_t>(-std::numeric_limits<float>::infinity())},
+      {ArgKind::kU64, ~0ull}};
+  for (std::size_t i = 0; i < s.args.size(); ++i) {
+    EXPECT_EQ(s.args[i].kind, want[i].first) << i;
+    EXPECT_EQ(s.args[i].bits, want[i].second) << i;
+  }
+  // YAML's other float spellings, and the widest values of each kind.
+  const Scenario more = load(
+      "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\nargs: [{f64: .nan}, {f64: +.Inf}, "
+      "{f64: 2}, {f64: +1.5}, {s32: 2147483647}, {s64: -9223372036854775808}, {s64: "
+      "+0x7FFFFFFFFFFFFFFF}, {u16: 65535}, {s32: -0x10}]\n");
+  ASSERT_EQ(more.args.size(), 9u);
+  EXPECT_TRUE(std::isnan(std::bit_cast<double>(more.args[0].bits)));
+  EXPECT_EQ(std::bit_cast<double>(more.args[1].bits), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(std::bit_cast<double>(more.args[2].bits), 2.0);
+  EXPECT_EQ(std::bit_cast<double>(more.args[3].bits), 1.5);
+  EXPECT_EQ(more.args[4].bits, 0x7FFF'FFFFu);
+  EXPECT_EQ(more.args[5].bits, 0x8000'0000'0000'0000u);
+  EXPECT_EQ(more.args[6].bits, 0x7FFF'FFFF'FFFF'FFFFu);
+  EXPECT_EQ(more.args[7].bits, 0xFFFFu);
+  EXPECT_EQ(more.args[8].bits, 0xFFFF'FFF0u);
+}
+
+TEST(ScenarioArgs, ValuesOutsideTheirKindAreOneLineErrors) {
+  const std::string head = "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n";
+  const std::pair<const char*, const char*> cases[] = {
+      {"args: [{u8: 300}]", "s.yaml:4:13: args[0].u8: 300 is outside [0, 255]"},
+      {"args: [{u16: 65536}]", "s.yaml:4:14: args[0].u16: 65536 is outside [0, 65535]"},
+      {"args: [{u8: -1}]", "s.yaml:4:13: args[0].u8: \"-1\" is not a whole number"},
+      {"args: [{s32: 2147483648}]",
+       "s.yaml:4:14: args[0].s32: 2147483648 is outside [-2147483648, 2147483647]"},
+      {"args: [{s32: -2147483649}]",
+       "s.yaml:4:14: args[0].s32: -2147483649 is outside [-2147483648, 2147483647]"},
+      {"args: [{s32: 0xFFFFFFFF}]",
+       "s.yaml:4:14: args[0].s32: 0xFFFFFFFF is outside [-2147483648, 2147483647]"},
+      {"args: [{s64: -9223372036854775809}]",
+       "s.yaml:4:14: args[0].s64: -9223372036854775809 is outside [-9223372036854775808, "
+       "9223372036854775807]"},
+      {"args: [{s32: 1.5}]", "s.yaml:4:14: args[0].s32: \"1.5\" is not a whole number"},
+      {"args: [{u32: 1}, {f64: one}]", "s.yaml:4:24: args[1].f64: \"one\" is not a 64-bit float"},
+      {"args: [{f64: inf}]", "s.yaml:4:14: args[0].f64: \"inf\" is not a 64-bit float"},
+      {"args: [{f64: -.nan}]", "s.yaml:4:14: args[0].f64: \"-.nan\" is not a 64-bit float"},
+      {"args: [{f32: 1e39}]", "s.yaml:4:14: args[0].f32: \"1e39\" is not a 32-bit float"},
+      {"args: [{i32: 1}]",
+       "s.yaml:4:9: args[0].i32: unknown key 'i32' (did you mean 'u32'?); valid keys in "
+       "args[0]: u32, u64, f32, u8, u16, s32, s64, f64, ptr"},
+  };
+  for (const auto& [args, want] : cases)
+    EXPECT_EQ(errors_of(head + args + "\n"), want) << args;
+}
+
+// Scenario → KernelArgs → the kernarg segment in simulated memory (each kind at its natural
+// size and alignment) → the command processor's decode → the kernel's typed reads.
+TEST(ScenarioArgs, EveryKindReachesTheKernelThroughTheKernargSegment) {
+  const Scenario s = load(kEcho);
+  sim::Simulation sim{1};
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto run = Run::create(sim, s, spec, register_with_arg_echo);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const RunReport report = (*run)->report((*run)->simulate());
+  ASSERT_TRUE(report.ok()) << report.errors.front().message;
+  Chip& chip = (*run)->chip();
+  std::uint64_t out[8] = {};
+  ASSERT_TRUE(chip.memory().read(0x1000'0000, std::as_writable_bytes(std::span(out))).ok());
+  EXPECT_EQ(out[0], 255u);
+  EXPECT_EQ(static_cast<std::int64_t>(out[1]), std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ(out[2], 0xBEEFu);
+  EXPECT_EQ(static_cast<std::int64_t>(out[3]), -5);
+  EXPECT_EQ(std::bit_cast<double>(out[4]), -1.25e-300);
+  EXPECT_EQ(out[5], 7u);
+  EXPECT_EQ(std::bit_cast<double>(out[6]), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(out[7], ~0ull);
+  // The segment: ptr at 0, u8 at 8, s32 at 12, u16 at 16, s64 at 24, f64 at 32, u8 at 40, f32
+  // at 44, u64 at 48; the launch attributes at 56.
+  std::uint8_t seg[80] = {};
+  ASSERT_TRUE(
+      chip.memory().read(chip.run(0).kernarg_address, std::as_writable_bytes(std::span(seg))).ok());
+  const std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>> at = {
+      {0, {0x00, 0x00, 0x00, 0x10, 0, 0, 0, 0}},
+      {8, {0xFF, 0, 0, 0}},  // u8, then padding to the s32
+      {12, {0x00, 0x00, 0x00, 0x80}},
+      {16, {0xEF, 0xBE}},
+      {24, {0xFB, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}},
+      {40, {0x07, 0, 0, 0}},
+      {44, {0x00, 0x00, 0x80, 0xFF}},
+      {48, {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}},
+      {56, {0x58, 0x50, 0x55, 0x4C}}};  // the attributes' magic, "XPUL"
+  for (const auto& [offset, bytes] : at) {
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      EXPECT_EQ(seg[offset + i], bytes[i]) << "byte " << offset + i;
+  }
+  std::uint64_t f64_bits = 0;
+  std::memcpy(&f64_bits, seg + 32, 8);
+  EXPECT_EQ(std::bit_cast<double>(f64_bits), -1.25e-300);
+}
+
+TEST(ScenarioArgs, AKindThatIsNotTheSignaturesIsNamed) {
+  auto s = load(
+      "chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\n"
+      "buffers: {a: {bytes: 64}}\nargs: [{ptr: a}, {ptr: a}, {s64: 16}]\n");
+  EXPECT_EQ(resolve_errors(s),
+            "s.yaml:5:29: args[2]: kernel stream_copy: argument 2 (n) is a s64, it must be a u64");
 }
 
 }  // namespace
