@@ -16,6 +16,7 @@
 #include <set>
 #include <span>
 #include <sstream>
+#include <system_error>
 
 #include "config/chip_spec.h"
 #include "config/key_value_list.h"
@@ -152,6 +153,35 @@ bool yaml_float(const YAML::Node& v, T& out) {
   return true;
 }
 
+// A buffer file's size. Errors: "PATH: cannot open the buffer file: REASON", a folder, and
+// anything but a regular file (a pipe or a device has no size, and reading one could block).
+Result<std::uint64_t> buffer_file_size(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) {
+    return Error{fmt::format(
+        "{}: cannot open the buffer file: {}", path.string(),
+        (ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory)).message())};
+  }
+  if (std::filesystem::is_directory(st)) {
+    return Error{fmt::format("{}: is a folder, not a buffer file", path.string())};
+  }
+  if (!std::filesystem::is_regular_file(st)) {
+    return Error{
+        fmt::format("{}: is not a regular file (a buffer file has a size)", path.string())};
+  }
+  if (std::ifstream in(path, std::ios::binary); !in) {
+    return Error{fmt::format("{}: cannot open the buffer file: {}", path.string(),
+                             std::error_code(errno, std::generic_category()).message())};
+  }
+  const std::uint64_t n = std::filesystem::file_size(path, ec);
+  if (ec) {
+    return Error{
+        fmt::format("{}: cannot read the buffer file's size: {}", path.string(), ec.message())};
+  }
+  return n;
+}
+
 std::string out_of_range(std::uint64_t n, std::uint64_t lo, std::uint64_t hi) {
   if (hi == std::numeric_limits<std::uint64_t>::max()) {
     return fmt::format("{} is less than {}, the smallest allowed", n, lo);
@@ -161,8 +191,9 @@ std::string out_of_range(std::uint64_t n, std::uint64_t lo, std::uint64_t hi) {
 
 class Reader {
  public:
-  explicit Reader(std::string_view source) : diag_(std::string(source)) {
+  Reader(std::string_view source, const std::filesystem::path& dir) : diag_(std::string(source)) {
     s_.source = std::string(source);
+    s_.dir = dir;
   }
 
   Result<Scenario> read(std::string_view yaml) {
@@ -1099,6 +1130,41 @@ class Reader {
     }
   }
 
+  // A buffer's file: it must open as a regular file of exactly the buffer's size (the size,
+  // when `bytes:` is not given). Sets b.file_path and, without bytes, b.bytes.
+  bool read_buffer_file(ScenarioBuffer& b, const std::string& path, bool has_bytes) {
+    b.file_path = s_.dir.empty() || std::filesystem::path(b.file).is_absolute()
+                      ? std::filesystem::path(b.file)
+                      : s_.dir / b.file;
+    auto n = buffer_file_size(b.file_path);
+    if (!n) {
+      error(b.file_pos, path, n.error().message);
+      return false;
+    }
+    if (!has_bytes) {
+      if (*n == 0) {
+        error(b.file_pos, path,
+              fmt::format("{} is empty: a buffer needs at least 1 byte (give bytes: for a buffer "
+                          "of zeros)",
+                          b.file_path.string()));
+        return false;
+      }
+      b.bytes = *n;
+      return true;
+    }
+    // A short file is an error rather than zero-padded: a wrong file or element type would
+    // otherwise run silently on zeros.
+    if (*n != b.bytes) {
+      error(
+          b.file_pos, path,
+          fmt::format("{} holds {} bytes, {} than the buffer's {} (bytes:); the file gives all of "
+                      "the buffer's initial bytes (leave bytes: out to take its size)",
+                      b.file_path.string(), *n, *n > b.bytes ? "more" : "fewer", b.bytes));
+      return false;
+    }
+    return true;
+  }
+
   void read_buffers(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
     if (v.IsNull()) return;
     if (!v.IsMap()) {
@@ -1113,15 +1179,21 @@ class Reader {
         v, path, {},
         [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
           declared_buffers_.insert(key);
-          ScenarioBuffer b{
-              .name = key, .bytes = 0, .fill = BufferFill::kZero, .address = 0, .pos = kp};
+          ScenarioBuffer b{.name = key,
+                           .bytes = 0,
+                           .fill = BufferFill::kZero,
+                           .address = 0,
+                           .pos = kp,
+                           .file = {},
+                           .file_path = {},
+                           .file_pos = {}};
           if (!x.IsMap()) {
             error(value_pos(x, kp), p,
                   fmt::format("expected {{bytes: SIZE, fill: zero|iota32|random32}}, got {}",
                               describe(x)));
             return;
           }
-          bool ok = true, has_bytes = false;
+          bool ok = true, has_bytes = false, has_fill = false, has_file = false;
           entries(
               x, p, keys_of("buffers.*"),
               [&](const std::string& k, const std::string& q, SourcePos kq, const YAML::Node& y) {
@@ -1130,9 +1202,21 @@ class Reader {
                   const auto n = size(y, q, kq, 1, std::numeric_limits<std::uint64_t>::max());
                   ok &= n.has_value();
                   if (n) b.bytes = *n;
-                } else if (const auto t = text(y, q, kq, "zero, iota32 or random32")) {
+                } else if (k == "file") {
+                  has_file = true;
+                  const auto t = text(y, q, kq, "a file name");
+                  ok &= t.has_value();
+                  if (t) {
+                    b.file = *t;
+                    b.file_pos = pos_of(y);
+                  }
+                } else {
+                  has_fill = true;
+                  const auto t = text(y, q, kq, "zero, iota32 or random32");
                   const std::vector<std::string> fills = {"zero", "iota32", "random32"};
-                  if (*t == "zero") {
+                  if (!t) {
+                    ok = false;
+                  } else if (*t == "zero") {
                     b.fill = BufferFill::kZero;
                   } else if (*t == "iota32") {
                     b.fill = BufferFill::kIota32;
@@ -1145,15 +1229,20 @@ class Reader {
                                       *t, sim::did_you_mean(*t, fills)));
                     ok = false;
                   }
-                } else {
-                  ok = false;
                 }
               });
-          if (!has_bytes) {
-            error(kp, p + ".bytes", "missing required key 'bytes'");
+          if (has_file && has_fill) {
+            error(b.file_pos.line > 0 ? b.file_pos : kp, p + ".file",
+                  "file and fill are exclusive: the file gives all of the buffer's initial bytes");
+            return;
+          }
+          if (!has_bytes && !has_file) {
+            error(kp, p + ".bytes",
+                  "missing required key 'bytes' (or 'file:', whose size it then is)");
             return;
           }
           if (!ok) return;
+          if (has_file && !read_buffer_file(b, p + ".file", has_bytes)) return;
           if (b.fill != BufferFill::kZero && b.bytes % 4 != 0) {
             error(kp, p + ".bytes",
                   fmt::format("{} is not a multiple of 4 (fill {} writes u32 elements)", b.bytes,
@@ -1278,16 +1367,15 @@ class Reader {
 
 }  // namespace
 
-Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name) {
-  return Reader(source_name).read(yaml);
+Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name,
+                                      const std::filesystem::path& dir) {
+  return Reader(source_name, dir).read(yaml);
 }
 
 Result<Scenario> load_scenario_file(const std::filesystem::path& path) {
   auto text = read_file_bounded(path, "scenario file");
   if (!text) return text.errors();
-  auto s = load_scenario_string(*text, path.string());
-  if (s) s->dir = path.parent_path();
-  return s;
+  return load_scenario_string(*text, path.string(), path.parent_path());
 }
 
 Scenario workload_scenario(std::string_view chip, std::string_view workload,
@@ -1503,6 +1591,32 @@ Status fill_buffer(mem::GlobalMemory& memory, const ScenarioBuffer& b, std::uint
   return Ok{};
 }
 
+// Copies a buffer's file into memory, in chunks (a file may be far larger than host memory
+// wants at once); chunks of zeros are skipped, as untouched memory reads 0.
+Status read_buffer_file(mem::GlobalMemory& memory, const ScenarioBuffer& b) {
+  auto n = buffer_file_size(b.file_path);
+  if (!n) return n.errors();
+  if (*n != b.bytes) {  // changed since the scenario was loaded
+    return Error{fmt::format("{} holds {} bytes now, not the buffer's {}", b.file_path.string(), *n,
+                             b.bytes)};
+  }
+  std::ifstream in(b.file_path, std::ios::binary);
+  constexpr std::uint64_t kChunk = 1 << 20;
+  std::vector<char> chunk(static_cast<std::size_t>(std::min(kChunk, b.bytes)));
+  for (std::uint64_t at = 0; at < b.bytes; at += kChunk) {
+    const std::uint64_t count = std::min(kChunk, b.bytes - at);
+    if (!in.read(chunk.data(), static_cast<std::streamsize>(count))) {
+      return Error{fmt::format("{}: read error at byte {}", b.file_path.string(), at)};
+    }
+    const auto bytes = std::as_bytes(std::span(chunk.data(), count));
+    if (std::all_of(bytes.begin(), bytes.end(), [](std::byte c) { return c == std::byte{0}; })) {
+      continue;
+    }
+    if (auto st = memory.write(b.address + at, bytes); !st) return st;
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const ResolvedScenario& r,
@@ -1534,9 +1648,13 @@ Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const Resol
   }
   if (chip.options().functional) {
     for (std::size_t i = 0; i < s.buffers.size(); ++i) {
-      if (auto st = fill_buffer(chip.memory(), s.buffers[i], seed, i); !st) {
-        return s.error_at(s.buffers[i].pos, fmt::format("buffers.{}", s.buffers[i].name),
-                          st.error().message);
+      const ScenarioBuffer& b = s.buffers[i];
+      if (!b.file.empty()) {
+        if (auto st = read_buffer_file(chip.memory(), b); !st) {
+          return s.error_at(b.file_pos, fmt::format("buffers.{}.file", b.name), st.error().message);
+        }
+      } else if (auto st = fill_buffer(chip.memory(), b, seed, i); !st) {
+        return s.error_at(b.pos, fmt::format("buffers.{}", b.name), st.error().message);
       }
     }
   }

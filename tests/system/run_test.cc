@@ -205,6 +205,10 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
        "error: bad.yaml:4:16: memory_timing: 'tlm' is not a memory timing"},
       {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\nargs: [{u8: 300}]\n",
        "error: bad.yaml:4:13: args[0].u8: 300 is outside [0, 255]\n"},
+      {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\n"
+       "buffers: {src: {file: none.bin}}\n",
+       "error: bad.yaml:4:23: buffers.src.file: none.bin: cannot open the buffer file: No such "
+       "file or directory\n"},
   };
   for (const auto& [text, want] : cases) {
     write("bad.yaml", text);

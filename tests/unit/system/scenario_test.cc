@@ -301,7 +301,8 @@ TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
   EXPECT_EQ(
       errors_of(
           "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\nbuffers: {a: {fill: iota32}}\n"),
-      "s.yaml:4:11: buffers.a.bytes: missing required key 'bytes'");
+      "s.yaml:4:11: buffers.a.bytes: missing required key 'bytes' (or 'file:', whose size it "
+      "then is)");
   EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n"
                       "buffers: {a: {bytes: 8, fill: iota}}\n"),
             "s.yaml:4:31: buffers.a.fill: 'iota' is not a fill (did you mean 'iota32'?); fills: "
@@ -1326,6 +1327,126 @@ TEST(ScenarioArgs, AKindThatIsNotTheSignaturesIsNamed) {
       "buffers: {a: {bytes: 64}}\nargs: [{ptr: a}, {ptr: a}, {s64: 16}]\n");
   EXPECT_EQ(resolve_errors(s),
             "s.yaml:5:29: args[2]: kernel stream_copy: argument 2 (n) is a s64, it must be a u64");
+}
+
+// A scenario in a temporary folder of its own.
+class ScenarioFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("scenario_files_{}_{}",
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
+    fs::create_directories(dir_ / "sub");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& name, std::string_view bytes) const {
+    std::ofstream(dir_ / name, std::ios::binary) << bytes;
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(dir_ / name, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  // The scenario sub/s.yaml: its buffer files are relative to sub/.
+  Result<Scenario> load_sub(const std::string& yaml) const {
+    std::ofstream(dir_ / "sub/s.yaml") << yaml;
+    return load_scenario_file(dir_ / "sub/s.yaml");
+  }
+  std::string errors_sub(const std::string& yaml) const {
+    auto s = load_sub(yaml);
+    if (s) return "(loaded)";
+    std::string out;
+    for (const Error& e : s.errors())
+      out += (out.empty() ? "" : "\n") + e.message;
+    // Without the folder, which differs from run to run.
+    for (std::size_t at; (at = out.find(dir_.string())) != std::string::npos;)
+      out.replace(at, dir_.string().size(), "DIR");
+    return out;
+  }
+  // n bytes, none of them zero chunks.
+  static std::string pattern(std::size_t n) {
+    std::string b(n, '\0');
+    for (std::size_t i = 0; i < n; ++i)
+      b[i] = static_cast<char>((i * 131 + 7) % 251 + 1);
+    return b;
+  }
+  fs::path dir_;
+};
+
+constexpr std::string_view kHead =
+    "chip: tiny\nkernel: stream_copy\nlaunch: {grid: 2, block: 64}\n";
+
+TEST_F(ScenarioFiles, ABufferFileIsRelativeToTheScenarioAndGivesItsSize) {
+  write("sub/in.bin", pattern(3000));
+  auto s = load_sub(std::string(kHead) +
+                    "buffers:\n  x: {file: in.bin}\n  y: {bytes: 3000, file: in.bin}\n"
+                    "  z: {bytes: 8}\nargs: [{ptr: x}, {ptr: y}, {u64: 750}]\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->buffers.size(), 3u);
+  EXPECT_EQ(s->buffers[0].bytes, 3000u);  // the file's size
+  EXPECT_EQ(s->buffers[0].file, "in.bin");
+  EXPECT_EQ(s->buffers[0].file_path, dir_ / "sub/in.bin");
+  EXPECT_EQ(s->buffers[0].file_pos.line, 5);
+  EXPECT_EQ(s->buffers[1].address, 0x1010'0000u);
+  EXPECT_EQ(s->buffers[2].address, 0x1020'0000u);
+  // Functional setup copies the bytes; timing-only reads nothing.
+  Registries r;
+  const auto resolved = resolve_scenario(*s, r.kernels, r.workloads);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  TinyChip t;
+  ASSERT_TRUE(setup_scenario(*s, *resolved, *t.chip, r.kernels, 1).ok());
+  std::string got(3000, '\0');
+  ASSERT_TRUE(
+      t.chip->memory().read(0x1010'0000, std::as_writable_bytes(std::span(got.data(), 3000))).ok());
+  EXPECT_EQ(got, pattern(3000));
+  TinyChip timing(false);
+  ASSERT_TRUE(setup_scenario(*s, *resolved, *timing.chip, r.kernels, 1).ok());
+  EXPECT_EQ(timing.chip->memory().pages_allocated(), 2u);  // the command processor's only
+  // A file that changed size since the load is a located setup error.
+  write("sub/in.bin", pattern(10));
+  TinyChip again;
+  EXPECT_EQ(setup_scenario(*s, *resolved, *again.chip, r.kernels, 1).error().message,
+            (dir_ / "sub/s.yaml").string() + ":5:13: buffers.x.file: " +
+                (dir_ / "sub/in.bin").string() + " holds 10 bytes now, not the buffer's 3000");
+}
+
+TEST_F(ScenarioFiles, BadBufferFilesAreOneLineErrors) {
+  write("sub/in.bin", pattern(100));
+  write("sub/empty.bin", "");
+  const std::string head = std::string(kHead) + "buffers:\n";
+  const std::string at = "DIR/sub/s.yaml:5:";
+  EXPECT_EQ(errors_sub(head + "  x: {file: nothere.bin}\n"),
+            at + "13: buffers.x.file: DIR/sub/nothere.bin: cannot open the buffer file: No such "
+                 "file or directory");
+  EXPECT_EQ(errors_sub(head + "  x: {bytes: 64, file: in.bin}\n"),
+            at + "24: buffers.x.file: DIR/sub/in.bin holds 100 bytes, more than the buffer's 64 "
+                 "(bytes:); the file gives all of the buffer's initial bytes (leave bytes: out "
+                 "to take its size)");
+  EXPECT_EQ(errors_sub(head + "  x: {bytes: 200, file: in.bin}\n"),
+            at + "25: buffers.x.file: DIR/sub/in.bin holds 100 bytes, fewer than the buffer's "
+                 "200 (bytes:); the file gives all of the buffer's initial bytes (leave bytes: "
+                 "out to take its size)");
+  EXPECT_EQ(errors_sub(head + "  x: {file: empty.bin}\n"),
+            at + "13: buffers.x.file: DIR/sub/empty.bin is empty: a buffer needs at least 1 "
+                 "byte (give bytes: for a buffer of zeros)");
+  EXPECT_EQ(errors_sub(head + "  x: {file: in.bin, fill: iota32}\n"),
+            at + "13: buffers.x.file: file and fill are exclusive: the file gives all of the "
+                 "buffer's initial bytes");
+  EXPECT_EQ(errors_sub(head + "  x: {fill: zero, file: in.bin}\n"),
+            at + "25: buffers.x.file: file and fill are exclusive: the file gives all of the "
+                 "buffer's initial bytes");
+  EXPECT_EQ(errors_sub(head + "  x: {file: ..}\n"),
+            at + "13: buffers.x.file: DIR/sub/..: is a folder, not a buffer file");
+  EXPECT_EQ(errors_sub(head + "  x: {fill: iota32}\n"),
+            at + "3: buffers.x.bytes: missing required key 'bytes' (or 'file:', whose size it "
+                 "then is)");
+  // An absolute path is taken as it is.
+  EXPECT_EQ(errors_sub(head + "  x: {file: " + (dir_ / "in.bin").string() + "}\n"),
+            at + "13: buffers.x.file: DIR/in.bin: cannot open the buffer file: No such file or "
+                 "directory");
+  // A scenario from a string: relative to the current directory.
+  EXPECT_NE(errors_of(std::string(kHead) + "buffers: {x: {file: no-such-file.bin}}\n")
+                .find("s.yaml:4:21: buffers.x.file: no-such-file.bin: cannot open"),
+            std::string::npos);
 }
 
 }  // namespace
