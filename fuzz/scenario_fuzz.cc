@@ -58,6 +58,9 @@ void check_run(const Scenario& s) {
     FUZZ_CHECK(next <= ~std::uint64_t{0});
     FUZZ_CHECK(buffers.emplace(b.name, b.address).second);
   }
+  for (const system::ScenarioOutput& o : s.outputs)
+    FUZZ_CHECK(buffers.contains(o.buffer));
+  FUZZ_CHECK(s.outputs.empty() || s.mode == system::RunMode::kFunctional);
   if (!s.kernel.empty()) {
     FUZZ_CHECK(s.launch_queue < s.queues.size());
     check_args(s.args, buffers);

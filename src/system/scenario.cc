@@ -400,9 +400,10 @@ class Reader {
     const SourcePos root_pos = pos_of(root);
     root_pos_ = root_pos;
     std::map<std::string, SourcePos, std::less<>> given;
-    std::optional<YAML::Node> args;   // read last: it names buffers listed anywhere
-    std::optional<YAML::Node> runs;   // read after every top-level key: runs start from them
-    std::optional<YAML::Node> graph;  // read last, as args
+    std::optional<YAML::Node> args;     // read last: it names buffers listed anywhere
+    std::optional<YAML::Node> runs;     // read after every top-level key: runs start from them
+    std::optional<YAML::Node> graph;    // read last, as args
+    std::optional<YAML::Node> outputs;  // read last, as args
     entries(root, "", keys_of(""),
             [&](const std::string& key, const std::string& path, SourcePos key_pos,
                 const YAML::Node& v) {
@@ -492,6 +493,9 @@ class Reader {
                 read_output(s_, key, v, path, key_pos);
               } else if (key == "runs") {
                 runs.emplace(v);
+              } else if (key == "outputs") {
+                s_.outputs_pos = key_pos;
+                outputs.emplace(v);
               }
             });
     if (!given.contains("chip") && !suggested_.contains("chip")) {
@@ -503,7 +507,70 @@ class Reader {
       if (graph) read_graph(*graph, given.find("kernels")->second);
       if (given.contains("kernel"))
         check_queue(s_.launch_queue, "launch.queue", s_.launch_queue_pos);
+      if (outputs && !runs && (given.contains("kernel") || graph)) {
+        read_outputs(*outputs, "outputs", s_.outputs_pos, s_);
+        check_outputs(s_, "outputs", s_.outputs_pos);
+      }
       if (runs) read_runs(*runs, given);
+    }
+  }
+
+  // outputs: {BUFFER: FILE, ...} into target.outputs (`path`: "outputs" or "runs[N].outputs").
+  void read_outputs(const YAML::Node& v, const std::string& path, SourcePos key_pos,
+                    Scenario& target) {
+    if (!v.IsMap()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a mapping of buffer: file such as {{dst: dst.bin}}, got {}",
+                        describe(v)));
+      return;
+    }
+    std::vector<std::string> buffer_names;
+    for (const ScenarioBuffer& b : s_.buffers)
+      buffer_names.push_back(b.name);
+    std::map<std::string, std::string, std::less<>> files;  // file -> the buffer written there
+    entries(v, path, {},
+            [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
+              const auto file = text(x, p, kp, "a file name");
+              if (!file) return;
+              if (std::none_of(s_.buffers.begin(), s_.buffers.end(),
+                               [&](const ScenarioBuffer& b) { return b.name == key; })) {
+                if (declared_buffers_.contains(key)) return;  // its own error was given
+                error(kp, p,
+                      fmt::format("'{}' is not a buffer{}; buffers: {}", key,
+                                  sim::did_you_mean(key, buffer_names),
+                                  buffer_names.empty() ? "none (declare them in buffers:)"
+                                                       : join(buffer_names)));
+                return;
+              }
+              if (auto [it, fresh] = files.emplace(*file, key); !fresh) {
+                error(pos_of(x), p,
+                      fmt::format("'{}' is buffer {}'s output already; each output file holds one "
+                                  "buffer",
+                                  *file, it->second));
+                return;
+              }
+              target.outputs.push_back(
+                  ScenarioOutput{.buffer = key, .path = *file, .key = p, .pos = pos_of(x)});
+            });
+  }
+
+  // A run's outputs need its data (functional mode) and files of their own.
+  void check_outputs(const Scenario& r, const std::string& path, SourcePos pos) {
+    if (r.outputs.empty()) return;
+    if (r.mode == RunMode::kTimingOnly) {
+      error(pos, path,
+            "a timing-only run moves no data, so it has no buffer bytes to write; run it "
+            "functional (mode: functional) or drop outputs:");
+    }
+    for (const ScenarioOutput& o : r.outputs) {
+      for (const auto& [key, file] :
+           {std::pair{"stats", &r.stats_path}, std::pair{"trace", &r.trace_path}}) {
+        if (o.path == *file) {
+          error(o.pos, o.key,
+                fmt::format("'{}' is the run's {} file too; an output needs a file of its own",
+                            o.path, key));
+        }
+      }
     }
   }
 
@@ -824,9 +891,14 @@ class Reader {
                             k));
         }
       }
+      if (has("outputs")) {
+        error(given.find("outputs")->second, "outputs",
+              "with 'runs:', each run names its own outputs (runs: - {name: ..., outputs: "
+              "{BUFFER: FILE}}), so that two runs never write one file");
+      }
     }
     if (!has("kernel")) {  // a workload here or in every run
-      for (std::string_view k : {"launch", "buffers", "args"}) {
+      for (std::string_view k : {"launch", "buffers", "args", "outputs"}) {
         if (has(k)) {
           error(given.find(k)->second, k,
                 "only with 'kernel:' (a generic launch); a workload sets up its own launches "
@@ -975,10 +1047,20 @@ class Reader {
               }
             } else if (key == "queues") {
               read_queues(x, q, kq, r.queues);
+            } else if (key == "outputs") {
+              if (s_.kernel.empty()) {
+                err(kq, q,
+                    "only with 'kernel:' (a generic launch); a workload's memory is its own, not "
+                    "buffers: of the file");
+              } else {
+                r.outputs_pos = kq;
+                read_outputs(x, q, kq, r);
+              }
             } else {
               read_output(r, key, x, q, kq);
             }
           });
+      check_outputs(r, p + ".outputs", r.outputs_pos);
       if (diag_.size() != before) ok = false;
       if (r.workload.empty() && r.kernel.empty()) {
         err(ip, p,
@@ -998,6 +1080,15 @@ class Reader {
               fmt::format("'{}' is written by run {} already (its {}); each output file must "
                           "belong to one run",
                           file, it->second.first, it->second.second));
+        }
+      }
+      for (const ScenarioOutput& o : r.outputs) {
+        const auto [it, fresh] = outputs.emplace(o.path, std::pair(r.name, "outputs." + o.buffer));
+        if (!fresh && it->second.first != r.name) {
+          err(o.pos, o.key,
+              fmt::format("'{}' is written by run {} already (its {}); each output file must "
+                          "belong to one run",
+                          o.path, it->second.first, it->second.second));
         }
       }
       r.runs.clear();
@@ -1657,6 +1748,9 @@ Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const Resol
         return s.error_at(b.pos, fmt::format("buffers.{}", b.name), st.error().message);
       }
     }
+  } else if (!s.outputs.empty()) {
+    return s.error_at(s.outputs.front().pos, s.outputs.front().key,
+                      "a timing-only run moves no data, so it has no buffer bytes to write");
   }
   if (!s.is_graph()) {
     auto id = chip.launch(*r.kernel, s.launch, r.args, {}, {.queue = s.launch_queue});
@@ -1666,6 +1760,91 @@ Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const Resol
   // A graph's entries are issued by its host program (GraphHost), which Run keeps for the
   // simulation: some are issued while it runs.
   return std::vector<std::uint32_t>{};
+}
+
+}  // namespace xpusim::system
+
+namespace xpusim::system {
+namespace {
+
+std::string errno_text() {
+  return std::error_code(errno, std::generic_category()).message();
+}
+
+const ScenarioBuffer& output_buffer(const Scenario& s, const ScenarioOutput& o) {
+  const auto b = std::find_if(s.buffers.begin(), s.buffers.end(),
+                              [&](const ScenarioBuffer& x) { return x.name == o.buffer; });
+  XPUSIM_CHECK(b != s.buffers.end(), "an output names a buffer the loader checked");
+  return *b;
+}
+
+}  // namespace
+
+Status probe_scenario_outputs(const Scenario& s) {
+  std::vector<Error> errors;
+  for (const ScenarioOutput& o : s.outputs) {
+    const std::string tmp = o.path + ".tmp";
+    const bool existed = std::filesystem::exists(tmp);
+    if (std::ofstream probe(tmp, std::ios::app | std::ios::binary); !probe) {
+      errors.push_back(
+          s.error_at(o.pos, o.key, fmt::format("cannot create {}: {}", tmp, errno_text())));
+      continue;
+    }
+    if (!existed) std::filesystem::remove(tmp);
+  }
+  if (!errors.empty()) return errors;
+  return Ok{};
+}
+
+Result<std::vector<std::string>> write_scenario_outputs(const Scenario& s,
+                                                        const mem::GlobalMemory& memory) {
+  // Every file to NAME.tmp first, then renamed: a failure anywhere leaves every NAME as it was.
+  std::vector<std::string> written;
+  const auto discard = [&](std::size_t n) {
+    std::error_code ec;
+    for (std::size_t i = 0; i < n; ++i)
+      std::filesystem::remove(s.outputs[i].path + ".tmp", ec);
+  };
+  constexpr std::uint64_t kChunk = 1 << 20;
+  std::vector<std::byte> chunk;
+  for (std::size_t i = 0; i < s.outputs.size(); ++i) {
+    const ScenarioOutput& o = s.outputs[i];
+    const ScenarioBuffer& b = output_buffer(s, o);
+    const std::string tmp = o.path + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      const std::string why = errno_text();
+      discard(i);
+      return s.error_at(o.pos, o.key, fmt::format("cannot create {}: {}", tmp, why));
+    }
+    chunk.resize(static_cast<std::size_t>(std::min(kChunk, b.bytes)));
+    for (std::uint64_t at = 0; at < b.bytes && out; at += kChunk) {
+      const std::uint64_t count = std::min(kChunk, b.bytes - at);
+      const auto part = std::span(chunk).first(count);
+      XPUSIM_CHECK(memory.read(b.address + at, part).ok(), "a buffer lies in memory");
+      out.write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(count));
+    }
+    out.close();
+    if (!out) {
+      const std::string why = errno_text();
+      discard(i + 1);
+      return s.error_at(o.pos, o.key, fmt::format("cannot write {}: {}", tmp, why));
+    }
+    written.push_back(fmt::format("{}: buffer {}, {} bytes", o.path, b.name, b.bytes));
+  }
+  for (std::size_t i = 0; i < s.outputs.size(); ++i) {
+    const ScenarioOutput& o = s.outputs[i];
+    std::error_code ec;
+    std::filesystem::rename(o.path + ".tmp", o.path, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      for (std::size_t j = i; j < s.outputs.size(); ++j)
+        std::filesystem::remove(s.outputs[j].path + ".tmp", ec);
+      return s.error_at(o.pos, o.key,
+                        fmt::format("cannot rename {}.tmp to {}: {}", o.path, o.path, why));
+    }
+  }
+  return written;
 }
 
 }  // namespace xpusim::system

@@ -17,6 +17,7 @@
 //   trace: out.trace.json
 //   trace_max_events: 1000000    # the trace's event cap
 //   trace_window: "10us:20us"    # only the trace events in this stretch of simulated time
+//   outputs: {dst: dst.bin}      # kernel launches: buffers' final bytes, written after the run
 //   queues:                      # the host's AQL queues (default: one standard queue of 64)
 //     - {dispatch: standard, size: 64}
 //     - {dispatch: condensed}    # seed3: reference packets, then condensed diffs
@@ -82,6 +83,15 @@ struct ScenarioBuffer {
   std::string file;
   std::filesystem::path file_path;
   config::SourcePos file_pos;
+};
+
+// `outputs:` entry: after a run that completed without errors, the buffer's final bytes go to
+// `path` (relative to the current directory), written whole or not at all.
+struct ScenarioOutput {
+  std::string buffer;
+  std::string path;
+  std::string key;  // "outputs.BUFFER" or "runs[N].outputs.BUFFER", for messages
+  config::SourcePos pos;
 };
 
 struct ScenarioArg {
@@ -182,13 +192,15 @@ struct Scenario {
   config::SourcePos stats_pos;
   std::string trace_path;
   config::SourcePos trace_pos;
+  std::vector<ScenarioOutput> outputs;  // functional runs of a kernel or a graph only
+  config::SourcePos outputs_pos;
   std::uint64_t trace_max_events = sim::kDefaultTraceMaxEvents;
   std::string trace_window;  // "START:END" as written (checked at load); "": the whole run
 
   // A file with `runs:` holds several runs, each a whole scenario here: the file's top-level
   // keys, then the entry's name, mode, workload, params (merged key by key over the top-level
-  // ones), stats, trace, trace_max_events and trace_window. A run's own `runs` is empty; so is a
-  // file's without `runs:`.
+  // ones), stats, trace, outputs, trace_max_events and trace_window. A run's own `runs` is empty;
+  // so is a file's without `runs:`.
   std::vector<Scenario> runs;
   std::string name;            // a run's name (`run1`, `run2`, ... when unnamed); "" for a file
   config::SourcePos name_pos;  // the run's entry in the file
@@ -272,5 +284,15 @@ Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const Resol
                                                   system::Chip& chip,
                                                   const kernel::KernelRegistry& kernels,
                                                   std::uint64_t seed);
+
+// Checks that each output's file can be created (its NAME.tmp is made and removed again), so
+// that a bad folder is bad input before anything is simulated. Errors located at the entry.
+Status probe_scenario_outputs(const Scenario& s);
+
+// Writes each `outputs:` buffer from `memory` to its file: all of them to NAME.tmp first, then
+// each renamed over NAME, so a failed write leaves no partial file and the old files in place.
+// Returns one line per file ("FILE: buffer NAME, N bytes"). Errors located at the entry.
+Result<std::vector<std::string>> write_scenario_outputs(const Scenario& s,
+                                                        const mem::GlobalMemory& memory);
 
 }  // namespace xpusim::system

@@ -157,6 +157,14 @@ constexpr KeyDoc kScenarioKeys[] = {
      .type = "string",
      .description = "A file to write the run's Perfetto trace to (relative to the current "
                     "directory)"},
+    {.path = "outputs",
+     .type = "object",
+     .description = "Buffers whose final bytes a functional run writes to files when it ends "
+                    "without an error (kernel and kernels only)"},
+    {.path = "outputs.*",
+     .type = "string",
+     .description = "The buffer's file (relative to the current directory), written whole or "
+                    "not at all"},
     {.path = "trace_max_events",
      .type = "integer",
      .description = "The trace's event cap, 1 to 10^9; later events are counted and the trace "
@@ -185,6 +193,10 @@ constexpr KeyDoc kScenarioKeys[] = {
      .same_as = "params"},
     {.path = "runs[].stats", .type = "string", .description = "This run's stats file"},
     {.path = "runs[].trace", .type = "string", .description = "This run's trace file"},
+    {.path = "runs[].outputs",
+     .type = "object",
+     .description = "This run's buffer outputs (a kernel launch's runs)",
+     .same_as = "outputs"},
     {.path = "runs[].trace_max_events", .type = "integer", .description = "As trace_max_events"},
     {.path = "runs[].trace_window", .type = "string", .description = "As trace_window"},
     {.path = "runs[].queues", .type = "array", .description = "As queues", .same_as = "queues"},

@@ -224,11 +224,12 @@ TEST(Scenario, WaveSamplingIsAPercentageFrom0To50) {
 }
 
 TEST(Scenario, StructureErrors) {
-  EXPECT_EQ(errors_of(""),
-            "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
-            "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
-            "kernel, launch, buffers, args, stats, trace, trace_max_events, trace_window, runs, "
-            "queues, cp_timing, kernels, rasterization");
+  EXPECT_EQ(
+      errors_of(""),
+      "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
+      "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
+      "kernel, launch, buffers, args, stats, trace, outputs, trace_max_events, trace_window, runs, "
+      "queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -247,11 +248,12 @@ TEST(Scenario, StructureErrors) {
 }
 
 TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
-  EXPECT_EQ(errors_of("chip: tiny\nworklaod: w\n"),
-            "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
-            "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
-            "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
-            "trace_max_events, trace_window, runs, queues, cp_timing, kernels, rasterization");
+  EXPECT_EQ(
+      errors_of("chip: tiny\nworklaod: w\n"),
+      "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
+      "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
+      "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
+      "outputs, trace_max_events, trace_window, runs, queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -728,17 +730,17 @@ TEST(Scenario, RunErrorsAreLocated) {
             "{...}}, {name: big, mode: timing-only}], got a mapping");
   EXPECT_EQ(errors_of(head + "runs: [small]\n"),
             "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, memory_timing, "
-            "set_sampling, wave_sampling, workload, params, stats, trace, trace_max_events, "
-            "trace_window, queues, got "
+            "set_sampling, wave_sampling, workload, params, stats, trace, outputs, "
+            "trace_max_events, trace_window, queues, got "
             "\"small\"");
   EXPECT_EQ(errors_of(head + "runs: [{nmae: a}]\n"),
             "s.yaml:3:9: runs[0].nmae: unknown key 'nmae' (did you mean 'name'?); valid keys in "
             "runs[0]: name, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
-            "stats, trace, trace_max_events, trace_window, queues");
+            "stats, trace, outputs, trace_max_events, trace_window, queues");
   EXPECT_EQ(errors_of(head + "runs: [{policy: first-fit}]\n"),
             "s.yaml:3:9: runs[0].policy: unknown key 'policy'; valid keys in runs[0]: name, "
             "mode, memory_timing, set_sampling, wave_sampling, workload, params, stats, trace, "
-            "trace_max_events, trace_window, queues");
+            "outputs, trace_max_events, trace_window, queues");
   EXPECT_EQ(errors_of(head + "runs: [{memory_timing: transaction}]\n"),
             "s.yaml:3:24: runs[0].memory_timing: 'transaction' is not a memory timing (did you "
             "mean 'transactions'?); memory timings: events (every step at its tick, the "
@@ -1447,6 +1449,147 @@ TEST_F(ScenarioFiles, BadBufferFilesAreOneLineErrors) {
   EXPECT_NE(errors_of(std::string(kHead) + "buffers: {x: {file: no-such-file.bin}}\n")
                 .find("s.yaml:4:21: buffers.x.file: no-such-file.bin: cannot open"),
             std::string::npos);
+}
+
+TEST_F(ScenarioFiles, OutputsNameBuffersOfFunctionalKernelRuns) {
+  const std::string copy = std::string(kHead) +
+                           "buffers: {src: {bytes: 64}, dst: {bytes: 64}}\n"
+                           "args: [{ptr: src}, {ptr: dst}, {u64: 16}]\n";
+  auto s = load_sub(copy + "outputs: {dst: out/dst.bin, src: src.bin}\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->outputs.size(), 2u);
+  EXPECT_EQ(s->outputs[0].buffer, "dst");
+  EXPECT_EQ(s->outputs[0].path, "out/dst.bin");  // relative to the current directory, as is
+  EXPECT_EQ(s->outputs[0].key, "outputs.dst");
+  EXPECT_EQ(s->outputs[1].pos.line, 6);
+  const std::string at = "DIR/sub/s.yaml:6:";
+  EXPECT_EQ(errors_sub(copy + "outputs: {dts: d.bin}\n"),
+            at + "11: outputs.dts: 'dts' is not a buffer (did you mean 'dst'?); buffers: src, dst");
+  EXPECT_EQ(errors_sub(copy + "outputs: {dst: d.bin, src: d.bin}\n"),
+            at + "28: outputs.src: 'd.bin' is buffer dst's output already; each output file "
+                 "holds one buffer");
+  EXPECT_EQ(errors_sub(copy + "outputs: [dst]\n"),
+            at + "10: outputs: expected a mapping of buffer: file such as {dst: dst.bin}, got a "
+                 "sequence");
+  EXPECT_EQ(errors_sub(copy + "mode: timing-only\noutputs: {dst: d.bin}\n"),
+            "DIR/sub/s.yaml:7:1: outputs: a timing-only run moves no data, so it has no buffer "
+            "bytes to write; run it functional (mode: functional) or drop outputs:");
+  EXPECT_EQ(errors_sub(copy + "stats: d.json\noutputs: {dst: d.json}\n"),
+            "DIR/sub/s.yaml:7:16: outputs.dst: 'd.json' is the run's stats file too; an output "
+            "needs a file of its own");
+  EXPECT_EQ(errors_sub("chip: tiny\nworkload: w\noutputs: {a: a.bin}\n"),
+            "DIR/sub/s.yaml:3:1: outputs: only with 'kernel:' (a generic launch); a workload "
+            "sets up its own launches and takes 'params:'");
+  // Each run names its own; the top level names none then.
+  auto runs = load_sub(copy +
+                       "runs:\n  - {name: a, outputs: {dst: a.bin}}\n"
+                       "  - {name: b, outputs: {dst: b.bin}}\n  - {name: c}\n");
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_EQ(runs->runs[0].outputs.front().path, "a.bin");
+  EXPECT_EQ(runs->runs[1].outputs.front().key, "runs[1].outputs.dst");
+  EXPECT_TRUE(runs->runs[2].outputs.empty());
+  EXPECT_EQ(errors_sub(copy + "outputs: {dst: d.bin}\nruns: [{name: a}]\n"),
+            "DIR/sub/s.yaml:6:1: outputs: with 'runs:', each run names its own outputs (runs: - "
+            "{name: ..., outputs: {BUFFER: FILE}}), so that two runs never write one file");
+  EXPECT_EQ(errors_sub(copy + "runs: [{name: a, outputs: {dst: d.bin}}, {name: b, outputs: "
+                              "{src: d.bin}}]\n"),
+            "DIR/sub/s.yaml:6:67: runs[1].outputs.src: 'd.bin' is written by run a already "
+            "(its outputs.dst); each output file must belong to one run");
+  EXPECT_EQ(errors_sub(copy + "runs: [{mode: timing-only, outputs: {dst: d.bin}}]\n"),
+            "DIR/sub/s.yaml:6:28: runs[0].outputs: a timing-only run moves no data, so it has no "
+            "buffer bytes to write; run it functional (mode: functional) or drop outputs:");
+  // A graph's buffers are the file's: its outputs name them.
+  auto graph = load_sub(
+      "chip: tiny\nbuffers: {b: {bytes: 64}}\noutputs: {b: b.bin}\nkernels:\n"
+      "  - {kernel: stream_fill, launch: {grid: 1, block: 32}, args: [{ptr: b}, {u64: 16}]}\n");
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_EQ(graph->outputs.size(), 1u);
+}
+
+// stream_copy of a file's bytes, written back by outputs: the output file is the input file.
+TEST_F(ScenarioFiles, AFileCopiedByTheKernelIsWrittenBackByteForByte) {
+  write("sub/in.bin", pattern(4096));
+  auto s = load_sub(std::string(kHead) +
+                    "buffers: {src: {file: in.bin}, dst: {bytes: 4096}}\n"
+                    "args: [{ptr: src}, {ptr: dst}, {u64: 1024}]\n"
+                    "outputs: {dst: " +
+                    (dir_ / "out.bin").string() + "}\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto report = run(*s, spec, register_for_tests);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_TRUE(report->ok()) << report->errors.front().message;
+  EXPECT_EQ(report->results.front(), "verified: dst == src over 1024 u32 elements");
+  EXPECT_EQ(report->outputs,
+            (std::vector<std::string>{(dir_ / "out.bin").string() + ": buffer dst, 4096 bytes"}));
+  EXPECT_EQ(read("out.bin"), read("sub/in.bin"));
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin.tmp"));
+}
+
+// A run that fails writes no output: an earlier file stays as it was, and no .tmp is left.
+TEST_F(ScenarioFiles, AFailedRunWritesNoOutput) {
+  write("sub/in.bin", pattern(4096));
+  write("out.bin", "earlier");
+  // n beyond the buffers: the copy faults.
+  auto s = load_sub(std::string(kHead) +
+                    "buffers: {src: {file: in.bin}, dst: {bytes: 4096}}\n"
+                    "args: [{ptr: src}, {ptr: dst}, {u64: 4096}]\n"
+                    "outputs: {dst: " +
+                    (dir_ / "out.bin").string() + "}\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto report = run(*s, spec, register_for_tests);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_FALSE(report->ok());
+  EXPECT_NE(report->errors.front().message.find("is outside every buffer"), std::string::npos);
+  EXPECT_EQ(report->outputs, (std::vector<std::string>{(dir_ / "out.bin").string() +
+                                                       ": not written (the run failed)"}));
+  EXPECT_EQ(read("out.bin"), "earlier");
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin.tmp"));
+}
+
+// Outputs are all written or none: a write that fails after the run (its folder gone) leaves
+// every earlier file, the other output's too, as it was.
+TEST_F(ScenarioFiles, AFailedWriteLeavesEveryOutputAsItWas) {
+  write("a.bin", "earlier a");
+  fs::create_directories(dir_ / "gone");
+  auto s = load_sub(std::string(kHead) +
+                    "buffers: {src: {bytes: 4096, fill: iota32}, dst: {bytes: 4096}}\n"
+                    "args: [{ptr: src}, {ptr: dst}, {u64: 1024}]\n"
+                    "outputs: {dst: " +
+                    (dir_ / "a.bin").string() + ", src: " + (dir_ / "gone/b.bin").string() + "}\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  sim::Simulation sim{1};
+  auto r = Run::create(sim, *s, spec, register_for_tests);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  fs::remove_all(dir_ / "gone");
+  const RunReport report = (*r)->report((*r)->simulate());
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_EQ(report.errors.front().message,
+            (dir_ / "sub/s.yaml").string() +
+                ":6:" + std::to_string(23 + (dir_ / "a.bin").string().size()) +
+                ": outputs.src: cannot create " + (dir_ / "gone/b.bin.tmp").string() +
+                ": No such file or directory");
+  EXPECT_EQ(read("a.bin"), "earlier a");
+  EXPECT_FALSE(fs::exists(dir_ / "a.bin.tmp"));
+  // A folder that is not there at setup is bad input before anything runs.
+  sim::Simulation sim2{1};
+  auto bad = Run::create(sim2, *s, spec, register_for_tests);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("outputs.src: cannot create"), std::string::npos)
+      << bad.error().message;
+  // The same run with its folder back writes both.
+  fs::create_directories(dir_ / "gone");
+  sim::Simulation sim3{1};
+  auto good = Run::create(sim3, *s, spec, register_for_tests);
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  ASSERT_TRUE((*good)->report((*good)->simulate()).ok());
+  std::vector<std::uint32_t> iota(1024);
+  std::iota(iota.begin(), iota.end(), 0u);
+  const std::string want(reinterpret_cast<const char*>(iota.data()), 4096);
+  EXPECT_EQ(read("a.bin"), want);
+  EXPECT_EQ(read("gone/b.bin"), want);
 }
 
 }  // namespace
