@@ -30,6 +30,8 @@ using system::Scenario;
 void check_args(const std::vector<system::ScenarioArg>& args,
                 const std::map<std::string, std::uint64_t, std::less<>>& buffers) {
   for (const system::ScenarioArg& a : args) {
+    // Range-checked at load: the bits fit the argument's kernarg bytes.
+    FUZZ_CHECK(kernel::arg_bytes(a.kind) == 8 || a.bits >> (8 * kernel::arg_bytes(a.kind)) == 0);
     if (a.kind != kernel::ArgKind::kPtr) continue;
     const auto it = buffers.find(a.buffer);
     FUZZ_CHECK(it != buffers.end());
@@ -56,6 +58,9 @@ void check_run(const Scenario& s) {
     FUZZ_CHECK(next <= ~std::uint64_t{0});
     FUZZ_CHECK(buffers.emplace(b.name, b.address).second);
   }
+  for (const system::ScenarioOutput& o : s.outputs)
+    FUZZ_CHECK(buffers.contains(o.buffer));
+  FUZZ_CHECK(s.outputs.empty() || s.mode == system::RunMode::kFunctional);
   if (!s.kernel.empty()) {
     FUZZ_CHECK(s.launch_queue < s.queues.size());
     check_args(s.args, buffers);

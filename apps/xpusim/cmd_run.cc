@@ -100,6 +100,8 @@ std::vector<Error> simulate(PreparedRun& p, const std::string& header, const Sli
     print_measurements(report.measurements);
     for (const std::string& line : report.results)
       std::printf("  result              %s\n", line.c_str());
+    for (const std::string& line : report.outputs)
+      std::printf("  output              %s\n", line.c_str());
     for (Error& e : report.errors) {
       if (report.cut_short) e.message = fmt::format("{}: {}", p.session->limit_label(), e.message);
       errors.push_back(std::move(e));
@@ -217,6 +219,16 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     system::Scenario& r = runs[i];
     if (mode) r.mode = *mode;
+    if (mode == system::RunMode::kTimingOnly && !r.outputs.empty()) {
+      std::vector<std::string> files;
+      for (const system::ScenarioOutput& out : r.outputs)
+        files.push_back(out.path);
+      errors.push_back({fmt::format(
+          "--mode timing-only: {} writes outputs ({}), but a timing-only run moves no data, so "
+          "it has no buffer bytes to write",
+          r.name.empty() ? std::string("the scenario") : fmt::format("run {}", r.name),
+          fmt::join(files, ", "))});
+    }
     if (memory_timing) r.memory_timing = *memory_timing;
     if (o.set_sampling != 0) r.set_sampling = o.set_sampling;
     // Timing-only runs only: a functional run checks results the skipped CTAs would not make.
@@ -253,8 +265,11 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
        {std::pair{"--stats", g.stats_path}, std::pair{"--trace", g.trace_path}}) {
     if (value.empty()) continue;
     for (const system::Scenario& r : runs) {
-      for (const auto& [key, path] :
-           {std::pair{"stats", r.stats_path}, std::pair{"trace", r.trace_path}}) {
+      std::vector<std::pair<std::string, std::string>> files = {{"stats", r.stats_path},
+                                                                {"trace", r.trace_path}};
+      for (const system::ScenarioOutput& out : r.outputs)
+        files.emplace_back(out.key, out.path);
+      for (const auto& [key, path] : files) {
         if (path != value || (&r == &last && flag == fmt::format("--{}", key))) continue;
         errors.push_back(
             {r.name.empty()

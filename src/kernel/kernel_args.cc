@@ -16,12 +16,51 @@ std::string_view to_string(ArgKind k) {
       return "f32";
     case ArgKind::kPtr:
       return "ptr";
+    case ArgKind::kS32:
+      return "s32";
+    case ArgKind::kS64:
+      return "s64";
+    case ArgKind::kU16:
+      return "u16";
+    case ArgKind::kU8:
+      return "u8";
+    case ArgKind::kF64:
+      return "f64";
   }
   return "?";
 }
 
+std::uint64_t arg_bytes(ArgKind k) {
+  switch (k) {
+    case ArgKind::kU8:
+      return 1;
+    case ArgKind::kU16:
+      return 2;
+    case ArgKind::kU32:
+    case ArgKind::kS32:
+    case ArgKind::kF32:
+      return 4;
+    case ArgKind::kU64:
+    case ArgKind::kS64:
+    case ArgKind::kF64:
+    case ArgKind::kPtr:
+      return 8;
+  }
+  return 8;
+}
+
 KernelArgs& KernelArgs::f32(float v) {
   return push(ArgKind::kF32, std::bit_cast<std::uint32_t>(v));
+}
+
+KernelArgs& KernelArgs::f64(double v) {
+  return push(ArgKind::kF64, std::bit_cast<std::uint64_t>(v));
+}
+
+KernelArgs& KernelArgs::from_bits(ArgKind k, std::uint64_t bits) {
+  XPUSIM_CHECK(arg_bytes(k) == 8 || bits >> (8 * arg_bytes(k)) == 0,
+               "kernel argument bits wider than its kind");
+  return push(k, bits);
 }
 
 std::uint64_t KernelArgs::at(std::size_t i, ArgKind k) const {
@@ -41,17 +80,29 @@ float KernelArgs::get_f32(std::size_t i) const {
 std::uint64_t KernelArgs::get_ptr(std::size_t i) const {
   return at(i, ArgKind::kPtr);
 }
+std::int32_t KernelArgs::get_s32(std::size_t i) const {
+  return std::bit_cast<std::int32_t>(static_cast<std::uint32_t>(at(i, ArgKind::kS32)));
+}
+std::int64_t KernelArgs::get_s64(std::size_t i) const {
+  return std::bit_cast<std::int64_t>(at(i, ArgKind::kS64));
+}
+std::uint16_t KernelArgs::get_u16(std::size_t i) const {
+  return static_cast<std::uint16_t>(at(i, ArgKind::kU16));
+}
+std::uint8_t KernelArgs::get_u8(std::size_t i) const {
+  return static_cast<std::uint8_t>(at(i, ArgKind::kU8));
+}
+double KernelArgs::get_f64(std::size_t i) const {
+  return std::bit_cast<double>(at(i, ArgKind::kF64));
+}
 
 namespace {
 bool is_float_kind(ArgKind k) {
-  return k == ArgKind::kF32;
+  return k == ArgKind::kF32 || k == ArgKind::kF64;
 }
-std::uint32_t kind_bytes(ArgKind k) {
-  return k == ArgKind::kU32 || k == ArgKind::kF32 ? 4 : 8;
-}
-// A PTX .param's rule: same size, and a float only for a float.
+// A PTX .param's rule: same size, and a float only for the same float.
 bool raw_match(ArgKind given, ArgKind declared) {
-  return kind_bytes(given) == kind_bytes(declared) &&
+  return arg_bytes(given) == arg_bytes(declared) &&
          is_float_kind(given) == is_float_kind(declared);
 }
 }  // namespace

@@ -12,8 +12,12 @@
 
 namespace xpusim::kernel {
 
-enum class ArgKind : std::uint8_t { kU32, kU64, kF32, kPtr };
+// The scalar kinds a kernel parameter may have (PTX .param types: .u8, .u16, .u32, .s32, .u64,
+// .s64, .f32, .f64; ptr is a 64-bit address).
+enum class ArgKind : std::uint8_t { kU32, kU64, kF32, kPtr, kS32, kS64, kU16, kU8, kF64 };
 std::string_view to_string(ArgKind k);
+// Its size in bytes, which is also its alignment in a kernarg segment: 1, 2, 4 or 8.
+std::uint64_t arg_bytes(ArgKind k);
 
 struct ArgDecl {
   std::string name;  // for error messages and `xpusim` listings
@@ -29,6 +33,14 @@ class KernelArgs {
   KernelArgs& u64(std::uint64_t v) { return push(ArgKind::kU64, v); }
   KernelArgs& f32(float v);
   KernelArgs& ptr(std::uint64_t address) { return push(ArgKind::kPtr, address); }
+  KernelArgs& s32(std::int32_t v) { return push(ArgKind::kS32, static_cast<std::uint32_t>(v)); }
+  KernelArgs& s64(std::int64_t v) { return push(ArgKind::kS64, static_cast<std::uint64_t>(v)); }
+  KernelArgs& u16(std::uint16_t v) { return push(ArgKind::kU16, v); }
+  KernelArgs& u8(std::uint8_t v) { return push(ArgKind::kU8, v); }
+  KernelArgs& f64(double v);
+  // An argument from its bytes as a kernarg segment holds them (little-endian, arg_bytes(k) of
+  // them): what a decoder or a front end reading raw parameters has. Higher bits must be 0.
+  KernelArgs& from_bits(ArgKind k, std::uint64_t bits);
 
   std::size_t size() const { return kinds_.size(); }
   ArgKind kind(std::size_t i) const { return kinds_[i]; }
@@ -38,8 +50,13 @@ class KernelArgs {
   std::uint64_t get_u64(std::size_t i) const;
   float get_f32(std::size_t i) const;
   std::uint64_t get_ptr(std::size_t i) const;
-  // Argument i's bits whatever its kind (an interpreted kernel's param block).
-  std::uint64_t raw(std::size_t i) const { return bits_.at(i); }
+  std::int32_t get_s32(std::size_t i) const;
+  std::int64_t get_s64(std::size_t i) const;
+  std::uint16_t get_u16(std::size_t i) const;
+  std::uint8_t get_u8(std::size_t i) const;
+  double get_f64(std::size_t i) const;
+  // Argument i's bytes as a number (any kind; a float's bit pattern, an s32 not sign-extended).
+  std::uint64_t bits(std::size_t i) const { return bits_[i]; }
   // Where the launch's kernarg segment sits in device memory (0: not launched through the
   // command processor): the parameters' own addresses, as PTX `cvta.param` gives them.
   std::uint64_t segment_address() const { return segment_; }

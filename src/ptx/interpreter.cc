@@ -52,7 +52,7 @@ WarpInterpreter::WarpInterpreter(const Program& program, const kernel::Warp& war
   const kernel::KernelArgs& args = warp.args();
   for (std::size_t k = 0; k < entry.params.size() && k < args.size(); ++k) {
     const Param& p = entry.params[k];
-    const std::uint64_t v = args.raw(k);
+    const std::uint64_t v = args.bits(k);
     std::memcpy(params_.data() + p.offset, &v, std::min<std::uint32_t>(p.bytes, 8));
   }
   local_.assign(std::size_t{align16(entry.local_bytes)} * kWarpSize, 0);

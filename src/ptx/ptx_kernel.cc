@@ -17,10 +17,13 @@ kernel::ArgDecl arg_decl(const Param& p) {
       d.kind = kernel::ArgKind::kF32;
       break;
     case Type::kF64:
-      d.kind = kernel::ArgKind::kU64;  // TODO(merge): kF64
+      d.kind = kernel::ArgKind::kF64;
       break;
     default:
-      d.kind = p.bytes == 8 ? kernel::ArgKind::kU64 : kernel::ArgKind::kU32;
+      d.kind = p.bytes == 8   ? kernel::ArgKind::kU64
+               : p.bytes == 2 ? kernel::ArgKind::kU16
+               : p.bytes == 1 ? kernel::ArgKind::kU8
+                              : kernel::ArgKind::kU32;
       break;
   }
   d.raw_param = true;

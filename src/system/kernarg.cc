@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <bit>
 #include <cstring>
 #include <string>
 
@@ -11,9 +10,8 @@
 namespace xpusim::system {
 namespace {
 
-std::uint64_t arg_bytes(kernel::ArgKind k) {
-  return k == kernel::ArgKind::kU32 || k == kernel::ArgKind::kF32 ? 4 : 8;
-}
+using kernel::arg_bytes;
+
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
   return (v + a - 1) / a * a;
 }
@@ -68,22 +66,9 @@ Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
   }
   const std::uint64_t attr = align_up(at, 8);
   std::vector<std::byte> out(attr + kLaunchAttributeBytes, std::byte{0});
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    switch (args.kind(i)) {
-      case kernel::ArgKind::kU32:
-        put(out, offsets[i], args.get_u32(i), 4);
-        break;
-      case kernel::ArgKind::kF32:
-        put(out, offsets[i], std::bit_cast<std::uint32_t>(args.get_f32(i)), 4);
-        break;
-      case kernel::ArgKind::kU64:
-        put(out, offsets[i], args.get_u64(i), 8);
-        break;
-      case kernel::ArgKind::kPtr:
-        put(out, offsets[i], args.get_ptr(i), 8);
-        break;
-    }
-  }
+  // Each argument's bytes as they are (a float's bit pattern, a signed value's two's complement).
+  for (std::size_t i = 0; i < args.size(); ++i)
+    put(out, offsets[i], args.bits(i), arg_bytes(args.kind(i)));
   put(out, attr + 0, kKernargMagic, 4);
   put(out, attr + 4, c.x, 2);
   put(out, attr + 6, c.y, 2);
@@ -111,20 +96,7 @@ Result<DecodedKernarg> decode_kernarg(std::span<const std::byte> in,
   std::uint64_t at = 0;
   for (const kernel::ArgDecl& a : signature) {
     at = align_up(at, arg_bytes(a.kind));
-    switch (a.kind) {
-      case kernel::ArgKind::kU32:
-        d.args.u32(static_cast<std::uint32_t>(get(in, at, 4)));
-        break;
-      case kernel::ArgKind::kF32:
-        d.args.f32(std::bit_cast<float>(static_cast<std::uint32_t>(get(in, at, 4))));
-        break;
-      case kernel::ArgKind::kU64:
-        d.args.u64(get(in, at, 8));
-        break;
-      case kernel::ArgKind::kPtr:
-        d.args.ptr(get(in, at, 8));
-        break;
-    }
+    d.args.from_bits(a.kind, get(in, at, arg_bytes(a.kind)));
     at += arg_bytes(a.kind);
   }
   const std::uint64_t attr = align_up(at, 8);

@@ -1,8 +1,9 @@
 // The kernarg segment a launch's dispatch packet points at (HSA kernarg_address): the kernel's
-// explicit arguments in CUDA's parameter layout (each at its natural alignment: u32/f32 4 B,
-// u64/ptr 8 B), then, 8-byte aligned, the launch attributes the 64-byte AQL packet has no field
-// for (cluster dims, GPU_CGA grouping, multicast placement, priority, registers per thread), as
-// AMD code objects append hidden kernel arguments after the explicit ones:
+// explicit arguments in CUDA's parameter layout (each little-endian at its natural alignment,
+// its size: u8 1 B, u16 2 B, u32/s32/f32 4 B, u64/s64/f64/ptr 8 B), then, 8-byte aligned, the
+// launch attributes the 64-byte AQL packet has no field for (cluster dims, GPU_CGA grouping,
+// multicast placement, priority, registers per thread), as AMD code objects append hidden kernel
+// arguments after the explicit ones:
 //
 //   +0  u32 magic 0x4C555058 ("XPUL")   +4  u16 cluster x, y, z   +10 u16 GPC_CGAs per GPU_CGA
 //   +12 u32 priority                    +16 u16 registers/thread  +18 u8 flags (bit 0 multicast)

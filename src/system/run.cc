@@ -57,6 +57,7 @@ Status Run::build(sim::Simulation& sim, const config::ChipSpec& spec, const RunO
   chip_ = std::move(chip).value();
   auto ids = setup_scenario(s_, resolved_, *chip_, kernels_, o.seed);
   if (!ids) return ids.errors();
+  if (auto st = probe_scenario_outputs(s_); !st) return st.errors();
   launch_ids_ = std::move(ids).value();
   if (s_.is_graph()) {
     auto host = GraphHost::start(s_, resolved_, entry_workload_, *chip_, kernels_);
@@ -221,6 +222,20 @@ RunReport Run::report(sim::StopReason stop) {
   if (r.completed) {
     for (const std::string& e : chip.tma_errors())
       r.errors.push_back({fmt::format("tma: {}", e)});
+  }
+  if (!s_.outputs.empty()) {
+    // A failed run's buffers hold what it left half done: no file is better than a wrong one.
+    if (!r.ok()) {
+      for (const ScenarioOutput& o : s_.outputs)
+        r.outputs.push_back(fmt::format("{}: not written (the run failed)", o.path));
+    } else if (auto written = write_scenario_outputs(s_, chip.memory()); written) {
+      r.outputs = std::move(written).value();
+    } else {
+      for (const Error& e : written.errors())
+        r.errors.push_back(e);
+      for (const ScenarioOutput& o : s_.outputs)
+        r.outputs.push_back(fmt::format("{}: not written (see the error)", o.path));
+    }
   }
   return r;
 }

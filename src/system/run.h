@@ -60,6 +60,9 @@ struct RunReport {
   // TMA requests dropped at setup.
   std::vector<Error> errors;
   std::vector<std::string> hang;  // one line per parked warp, when launches never completed
+  // One line per `outputs:` file: "FILE: buffer NAME, N bytes" when written; when the run
+  // failed (any error above), none is written and each line says so.
+  std::vector<std::string> outputs;
   bool ok() const { return errors.empty(); }
 };
 
@@ -67,8 +70,8 @@ class Run {
  public:
   // Resolves `s` (one run: scenario_runs), builds the chip on `sim` and sets it up. Errors, all
   // located in the scenario, before anything is simulated: unknown names, parameters or
-  // arguments, a chip option the chip rejects, buffers that do not fit, a rejected launch, a
-  // workload's setup error.
+  // arguments, a chip option the chip rejects, buffers that do not fit or whose file cannot be
+  // read, an output file that cannot be created, a rejected launch, a workload's setup error.
   static Result<std::unique_ptr<Run>> create(sim::Simulation& sim, const Scenario& s,
                                              const config::ChipSpec& spec, Registrar registrar,
                                              const RunOptions& o = {});
@@ -85,7 +88,8 @@ class Run {
 
   // Runs the simulation up to `limit` (callers may run sim() themselves, e.g. in slices).
   sim::StopReason simulate(sim::Tick limit = sim::kMaxTick);
-  // After the simulation stopped (`stop`: how): the outcome, the checks, the measurements.
+  // After the simulation stopped (`stop`: how): the outcome, the checks, the measurements, and
+  // the scenario's outputs written when there was no error (a write error is one more error).
   // Call once: a workload's report may read its state only once.
   RunReport report(sim::StopReason stop);
 

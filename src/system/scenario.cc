@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <fstream>
 #include <limits>
@@ -14,6 +16,7 @@
 #include <set>
 #include <span>
 #include <sstream>
+#include <system_error>
 
 #include "config/chip_spec.h"
 #include "config/key_value_list.h"
@@ -121,6 +124,64 @@ std::optional<std::uint64_t> parse_u64(std::string_view text) {
   return v;
 }
 
+// A YAML 1.2 float: decimal or exponent form with an optional sign, or .inf, -.inf, .nan (any
+// case as YAML spells them). T: float or double; false when the text is none of these or out of
+// T's range.
+template <class T>
+bool yaml_float(const YAML::Node& v, T& out) {
+  if (!v.IsScalar()) return false;
+  std::string_view t = v.Scalar();
+  const bool negative = !t.empty() && t.front() == '-';
+  if (!t.empty() && (t.front() == '+' || t.front() == '-')) t.remove_prefix(1);
+  if (t == ".inf" || t == ".Inf" || t == ".INF") {
+    out = negative ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    return true;
+  }
+  if (t == ".nan" || t == ".NaN" || t == ".NAN") {
+    if (v.Scalar() != t) return false;  // YAML's NaN takes no sign
+    out = std::numeric_limits<T>::quiet_NaN();
+    return true;
+  }
+  // from_chars takes no '+' and would read "inf", "nan" and "-": not YAML floats.
+  if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t.front())) || t.front() == '.')) {
+    return false;
+  }
+  T x = 0;
+  const auto r = std::from_chars(t.data(), t.data() + t.size(), x);
+  if (r.ec != std::errc{} || r.ptr != t.data() + t.size()) return false;
+  out = negative ? -x : x;
+  return true;
+}
+
+// A buffer file's size. Errors: "PATH: cannot open the buffer file: REASON", a folder, and
+// anything but a regular file (a pipe or a device has no size, and reading one could block).
+Result<std::uint64_t> buffer_file_size(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) {
+    return Error{fmt::format(
+        "{}: cannot open the buffer file: {}", path.string(),
+        (ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory)).message())};
+  }
+  if (std::filesystem::is_directory(st)) {
+    return Error{fmt::format("{}: is a folder, not a buffer file", path.string())};
+  }
+  if (!std::filesystem::is_regular_file(st)) {
+    return Error{
+        fmt::format("{}: is not a regular file (a buffer file has a size)", path.string())};
+  }
+  if (std::ifstream in(path, std::ios::binary); !in) {
+    return Error{fmt::format("{}: cannot open the buffer file: {}", path.string(),
+                             std::error_code(errno, std::generic_category()).message())};
+  }
+  const std::uint64_t n = std::filesystem::file_size(path, ec);
+  if (ec) {
+    return Error{
+        fmt::format("{}: cannot read the buffer file's size: {}", path.string(), ec.message())};
+  }
+  return n;
+}
+
 std::string out_of_range(std::uint64_t n, std::uint64_t lo, std::uint64_t hi) {
   if (hi == std::numeric_limits<std::uint64_t>::max()) {
     return fmt::format("{} is less than {}, the smallest allowed", n, lo);
@@ -130,8 +191,9 @@ std::string out_of_range(std::uint64_t n, std::uint64_t lo, std::uint64_t hi) {
 
 class Reader {
  public:
-  explicit Reader(std::string_view source) : diag_(std::string(source)) {
+  Reader(std::string_view source, const std::filesystem::path& dir) : diag_(std::string(source)) {
     s_.source = std::string(source);
+    s_.dir = dir;
   }
 
   Result<Scenario> read(std::string_view yaml) {
@@ -220,6 +282,33 @@ class Reader {
       return std::nullopt;
     }
     return n;
+  }
+
+  // A signed whole number: an optional sign, then decimal or 0x hexadecimal.
+  std::optional<std::int64_t> signed_whole(const YAML::Node& v, std::string_view path,
+                                           SourcePos key_pos, std::int64_t lo, std::int64_t hi) {
+    if (!v.IsScalar()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a whole number, got {}", describe(v)));
+      return std::nullopt;
+    }
+    std::string_view t = v.Scalar();
+    const bool negative = !t.empty() && t.front() == '-';
+    if (!t.empty() && (t.front() == '+' || t.front() == '-')) t.remove_prefix(1);
+    const auto magnitude = parse_u64(t);
+    if (!magnitude) {
+      error(pos_of(v), path, fmt::format("\"{}\" is not a whole number", v.Scalar()));
+      return std::nullopt;
+    }
+    // |lo| = hi + 1 in two's complement: compare magnitudes, no overflow.
+    const std::uint64_t limit =
+        negative ? static_cast<std::uint64_t>(hi) + 1 : static_cast<std::uint64_t>(hi);
+    if (*magnitude > limit) {
+      error(pos_of(v), path, fmt::format("{} is outside [{}, {}]", v.Scalar(), lo, hi));
+      return std::nullopt;
+    }
+    return negative ? static_cast<std::int64_t>(0 - *magnitude)
+                    : static_cast<std::int64_t>(*magnitude);
   }
 
   // true | false (also 1 | 0).
@@ -311,9 +400,10 @@ class Reader {
     const SourcePos root_pos = pos_of(root);
     root_pos_ = root_pos;
     std::map<std::string, SourcePos, std::less<>> given;
-    std::optional<YAML::Node> args;   // read last: it names buffers listed anywhere
-    std::optional<YAML::Node> runs;   // read after every top-level key: runs start from them
-    std::optional<YAML::Node> graph;  // read last, as args
+    std::optional<YAML::Node> args;     // read last: it names buffers listed anywhere
+    std::optional<YAML::Node> runs;     // read after every top-level key: runs start from them
+    std::optional<YAML::Node> graph;    // read last, as args
+    std::optional<YAML::Node> outputs;  // read last, as args
     entries(root, "", keys_of(""),
             [&](const std::string& key, const std::string& path, SourcePos key_pos,
                 const YAML::Node& v) {
@@ -403,6 +493,9 @@ class Reader {
                 read_output(s_, key, v, path, key_pos);
               } else if (key == "runs") {
                 runs.emplace(v);
+              } else if (key == "outputs") {
+                s_.outputs_pos = key_pos;
+                outputs.emplace(v);
               }
             });
     if (!given.contains("chip") && !suggested_.contains("chip")) {
@@ -414,7 +507,70 @@ class Reader {
       if (graph) read_graph(*graph, given.find("kernels")->second);
       if (given.contains("kernel"))
         check_queue(s_.launch_queue, "launch.queue", s_.launch_queue_pos);
+      if (outputs && !runs && (given.contains("kernel") || graph)) {
+        read_outputs(*outputs, "outputs", s_.outputs_pos, s_);
+        check_outputs(s_, "outputs", s_.outputs_pos);
+      }
       if (runs) read_runs(*runs, given);
+    }
+  }
+
+  // outputs: {BUFFER: FILE, ...} into target.outputs (`path`: "outputs" or "runs[N].outputs").
+  void read_outputs(const YAML::Node& v, const std::string& path, SourcePos key_pos,
+                    Scenario& target) {
+    if (!v.IsMap()) {
+      error(value_pos(v, key_pos), path,
+            fmt::format("expected a mapping of buffer: file such as {{dst: dst.bin}}, got {}",
+                        describe(v)));
+      return;
+    }
+    std::vector<std::string> buffer_names;
+    for (const ScenarioBuffer& b : s_.buffers)
+      buffer_names.push_back(b.name);
+    std::map<std::string, std::string, std::less<>> files;  // file -> the buffer written there
+    entries(v, path, {},
+            [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
+              const auto file = text(x, p, kp, "a file name");
+              if (!file) return;
+              if (std::none_of(s_.buffers.begin(), s_.buffers.end(),
+                               [&](const ScenarioBuffer& b) { return b.name == key; })) {
+                if (declared_buffers_.contains(key)) return;  // its own error was given
+                error(kp, p,
+                      fmt::format("'{}' is not a buffer{}; buffers: {}", key,
+                                  sim::did_you_mean(key, buffer_names),
+                                  buffer_names.empty() ? "none (declare them in buffers:)"
+                                                       : join(buffer_names)));
+                return;
+              }
+              if (auto [it, fresh] = files.emplace(*file, key); !fresh) {
+                error(pos_of(x), p,
+                      fmt::format("'{}' is buffer {}'s output already; each output file holds one "
+                                  "buffer",
+                                  *file, it->second));
+                return;
+              }
+              target.outputs.push_back(
+                  ScenarioOutput{.buffer = key, .path = *file, .key = p, .pos = pos_of(x)});
+            });
+  }
+
+  // A run's outputs need its data (functional mode) and files of their own.
+  void check_outputs(const Scenario& r, const std::string& path, SourcePos pos) {
+    if (r.outputs.empty()) return;
+    if (r.mode == RunMode::kTimingOnly) {
+      error(pos, path,
+            "a timing-only run moves no data, so it has no buffer bytes to write; run it "
+            "functional (mode: functional) or drop outputs:");
+    }
+    for (const ScenarioOutput& o : r.outputs) {
+      for (const auto& [key, file] :
+           {std::pair{"stats", &r.stats_path}, std::pair{"trace", &r.trace_path}}) {
+        if (o.path == *file) {
+          error(o.pos, o.key,
+                fmt::format("'{}' is the run's {} file too; an output needs a file of its own",
+                            o.path, key));
+        }
+      }
     }
   }
 
@@ -735,9 +891,14 @@ class Reader {
                             k));
         }
       }
+      if (has("outputs")) {
+        error(given.find("outputs")->second, "outputs",
+              "with 'runs:', each run names its own outputs (runs: - {name: ..., outputs: "
+              "{BUFFER: FILE}}), so that two runs never write one file");
+      }
     }
     if (!has("kernel")) {  // a workload here or in every run
-      for (std::string_view k : {"launch", "buffers", "args"}) {
+      for (std::string_view k : {"launch", "buffers", "args", "outputs"}) {
         if (has(k)) {
           error(given.find(k)->second, k,
                 "only with 'kernel:' (a generic launch); a workload sets up its own launches "
@@ -886,10 +1047,20 @@ class Reader {
               }
             } else if (key == "queues") {
               read_queues(x, q, kq, r.queues);
+            } else if (key == "outputs") {
+              if (s_.kernel.empty()) {
+                err(kq, q,
+                    "only with 'kernel:' (a generic launch); a workload's memory is its own, not "
+                    "buffers: of the file");
+              } else {
+                r.outputs_pos = kq;
+                read_outputs(x, q, kq, r);
+              }
             } else {
               read_output(r, key, x, q, kq);
             }
           });
+      check_outputs(r, p + ".outputs", r.outputs_pos);
       if (diag_.size() != before) ok = false;
       if (r.workload.empty() && r.kernel.empty()) {
         err(ip, p,
@@ -909,6 +1080,15 @@ class Reader {
               fmt::format("'{}' is written by run {} already (its {}); each output file must "
                           "belong to one run",
                           file, it->second.first, it->second.second));
+        }
+      }
+      for (const ScenarioOutput& o : r.outputs) {
+        const auto [it, fresh] = outputs.emplace(o.path, std::pair(r.name, "outputs." + o.buffer));
+        if (!fresh && it->second.first != r.name) {
+          err(o.pos, o.key,
+              fmt::format("'{}' is written by run {} already (its {}); each output file must "
+                          "belong to one run",
+                          o.path, it->second.first, it->second.second));
         }
       }
       r.runs.clear();
@@ -1041,6 +1221,41 @@ class Reader {
     }
   }
 
+  // A buffer's file: it must open as a regular file of exactly the buffer's size (the size,
+  // when `bytes:` is not given). Sets b.file_path and, without bytes, b.bytes.
+  bool read_buffer_file(ScenarioBuffer& b, const std::string& path, bool has_bytes) {
+    b.file_path = s_.dir.empty() || std::filesystem::path(b.file).is_absolute()
+                      ? std::filesystem::path(b.file)
+                      : s_.dir / b.file;
+    auto n = buffer_file_size(b.file_path);
+    if (!n) {
+      error(b.file_pos, path, n.error().message);
+      return false;
+    }
+    if (!has_bytes) {
+      if (*n == 0) {
+        error(b.file_pos, path,
+              fmt::format("{} is empty: a buffer needs at least 1 byte (give bytes: for a buffer "
+                          "of zeros)",
+                          b.file_path.string()));
+        return false;
+      }
+      b.bytes = *n;
+      return true;
+    }
+    // A short file is an error rather than zero-padded: a wrong file or element type would
+    // otherwise run silently on zeros.
+    if (*n != b.bytes) {
+      error(
+          b.file_pos, path,
+          fmt::format("{} holds {} bytes, {} than the buffer's {} (bytes:); the file gives all of "
+                      "the buffer's initial bytes (leave bytes: out to take its size)",
+                      b.file_path.string(), *n, *n > b.bytes ? "more" : "fewer", b.bytes));
+      return false;
+    }
+    return true;
+  }
+
   void read_buffers(const YAML::Node& v, const std::string& path, SourcePos key_pos) {
     if (v.IsNull()) return;
     if (!v.IsMap()) {
@@ -1055,15 +1270,21 @@ class Reader {
         v, path, {},
         [&](const std::string& key, const std::string& p, SourcePos kp, const YAML::Node& x) {
           declared_buffers_.insert(key);
-          ScenarioBuffer b{
-              .name = key, .bytes = 0, .fill = BufferFill::kZero, .address = 0, .pos = kp};
+          ScenarioBuffer b{.name = key,
+                           .bytes = 0,
+                           .fill = BufferFill::kZero,
+                           .address = 0,
+                           .pos = kp,
+                           .file = {},
+                           .file_path = {},
+                           .file_pos = {}};
           if (!x.IsMap()) {
             error(value_pos(x, kp), p,
                   fmt::format("expected {{bytes: SIZE, fill: zero|iota32|random32}}, got {}",
                               describe(x)));
             return;
           }
-          bool ok = true, has_bytes = false;
+          bool ok = true, has_bytes = false, has_fill = false, has_file = false;
           entries(
               x, p, keys_of("buffers.*"),
               [&](const std::string& k, const std::string& q, SourcePos kq, const YAML::Node& y) {
@@ -1072,9 +1293,21 @@ class Reader {
                   const auto n = size(y, q, kq, 1, std::numeric_limits<std::uint64_t>::max());
                   ok &= n.has_value();
                   if (n) b.bytes = *n;
-                } else if (const auto t = text(y, q, kq, "zero, iota32 or random32")) {
+                } else if (k == "file") {
+                  has_file = true;
+                  const auto t = text(y, q, kq, "a file name");
+                  ok &= t.has_value();
+                  if (t) {
+                    b.file = *t;
+                    b.file_pos = pos_of(y);
+                  }
+                } else {
+                  has_fill = true;
+                  const auto t = text(y, q, kq, "zero, iota32 or random32");
                   const std::vector<std::string> fills = {"zero", "iota32", "random32"};
-                  if (*t == "zero") {
+                  if (!t) {
+                    ok = false;
+                  } else if (*t == "zero") {
                     b.fill = BufferFill::kZero;
                   } else if (*t == "iota32") {
                     b.fill = BufferFill::kIota32;
@@ -1087,15 +1320,20 @@ class Reader {
                                       *t, sim::did_you_mean(*t, fills)));
                     ok = false;
                   }
-                } else {
-                  ok = false;
                 }
               });
-          if (!has_bytes) {
-            error(kp, p + ".bytes", "missing required key 'bytes'");
+          if (has_file && has_fill) {
+            error(b.file_pos.line > 0 ? b.file_pos : kp, p + ".file",
+                  "file and fill are exclusive: the file gives all of the buffer's initial bytes");
+            return;
+          }
+          if (!has_bytes && !has_file) {
+            error(kp, p + ".bytes",
+                  "missing required key 'bytes' (or 'file:', whose size it then is)");
             return;
           }
           if (!ok) return;
+          if (has_file && !read_buffer_file(b, p + ".file", has_bytes)) return;
           if (b.fill != BufferFill::kZero && b.bytes % 4 != 0) {
             error(kp, p + ".bytes",
                   fmt::format("{} is not a multiple of 4 (fill {} writes u32 elements)", b.bytes,
@@ -1134,8 +1372,8 @@ class Reader {
       const SourcePos ip = value_pos(item, key_pos);
       if (!item.IsMap() || item.size() != 1) {
         error(ip, p,
-              fmt::format("expected one of {{u32: N}}, {{u64: N}}, {{f32: X}}, {{ptr: BUFFER}}, "
-                          "got {}{}",
+              fmt::format("expected one of {{u8|u16|u32|u64: N}}, {{s32|s64: N}}, "
+                          "{{f32|f64: X}}, {{ptr: BUFFER}}, got {}{}",
                           describe(item),
                           item.IsMap() ? fmt::format(" with {} keys", item.size()) : ""));
         continue;
@@ -1144,24 +1382,48 @@ class Reader {
           item, p, keys_of("args[]"),
           [&](const std::string& k, const std::string& q, SourcePos kq, const YAML::Node& y) {
             ScenarioArg a{.kind = kernel::ArgKind::kU32, .bits = 0, .buffer = {}, .pos = kq};
-            if (k == "u32" || k == "u64") {
-              const bool narrow = k == "u32";
-              const auto n = whole(y, q, kq, 0,
-                                   narrow ? std::numeric_limits<std::uint32_t>::max()
-                                          : std::numeric_limits<std::uint64_t>::max());
+            constexpr std::pair<std::string_view, kernel::ArgKind> kUnsigned[] = {
+                {"u8", kernel::ArgKind::kU8},
+                {"u16", kernel::ArgKind::kU16},
+                {"u32", kernel::ArgKind::kU32},
+                {"u64", kernel::ArgKind::kU64}};
+            const auto u = std::find_if(std::begin(kUnsigned), std::end(kUnsigned),
+                                        [&](const auto& e) { return e.first == k; });
+            if (u != std::end(kUnsigned)) {
+              const std::uint64_t bytes = kernel::arg_bytes(u->second);
+              const auto n =
+                  whole(y, q, kq, 0, std::numeric_limits<std::uint64_t>::max() >> (64 - 8 * bytes));
               if (!n) return;
-              a.kind = narrow ? kernel::ArgKind::kU32 : kernel::ArgKind::kU64;
+              a.kind = u->second;
               a.bits = *n;
+            } else if (k == "s32" || k == "s64") {
+              const bool narrow = k == "s32";
+              const auto n = signed_whole(y, q, kq,
+                                          narrow ? std::numeric_limits<std::int32_t>::min()
+                                                 : std::numeric_limits<std::int64_t>::min(),
+                                          narrow ? std::numeric_limits<std::int32_t>::max()
+                                                 : std::numeric_limits<std::int64_t>::max());
+              if (!n) return;
+              a.kind = narrow ? kernel::ArgKind::kS32 : kernel::ArgKind::kS64;
+              // Two's complement in the argument's own width (the kernarg bytes).
+              a.bits = narrow ? std::uint64_t{static_cast<std::uint32_t>(*n)}
+                              : static_cast<std::uint64_t>(*n);
             } else if (k == "f32") {
               float f = 0;
-              const std::string t = y.IsScalar() ? y.Scalar() : "";
-              const auto r = std::from_chars(t.data(), t.data() + t.size(), f);
-              if (t.empty() || r.ec != std::errc{} || r.ptr != t.data() + t.size()) {
+              if (!yaml_float(y, f)) {
                 error(value_pos(y, kq), q, fmt::format("{} is not a 32-bit float", describe(y)));
                 return;
               }
               a.kind = kernel::ArgKind::kF32;
               a.bits = std::bit_cast<std::uint32_t>(f);
+            } else if (k == "f64") {
+              double f = 0;
+              if (!yaml_float(y, f)) {
+                error(value_pos(y, kq), q, fmt::format("{} is not a 64-bit float", describe(y)));
+                return;
+              }
+              a.kind = kernel::ArgKind::kF64;
+              a.bits = std::bit_cast<std::uint64_t>(f);
             } else {
               const auto t = text(y, q, kq, "a buffer name");
               if (!t) return;
@@ -1196,16 +1458,15 @@ class Reader {
 
 }  // namespace
 
-Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name) {
-  return Reader(source_name).read(yaml);
+Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name,
+                                      const std::filesystem::path& dir) {
+  return Reader(source_name, dir).read(yaml);
 }
 
 Result<Scenario> load_scenario_file(const std::filesystem::path& path) {
   auto text = read_file_bounded(path, "scenario file");
   if (!text) return text.errors();
-  auto s = load_scenario_string(*text, path.string());
-  if (s) s->dir = path.parent_path();
-  return s;
+  return load_scenario_string(*text, path.string(), path.parent_path());
 }
 
 Scenario workload_scenario(std::string_view chip, std::string_view workload,
@@ -1321,22 +1582,8 @@ Result<std::pair<const kernel::KernelDef*, kernel::KernelArgs>> resolve_launch(
   auto k = kernels.find(name);
   if (!k) return s.error_at(kernel_pos, key + "kernel", k.error().message);
   kernel::KernelArgs args;
-  for (const ScenarioArg& a : given) {
-    switch (a.kind) {
-      case kernel::ArgKind::kU32:
-        args.u32(static_cast<std::uint32_t>(a.bits));
-        break;
-      case kernel::ArgKind::kU64:
-        args.u64(a.bits);
-        break;
-      case kernel::ArgKind::kF32:
-        args.f32(std::bit_cast<float>(static_cast<std::uint32_t>(a.bits)));
-        break;
-      case kernel::ArgKind::kPtr:
-        args.ptr(a.bits);
-        break;
-    }
-  }
+  for (const ScenarioArg& a : given)
+    args.from_bits(a.kind, a.bits);
   if (auto st = args.check((*k)->name, (*k)->args); !st) {
     // A wrong type points at that argument; a wrong count at the args key.
     SourcePos where = args_pos.line > 0 ? args_pos : kernel_pos;
@@ -1435,6 +1682,32 @@ Status fill_buffer(mem::GlobalMemory& memory, const ScenarioBuffer& b, std::uint
   return Ok{};
 }
 
+// Copies a buffer's file into memory, in chunks (a file may be far larger than host memory
+// wants at once); chunks of zeros are skipped, as untouched memory reads 0.
+Status read_buffer_file(mem::GlobalMemory& memory, const ScenarioBuffer& b) {
+  auto n = buffer_file_size(b.file_path);
+  if (!n) return n.errors();
+  if (*n != b.bytes) {  // changed since the scenario was loaded
+    return Error{fmt::format("{} holds {} bytes now, not the buffer's {}", b.file_path.string(), *n,
+                             b.bytes)};
+  }
+  std::ifstream in(b.file_path, std::ios::binary);
+  constexpr std::uint64_t kChunk = 1 << 20;
+  std::vector<char> chunk(static_cast<std::size_t>(std::min(kChunk, b.bytes)));
+  for (std::uint64_t at = 0; at < b.bytes; at += kChunk) {
+    const std::uint64_t count = std::min(kChunk, b.bytes - at);
+    if (!in.read(chunk.data(), static_cast<std::streamsize>(count))) {
+      return Error{fmt::format("{}: read error at byte {}", b.file_path.string(), at)};
+    }
+    const auto bytes = std::as_bytes(std::span(chunk.data(), count));
+    if (std::all_of(bytes.begin(), bytes.end(), [](std::byte c) { return c == std::byte{0}; })) {
+      continue;
+    }
+    if (auto st = memory.write(b.address + at, bytes); !st) return st;
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const ResolvedScenario& r,
@@ -1466,11 +1739,18 @@ Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const Resol
   }
   if (chip.options().functional) {
     for (std::size_t i = 0; i < s.buffers.size(); ++i) {
-      if (auto st = fill_buffer(chip.memory(), s.buffers[i], seed, i); !st) {
-        return s.error_at(s.buffers[i].pos, fmt::format("buffers.{}", s.buffers[i].name),
-                          st.error().message);
+      const ScenarioBuffer& b = s.buffers[i];
+      if (!b.file.empty()) {
+        if (auto st = read_buffer_file(chip.memory(), b); !st) {
+          return s.error_at(b.file_pos, fmt::format("buffers.{}.file", b.name), st.error().message);
+        }
+      } else if (auto st = fill_buffer(chip.memory(), b, seed, i); !st) {
+        return s.error_at(b.pos, fmt::format("buffers.{}", b.name), st.error().message);
       }
     }
+  } else if (!s.outputs.empty()) {
+    return s.error_at(s.outputs.front().pos, s.outputs.front().key,
+                      "a timing-only run moves no data, so it has no buffer bytes to write");
   }
   if (!s.is_graph()) {
     auto id = chip.launch(*r.kernel, s.launch, r.args, {}, {.queue = s.launch_queue});
@@ -1480,6 +1760,91 @@ Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const Resol
   // A graph's entries are issued by its host program (GraphHost), which Run keeps for the
   // simulation: some are issued while it runs.
   return std::vector<std::uint32_t>{};
+}
+
+}  // namespace xpusim::system
+
+namespace xpusim::system {
+namespace {
+
+std::string errno_text() {
+  return std::error_code(errno, std::generic_category()).message();
+}
+
+const ScenarioBuffer& output_buffer(const Scenario& s, const ScenarioOutput& o) {
+  const auto b = std::find_if(s.buffers.begin(), s.buffers.end(),
+                              [&](const ScenarioBuffer& x) { return x.name == o.buffer; });
+  XPUSIM_CHECK(b != s.buffers.end(), "an output names a buffer the loader checked");
+  return *b;
+}
+
+}  // namespace
+
+Status probe_scenario_outputs(const Scenario& s) {
+  std::vector<Error> errors;
+  for (const ScenarioOutput& o : s.outputs) {
+    const std::string tmp = o.path + ".tmp";
+    const bool existed = std::filesystem::exists(tmp);
+    if (std::ofstream probe(tmp, std::ios::app | std::ios::binary); !probe) {
+      errors.push_back(
+          s.error_at(o.pos, o.key, fmt::format("cannot create {}: {}", tmp, errno_text())));
+      continue;
+    }
+    if (!existed) std::filesystem::remove(tmp);
+  }
+  if (!errors.empty()) return errors;
+  return Ok{};
+}
+
+Result<std::vector<std::string>> write_scenario_outputs(const Scenario& s,
+                                                        const mem::GlobalMemory& memory) {
+  // Every file to NAME.tmp first, then renamed: a failure anywhere leaves every NAME as it was.
+  std::vector<std::string> written;
+  const auto discard = [&](std::size_t n) {
+    std::error_code ec;
+    for (std::size_t i = 0; i < n; ++i)
+      std::filesystem::remove(s.outputs[i].path + ".tmp", ec);
+  };
+  constexpr std::uint64_t kChunk = 1 << 20;
+  std::vector<std::byte> chunk;
+  for (std::size_t i = 0; i < s.outputs.size(); ++i) {
+    const ScenarioOutput& o = s.outputs[i];
+    const ScenarioBuffer& b = output_buffer(s, o);
+    const std::string tmp = o.path + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      const std::string why = errno_text();
+      discard(i);
+      return s.error_at(o.pos, o.key, fmt::format("cannot create {}: {}", tmp, why));
+    }
+    chunk.resize(static_cast<std::size_t>(std::min(kChunk, b.bytes)));
+    for (std::uint64_t at = 0; at < b.bytes && out; at += kChunk) {
+      const std::uint64_t count = std::min(kChunk, b.bytes - at);
+      const auto part = std::span(chunk).first(count);
+      XPUSIM_CHECK(memory.read(b.address + at, part).ok(), "a buffer lies in memory");
+      out.write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(count));
+    }
+    out.close();
+    if (!out) {
+      const std::string why = errno_text();
+      discard(i + 1);
+      return s.error_at(o.pos, o.key, fmt::format("cannot write {}: {}", tmp, why));
+    }
+    written.push_back(fmt::format("{}: buffer {}, {} bytes", o.path, b.name, b.bytes));
+  }
+  for (std::size_t i = 0; i < s.outputs.size(); ++i) {
+    const ScenarioOutput& o = s.outputs[i];
+    std::error_code ec;
+    std::filesystem::rename(o.path + ".tmp", o.path, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      for (std::size_t j = i; j < s.outputs.size(); ++j)
+        std::filesystem::remove(s.outputs[j].path + ".tmp", ec);
+      return s.error_at(o.pos, o.key,
+                        fmt::format("cannot rename {}.tmp to {}: {}", o.path, o.path, why));
+    }
+  }
+  return written;
 }
 
 }  // namespace xpusim::system

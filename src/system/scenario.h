@@ -17,6 +17,7 @@
 //   trace: out.trace.json
 //   trace_max_events: 1000000    # the trace's event cap
 //   trace_window: "10us:20us"    # only the trace events in this stretch of simulated time
+//   outputs: {dst: dst.bin}      # kernel launches: buffers' final bytes, written after the run
 //   queues:                      # the host's AQL queues (default: one standard queue of 64)
 //     - {dispatch: standard, size: 64}
 //     - {dispatch: condensed}    # seed3: reference packets, then condensed diffs
@@ -28,9 +29,10 @@
 //     - {name: small, mode: functional, params: {footprint: 1MiB}}
 //     - {name: big, mode: timing-only, stats: big.json}
 //
-// Loading is pure (no chip, no registries): every problem of the file comes back at once, one
-// line each, "FILE:LINE:COL: KEY: message". Resolving names against the registries and setting
-// up the chip (buffers filled, the launch queued) come after, with errors located the same way.
+// Loading needs no chip and no registries (it only looks at the size of each buffer's `file:`):
+// every problem of the file comes back at once, one line each, "FILE:LINE:COL: KEY: message".
+// Resolving names against the registries and setting up the chip (buffers filled, the launch
+// queued) come after, with errors located the same way.
 #pragma once
 
 #include <cstdint>
@@ -76,12 +78,28 @@ struct ScenarioBuffer {
   BufferFill fill = BufferFill::kZero;
   std::uint64_t address = 0;  // assigned at load
   config::SourcePos pos;      // the buffer's key
+  // `file:`: the buffer's initial bytes, exactly `bytes` of them (checked at load, read at setup
+  // in functional mode). As written, and as opened: relative to the scenario's folder.
+  std::string file;
+  std::filesystem::path file_path;
+  config::SourcePos file_pos;
+};
+
+// `outputs:` entry: after a run that completed without errors, the buffer's final bytes go to
+// `path` (relative to the current directory), written whole or not at all.
+struct ScenarioOutput {
+  std::string buffer;
+  std::string path;
+  std::string key;  // "outputs.BUFFER" or "runs[N].outputs.BUFFER", for messages
+  config::SourcePos pos;
 };
 
 struct ScenarioArg {
   kernel::ArgKind kind = kernel::ArgKind::kU32;
-  std::uint64_t bits = 0;  // u32, u64; f32 as its bit pattern; ptr: the buffer's address
-  std::string buffer;      // ptr: the buffer's name
+  // As in a kernarg segment (KernelArgs::from_bits): unsigned values; s32/s64 in two's complement
+  // of their width; f32/f64 as their bit patterns; ptr: the buffer's address.
+  std::uint64_t bits = 0;
+  std::string buffer;  // ptr: the buffer's name
   config::SourcePos pos;
 };
 
@@ -174,13 +192,15 @@ struct Scenario {
   config::SourcePos stats_pos;
   std::string trace_path;
   config::SourcePos trace_pos;
+  std::vector<ScenarioOutput> outputs;  // functional runs of a kernel or a graph only
+  config::SourcePos outputs_pos;
   std::uint64_t trace_max_events = sim::kDefaultTraceMaxEvents;
   std::string trace_window;  // "START:END" as written (checked at load); "": the whole run
 
   // A file with `runs:` holds several runs, each a whole scenario here: the file's top-level
   // keys, then the entry's name, mode, workload, params (merged key by key over the top-level
-  // ones), stats, trace, trace_max_events and trace_window. A run's own `runs` is empty; so is a
-  // file's without `runs:`.
+  // ones), stats, trace, outputs, trace_max_events and trace_window. A run's own `runs` is empty;
+  // so is a file's without `runs:`.
   std::vector<Scenario> runs;
   std::string name;            // a run's name (`run1`, `run2`, ... when unnamed); "" for a file
   config::SourcePos name_pos;  // the run's entry in the file
@@ -196,13 +216,18 @@ struct Scenario {
 
 // Parses and checks a scenario. Errors (all of them, sorted by position): YAML syntax, unknown
 // or duplicate keys (with the closest valid one), missing chip, both or neither of
-// workload/kernel, keys of the other kind (params with a kernel; launch, buffers, args with a
-// workload), a bad mode, policy, fill, size, dimension, SmTiming field or value, an argument
-// that is not one of {u32|u64|f32|ptr: VALUE}, a u32 out of range, a ptr naming no buffer;
-// in `runs:`, a list that is empty or not of mappings, a run without a workload, a run name
-// that is repeated or not [A-Za-z0-9_.-], and one output file written twice.
-Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name);
-// Same from a file (its name in messages, its folder for relative chip paths).
+// workload/kernel, keys of the other kind (params with a kernel; launch, buffers, args, outputs
+// with a workload), a bad mode, policy, fill, size, dimension, SmTiming field or value, an
+// argument that is not one of {u8|u16|u32|u64|s32|s64|f32|f64|ptr: VALUE} or out of its kind's
+// range, a ptr naming no buffer; a buffer `file:` that cannot be opened, is not a regular file,
+// is empty without `bytes:`, or whose size is not the buffer's, or that comes with `fill:`;
+// `outputs:` naming no buffer, or in a timing-only run; in `runs:`, a list that is empty or not
+// of mappings, a run without a workload, a run name that is repeated or not [A-Za-z0-9_.-], and
+// one output file written twice. `dir`: where relative buffer files are ("": the current
+// directory).
+Result<Scenario> load_scenario_string(std::string_view yaml, std::string_view source_name,
+                                      const std::filesystem::path& dir = {});
+// Same from a file (its name in messages, its folder for relative chip and buffer paths).
 Result<Scenario> load_scenario_file(const std::filesystem::path& path);
 
 // A scenario in code, for tests and benchmarks: what a file with `chip:`, `workload:`,
@@ -248,15 +273,26 @@ struct ResolvedScenario {
 Result<ResolvedScenario> resolve_scenario(const Scenario& s, const kernel::KernelRegistry& kernels,
                                           const WorkloadRegistry& workloads);
 
-// Host setup before the simulation: a workload's setup(), or the buffers filled (functional
-// mode only: timing-only moves no data) and the kernel launched (a graph's entries are issued
-// by system::GraphHost after this). Errors, located: buffers that do not fit the chip's memory,
-// a launch the chip rejects (resources, cluster shape), a workload's setup error. `seed` seeds
-// random32 fills. Returns the chip's launch ids: the kernel's, or the workload's launches (none
-// for a graph).
+// Host setup before the simulation: a workload's setup(), or the buffers filled or read from
+// their files (functional mode only: timing-only moves no data) and the kernel launched (a
+// graph's entries are issued by system::GraphHost after this). Errors, located: buffers that do
+// not fit the chip's memory, a buffer file that changed size since the load or cannot be read,
+// outputs on a timing-only chip, a launch the chip rejects (resources, cluster shape), a
+// workload's setup error. `seed` seeds random32 fills. Returns the chip's launch ids: the kernel's,
+// or the workload's launches (none for a graph).
 Result<std::vector<std::uint32_t>> setup_scenario(const Scenario& s, const ResolvedScenario& r,
                                                   system::Chip& chip,
                                                   const kernel::KernelRegistry& kernels,
                                                   std::uint64_t seed);
+
+// Checks that each output's file can be created (its NAME.tmp is made and removed again), so
+// that a bad folder is bad input before anything is simulated. Errors located at the entry.
+Status probe_scenario_outputs(const Scenario& s);
+
+// Writes each `outputs:` buffer from `memory` to its file: all of them to NAME.tmp first, then
+// each renamed over NAME, so a failed write leaves no partial file and the old files in place.
+// Returns one line per file ("FILE: buffer NAME, N bytes"). Errors located at the entry.
+Result<std::vector<std::string>> write_scenario_outputs(const Scenario& s,
+                                                        const mem::GlobalMemory& memory);
 
 }  // namespace xpusim::system

@@ -203,6 +203,15 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
        "error: bad.yaml:4:9: policy: policy 'best' is unknown"},
       {"chip: tiny\nkernel: hang_demo\nlaunch: {grid: 1, block: 32}\nmemory_timing: tlm\n",
        "error: bad.yaml:4:16: memory_timing: 'tlm' is not a memory timing"},
+      {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\nargs: [{u8: 300}]\n",
+       "error: bad.yaml:4:13: args[0].u8: 300 is outside [0, 255]\n"},
+      {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\n"
+       "buffers: {src: {file: none.bin}}\n",
+       "error: bad.yaml:4:23: buffers.src.file: none.bin: cannot open the buffer file: No such "
+       "file or directory\n"},
+      {"chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\n"
+       "buffers: {src: {bytes: 64}}\noutputs: {dts: d.bin}\n",
+       "error: bad.yaml:5:11: outputs.dts: 'dts' is not a buffer; buffers: src\n"},
   };
   for (const auto& [text, want] : cases) {
     write("bad.yaml", text);
@@ -221,6 +230,85 @@ TEST_F(RunCli, BadScenarioFilesAreOneLineErrorsBeforeSimulating) {
   EXPECT_EQ(endless.code, 2);
   EXPECT_EQ(endless.err,
             "error: /dev/zero: the scenario file: longer than 16 MiB, the limit on this input\n");
+}
+
+// A buffer read from a file beside the scenario, copied by stream_copy and written by
+// outputs: (relative to the current directory): the output file is the input file.
+TEST_F(RunCli, ABufferFileCopiedByTheKernelIsWrittenBackByOutputs) {
+  fs::create_directories(dir_ / "data");
+  std::string in(16384, '\0');
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i] = static_cast<char>((i * 7919 + i / 256) % 256);
+  std::ofstream(dir_ / "data/in.bin", std::ios::binary) << in;
+  write("data/copy.yaml",
+        "chip: tiny\nkernel: stream_copy\nlaunch: {grid: [4, 1, 1], block: [64, 1, 1]}\n"
+        "buffers:\n  src: {file: in.bin}\n  dst: {bytes: 16384}\n"
+        "args: [{ptr: src}, {ptr: dst}, {u64: 4096}]\noutputs: {dst: out.bin}\n");
+  const CliRun r = run("run data/copy.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  result              verified: dst == src over 4096 u32 elements\n"
+                       "  output              out.bin: buffer dst, 16384 bytes\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(file("out.bin"), in);
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin.tmp"));
+  EXPECT_FALSE(fs::exists(dir_ / "data/out.bin"));
+  // A timing-only run has no bytes to write: exit 2 before anything runs, nothing written.
+  fs::remove(dir_ / "out.bin");
+  const CliRun t = run("run data/copy.yaml --mode timing-only");
+  EXPECT_EQ(t.code, 2);
+  EXPECT_EQ(t.err,
+            "error: --mode timing-only: the scenario writes outputs (out.bin), but a timing-only "
+            "run moves no data, so it has no buffer bytes to write\n");
+  EXPECT_EQ(t.out, "");
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin"));
+  // An output folder that does not exist: exit 2 before anything runs.
+  write("data/copy.yaml",
+        "chip: tiny\nkernel: stream_copy\nlaunch: {grid: [4, 1, 1], block: [64, 1, 1]}\n"
+        "buffers:\n  src: {file: in.bin}\n  dst: {bytes: 16384}\n"
+        "args: [{ptr: src}, {ptr: dst}, {u64: 4096}]\noutputs: {dst: no/out.bin}\n");
+  const CliRun n = run("run data/copy.yaml");
+  EXPECT_EQ(n.code, 2);
+  EXPECT_EQ(n.err,
+            "error: data/copy.yaml:8:16: outputs.dst: cannot create no/out.bin.tmp: No such file "
+            "or directory\n");
+  EXPECT_EQ(n.out, "");
+}
+
+// A run that faults writes no output and says so; the file of an earlier run stays.
+TEST_F(RunCli, AFailedRunWritesNoOutputs) {
+  write("out.bin", "earlier");
+  write("over.yaml",
+        "chip: tiny\nkernel: stream_copy\nlaunch: {grid: [4, 1, 1], block: [64, 1, 1]}\n"
+        "buffers:\n  src: {bytes: 16KiB, fill: iota32}\n  dst: {bytes: 16KiB}\n"
+        "args: [{ptr: src}, {ptr: dst}, {u64: 8192}]\noutputs: {dst: out.bin}\n");
+  const CliRun r = run("run over.yaml");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err.find("error: fault: stream_copy: "), 0u) << r.err;
+  EXPECT_NE(r.out.find("\n  output              out.bin: not written (the run failed)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(file("out.bin"), "earlier");
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin.tmp"));
+}
+
+// A kernel graph's buffers are the file's: outputs write them after the whole graph.
+TEST_F(RunCli, AKernelGraphWritesItsBuffers) {
+  write("graph.yaml",
+        "chip: tiny\nbuffers: {a: {bytes: 4096}, b: {bytes: 4096}}\noutputs: {b: b.bin}\n"
+        "kernels:\n"
+        "  - {name: fill, kernel: stream_fill, launch: {grid: 2, block: 64}, args: [{ptr: a}, "
+        "{u64: 1024}]}\n"
+        "  - {name: copy, kernel: stream_copy, after: [fill], launch: {grid: 2, block: 64}, "
+        "args: [{ptr: a}, {ptr: b}, {u64: 1024}]}\n");
+  const CliRun r = run("run graph.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  output              b.bin: buffer b, 4096 bytes\n"), std::string::npos)
+      << r.out;
+  std::string want;
+  for (std::uint32_t i = 0; i < 1024; ++i)
+    want.append(reinterpret_cast<const char*>(&i), 4);
+  EXPECT_EQ(file("b.bin"), want);
 }
 
 TEST_F(RunCli, BadFlagsAreOneLineErrors) {

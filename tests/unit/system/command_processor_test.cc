@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
@@ -105,6 +106,50 @@ TEST(Kernarg, ArgumentsAndLaunchAttributesRoundTripThroughTheSegment) {
   bad[32 + 19] = std::byte{9};
   EXPECT_NE(decode_kernarg(bad, sig).error().message.find("policy 9 is past the 4 known"),
             std::string::npos);
+}
+
+// The narrow, signed and f64 kinds: each little-endian at its own size and alignment (u8 1,
+// u16 2, s32 4, s64/f64 8), zero padding between, and back as they went in.
+TEST(Kernarg, EveryKindPacksAtItsNaturalSizeAndAlignment) {
+  using kernel::ArgKind;
+  const std::vector<kernel::ArgDecl> sig = {
+      {"a", ArgKind::kU8}, {"b", ArgKind::kU16}, {"c", ArgKind::kU8},  {"d", ArgKind::kS32},
+      {"e", ArgKind::kU8}, {"f", ArgKind::kS64}, {"g", ArgKind::kU16}, {"h", ArgKind::kF64}};
+  const auto args = kernel::KernelArgs()
+                        .u8(0xAB)
+                        .u16(0x1234)
+                        .u8(0xCD)
+                        .s32(-2)
+                        .u8(1)
+                        .s64(std::numeric_limits<std::int64_t>::min())
+                        .u16(0xFFFF)
+                        .f64(3.5);
+  ASSERT_TRUE(args.check("k", sig).ok());
+  const auto bytes = encode_kernarg(args, {}).value();
+  EXPECT_EQ(explicit_kernarg_bytes(sig), 40u);
+  ASSERT_EQ(bytes.size(), kernarg_bytes(sig));
+  EXPECT_EQ(bytes.size(), 64u);  // the attributes at 40
+  // a@0, b@2, c@4, d@8, e@12, f@16, g@24, h@32 (3.5 = 0x400C000000000000).
+  const std::vector<int> want = {
+      0xAB, 0, 0x34, 0x12, 0xCD, 0, 0, 0, 0xFE, 0xFF, 0xFF, 0xFF, 0x01, 0, 0, 0, 0, 0,    0,   0, 0,
+      0,    0, 0x80, 0xFF, 0xFF, 0, 0, 0, 0,    0,    0,    0,    0,    0, 0, 0, 0, 0x0C, 0x40};
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(std::to_integer<int>(bytes[i]), want[i]) << "byte " << i;
+  EXPECT_EQ(std::to_integer<int>(bytes[40]), 0x58);  // the attributes' magic
+  const DecodedKernarg d = decode_kernarg(bytes, sig).value();
+  EXPECT_EQ(d.args.get_u8(0), 0xABu);
+  EXPECT_EQ(d.args.get_u16(1), 0x1234u);
+  EXPECT_EQ(d.args.get_u8(2), 0xCDu);
+  EXPECT_EQ(d.args.get_s32(3), -2);
+  EXPECT_EQ(d.args.get_u8(4), 1u);
+  EXPECT_EQ(d.args.get_s64(5), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(d.args.get_u16(6), 0xFFFFu);
+  EXPECT_EQ(d.args.get_f64(7), 3.5);
+  // A kind that is not the signature's is named.
+  std::vector<kernel::ArgDecl> other = sig;
+  other[1].kind = ArgKind::kU32;
+  EXPECT_EQ(args.check("k", other).error().message,
+            "kernel k: argument 1 (b) is a u16, it must be a u32");
 }
 
 TEST(LaunchPath, ALaunchIsAPacketTheAgentDecodesBeforeTheDistributorSeesIt) {

@@ -9,9 +9,13 @@
 
 #include <unistd.h>
 
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -220,11 +224,12 @@ TEST(Scenario, WaveSamplingIsAPercentageFrom0To50) {
 }
 
 TEST(Scenario, StructureErrors) {
-  EXPECT_EQ(errors_of(""),
-            "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
-            "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
-            "kernel, launch, buffers, args, stats, trace, trace_max_events, trace_window, runs, "
-            "queues, cp_timing, kernels, rasterization");
+  EXPECT_EQ(
+      errors_of(""),
+      "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
+      "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
+      "kernel, launch, buffers, args, stats, trace, outputs, trace_max_events, trace_window, runs, "
+      "queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -243,11 +248,12 @@ TEST(Scenario, StructureErrors) {
 }
 
 TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
-  EXPECT_EQ(errors_of("chip: tiny\nworklaod: w\n"),
-            "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
-            "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
-            "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
-            "trace_max_events, trace_window, runs, queues, cp_timing, kernels, rasterization");
+  EXPECT_EQ(
+      errors_of("chip: tiny\nworklaod: w\n"),
+      "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
+      "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
+      "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
+      "outputs, trace_max_events, trace_window, runs, queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -297,7 +303,8 @@ TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
   EXPECT_EQ(
       errors_of(
           "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\nbuffers: {a: {fill: iota32}}\n"),
-      "s.yaml:4:11: buffers.a.bytes: missing required key 'bytes'");
+      "s.yaml:4:11: buffers.a.bytes: missing required key 'bytes' (or 'file:', whose size it "
+      "then is)");
   EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n"
                       "buffers: {a: {bytes: 8, fill: iota}}\n"),
             "s.yaml:4:31: buffers.a.fill: 'iota' is not a fill (did you mean 'iota32'?); fills: "
@@ -324,13 +331,14 @@ TEST(Scenario, ArgumentErrors) {
             "src, dst");
   EXPECT_EQ(errors_of(head + "args: [{u32: 4294967296}]\n"),
             "s.yaml:5:14: args[0].u32: 4294967296 is outside [0, 4294967295]");
-  EXPECT_EQ(errors_of(head + "args: [{u16: 1}]\n"),
-            "s.yaml:5:9: args[0].u16: unknown key 'u16' (did you mean 'u32'?); valid keys in "
-            "args[0]: u32, u64, f32, ptr");
+  EXPECT_EQ(errors_of(head + "args: [{u31: 1}]\n"),
+            "s.yaml:5:9: args[0].u31: unknown key 'u31' (did you mean 'u32'?); valid keys in "
+            "args[0]: u32, u64, f32, u8, u16, s32, s64, f64, ptr");
   EXPECT_EQ(errors_of(head + "args: [{f32: one}]\n"),
             "s.yaml:5:14: args[0].f32: \"one\" is not a 32-bit float");
   EXPECT_EQ(errors_of(head + "args: [{u32: 1, u64: 2}]\n"),
-            "s.yaml:5:8: args[0]: expected one of {u32: N}, {u64: N}, {f32: X}, {ptr: BUFFER}, "
+            "s.yaml:5:8: args[0]: expected one of {u8|u16|u32|u64: N}, {s32|s64: N}, {f32|f64: X}, "
+            "{ptr: BUFFER}, "
             "got a mapping with 2 keys");
   EXPECT_EQ(errors_of(head + "args: {ptr: src}\n"),
             "s.yaml:5:7: args: expected a sequence such as [{ptr: src}, {u64: 1024}], got a "
@@ -722,17 +730,17 @@ TEST(Scenario, RunErrorsAreLocated) {
             "{...}}, {name: big, mode: timing-only}], got a mapping");
   EXPECT_EQ(errors_of(head + "runs: [small]\n"),
             "s.yaml:3:8: runs[0]: expected a mapping with keys name, mode, memory_timing, "
-            "set_sampling, wave_sampling, workload, params, stats, trace, trace_max_events, "
-            "trace_window, queues, got "
+            "set_sampling, wave_sampling, workload, params, stats, trace, outputs, "
+            "trace_max_events, trace_window, queues, got "
             "\"small\"");
   EXPECT_EQ(errors_of(head + "runs: [{nmae: a}]\n"),
             "s.yaml:3:9: runs[0].nmae: unknown key 'nmae' (did you mean 'name'?); valid keys in "
             "runs[0]: name, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
-            "stats, trace, trace_max_events, trace_window, queues");
+            "stats, trace, outputs, trace_max_events, trace_window, queues");
   EXPECT_EQ(errors_of(head + "runs: [{policy: first-fit}]\n"),
             "s.yaml:3:9: runs[0].policy: unknown key 'policy'; valid keys in runs[0]: name, "
             "mode, memory_timing, set_sampling, wave_sampling, workload, params, stats, trace, "
-            "trace_max_events, trace_window, queues");
+            "outputs, trace_max_events, trace_window, queues");
   EXPECT_EQ(errors_of(head + "runs: [{memory_timing: transaction}]\n"),
             "s.yaml:3:24: runs[0].memory_timing: 'transaction' is not a memory timing (did you "
             "mean 'transactions'?); memory timings: events (every step at its tick, the "
@@ -1155,6 +1163,433 @@ TEST(ScenarioGraph, AnEntryThatFailsToStartFailsWhatWaitsForIt) {
   EXPECT_EQ(r.errors[1].message,
             "g.yaml:7:27: kernels.big: gemm.tma: B: 512 MiB at 0x30300000: the buffers would span "
             "1027 MiB from 0x10000000, more than the chip's 1 GiB of memory (hbm.capacity)");
+}
+
+// ---- Argument kinds, buffer files and outputs (the scenario contract of generic launches) ----
+
+// Lane 0 of block 0's warp 0 stores each scalar argument, widened to 64 bits (signed ones
+// sign-extended, f32 as the f64 of its value), to out[0..7]: what reached the kernel through the
+// kernarg segment.
+sim::Task<> arg_echo(kernel::Warp& w) {
+  if (w.warp_id() != 0 || w.block_id().x != 0) co_return;
+  const kernel::KernelArgs& a = w.args();
+  const std::uint64_t v[] = {a.get_u8(1),
+                             static_cast<std::uint64_t>(std::int64_t{a.get_s32(2)}),
+                             a.get_u16(3),
+                             static_cast<std::uint64_t>(a.get_s64(4)),
+                             std::bit_cast<std::uint64_t>(a.get_f64(5)),
+                             a.get_u8(6),
+                             std::bit_cast<std::uint64_t>(double{a.get_f32(7)}),
+                             a.get_u64(8)};
+  for (std::size_t i = 0; i < std::size(v); ++i) {
+    co_await w.store_global<std::uint64_t>(kernel::Lanes<kernel::Addr>{a.get_ptr(0) + 8 * i},
+                                           kernel::Lanes<std::uint64_t>{v[i]}, 1);
+  }
+}
+
+kernel::KernelDef arg_echo_kernel() {
+  using kernel::ArgKind;
+  return {.name = "arg_echo",
+          .description = "stores its scalar arguments",
+          .args = {{"out", ArgKind::kPtr},
+                   {"a", ArgKind::kU8},
+                   {"b", ArgKind::kS32},
+                   {"c", ArgKind::kU16},
+                   {"d", ArgKind::kS64},
+                   {"e", ArgKind::kF64},
+                   {"f", ArgKind::kU8},
+                   {"g", ArgKind::kF32},
+                   {"h", ArgKind::kU64}},
+          .body = arg_echo,
+          .static_shared_bytes = 0,
+          .check = nullptr};
+}
+
+Status register_with_arg_echo(kernel::KernelRegistry& kernels, WorkloadRegistry& workloads) {
+  if (auto st = register_for_tests(kernels, workloads); !st) return st;
+  return kernels.add(arg_echo_kernel());
+}
+
+constexpr std::string_view kEcho =
+    "chip: tiny\nkernel: arg_echo\nlaunch: {grid: 1, block: 32}\nbuffers: {out: {bytes: 64}}\n"
+    "args: [{ptr: out}, {u8: 255}, {s32: -2147483648}, {u16: 0xBEEF}, {s64: -5}, "
+    "{f64: -1.25e-300}, {u8: 7}, {f32: -.inf}, {u64: 0xFFFFFFFFFFFFFFFF}]\n";
+
+TEST(ScenarioArgs, EveryKindLoadsAsItsKernargBits) {
+  const Scenario s = load(kEcho);
+  using kernel::ArgKind;
+  ASSERT_EQ(s.args.size(), 9u);
+  const std::pair<ArgKind, std::uint64_t> want[] = {
+      {ArgKind::kPtr, 0x1000'0000},
+      {ArgKind::kU8, 255},
+      {ArgKind::kS32, 0x8000'0000},  // two's complement in 32 bits, not sign-extended
+      {ArgKind::kU16, 0xBEEF},
+      {ArgKind::kS64, 0xFFFF'FFFF'FFFF'FFFB},
+      {ArgKind::kF64, std::bit_cast<std::uint64_t>(-1.25e-300)},
+      {ArgKind::kU8, 7},
+      {ArgKind::kF32, std::bit_cast<std::uint32_t>(-std::numeric_limits<float>::infinity())},
+      {ArgKind::kU64, ~0ull}};
+  for (std::size_t i = 0; i < s.args.size(); ++i) {
+    EXPECT_EQ(s.args[i].kind, want[i].first) << i;
+    EXPECT_EQ(s.args[i].bits, want[i].second) << i;
+  }
+  // YAML's other float spellings, and the widest values of each kind.
+  const Scenario more = load(
+      "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\nargs: [{f64: .nan}, {f64: +.Inf}, "
+      "{f64: 2}, {f64: +1.5}, {s32: 2147483647}, {s64: -9223372036854775808}, {s64: "
+      "+0x7FFFFFFFFFFFFFFF}, {u16: 65535}, {s32: -0x10}]\n");
+  ASSERT_EQ(more.args.size(), 9u);
+  EXPECT_TRUE(std::isnan(std::bit_cast<double>(more.args[0].bits)));
+  EXPECT_EQ(std::bit_cast<double>(more.args[1].bits), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(std::bit_cast<double>(more.args[2].bits), 2.0);
+  EXPECT_EQ(std::bit_cast<double>(more.args[3].bits), 1.5);
+  EXPECT_EQ(more.args[4].bits, 0x7FFF'FFFFu);
+  EXPECT_EQ(more.args[5].bits, 0x8000'0000'0000'0000u);
+  EXPECT_EQ(more.args[6].bits, 0x7FFF'FFFF'FFFF'FFFFu);
+  EXPECT_EQ(more.args[7].bits, 0xFFFFu);
+  EXPECT_EQ(more.args[8].bits, 0xFFFF'FFF0u);
+}
+
+TEST(ScenarioArgs, ValuesOutsideTheirKindAreOneLineErrors) {
+  const std::string head = "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1}\n";
+  const std::pair<const char*, const char*> cases[] = {
+      {"args: [{u8: 300}]", "s.yaml:4:13: args[0].u8: 300 is outside [0, 255]"},
+      {"args: [{u16: 65536}]", "s.yaml:4:14: args[0].u16: 65536 is outside [0, 65535]"},
+      {"args: [{u8: -1}]", "s.yaml:4:13: args[0].u8: \"-1\" is not a whole number"},
+      {"args: [{s32: 2147483648}]",
+       "s.yaml:4:14: args[0].s32: 2147483648 is outside [-2147483648, 2147483647]"},
+      {"args: [{s32: -2147483649}]",
+       "s.yaml:4:14: args[0].s32: -2147483649 is outside [-2147483648, 2147483647]"},
+      {"args: [{s32: 0xFFFFFFFF}]",
+       "s.yaml:4:14: args[0].s32: 0xFFFFFFFF is outside [-2147483648, 2147483647]"},
+      {"args: [{s64: -9223372036854775809}]",
+       "s.yaml:4:14: args[0].s64: -9223372036854775809 is outside [-9223372036854775808, "
+       "9223372036854775807]"},
+      {"args: [{s32: 1.5}]", "s.yaml:4:14: args[0].s32: \"1.5\" is not a whole number"},
+      {"args: [{u32: 1}, {f64: one}]", "s.yaml:4:24: args[1].f64: \"one\" is not a 64-bit float"},
+      {"args: [{f64: inf}]", "s.yaml:4:14: args[0].f64: \"inf\" is not a 64-bit float"},
+      {"args: [{f64: -.nan}]", "s.yaml:4:14: args[0].f64: \"-.nan\" is not a 64-bit float"},
+      {"args: [{f32: 1e39}]", "s.yaml:4:14: args[0].f32: \"1e39\" is not a 32-bit float"},
+      {"args: [{i32: 1}]",
+       "s.yaml:4:9: args[0].i32: unknown key 'i32' (did you mean 'u32'?); valid keys in "
+       "args[0]: u32, u64, f32, u8, u16, s32, s64, f64, ptr"},
+  };
+  for (const auto& [args, want] : cases)
+    EXPECT_EQ(errors_of(head + args + "\n"), want) << args;
+}
+
+// Scenario → KernelArgs → the kernarg segment in simulated memory (each kind at its natural
+// size and alignment) → the command processor's decode → the kernel's typed reads.
+TEST(ScenarioArgs, EveryKindReachesTheKernelThroughTheKernargSegment) {
+  const Scenario s = load(kEcho);
+  sim::Simulation sim{1};
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto run = Run::create(sim, s, spec, register_with_arg_echo);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const RunReport report = (*run)->report((*run)->simulate());
+  ASSERT_TRUE(report.ok()) << report.errors.front().message;
+  Chip& chip = (*run)->chip();
+  std::uint64_t out[8] = {};
+  ASSERT_TRUE(chip.memory().read(0x1000'0000, std::as_writable_bytes(std::span(out))).ok());
+  EXPECT_EQ(out[0], 255u);
+  EXPECT_EQ(static_cast<std::int64_t>(out[1]), std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ(out[2], 0xBEEFu);
+  EXPECT_EQ(static_cast<std::int64_t>(out[3]), -5);
+  EXPECT_EQ(std::bit_cast<double>(out[4]), -1.25e-300);
+  EXPECT_EQ(out[5], 7u);
+  EXPECT_EQ(std::bit_cast<double>(out[6]), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(out[7], ~0ull);
+  // The segment: ptr at 0, u8 at 8, s32 at 12, u16 at 16, s64 at 24, f64 at 32, u8 at 40, f32
+  // at 44, u64 at 48; the launch attributes at 56.
+  std::uint8_t seg[80] = {};
+  ASSERT_TRUE(
+      chip.memory().read(chip.run(0).kernarg_address, std::as_writable_bytes(std::span(seg))).ok());
+  const std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>> at = {
+      {0, {0x00, 0x00, 0x00, 0x10, 0, 0, 0, 0}},
+      {8, {0xFF, 0, 0, 0}},  // u8, then padding to the s32
+      {12, {0x00, 0x00, 0x00, 0x80}},
+      {16, {0xEF, 0xBE}},
+      {24, {0xFB, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}},
+      {40, {0x07, 0, 0, 0}},
+      {44, {0x00, 0x00, 0x80, 0xFF}},
+      {48, {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}},
+      {56, {0x58, 0x50, 0x55, 0x4C}}};  // the attributes' magic, "XPUL"
+  for (const auto& [offset, bytes] : at) {
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      EXPECT_EQ(seg[offset + i], bytes[i]) << "byte " << offset + i;
+  }
+  std::uint64_t f64_bits = 0;
+  std::memcpy(&f64_bits, seg + 32, 8);
+  EXPECT_EQ(std::bit_cast<double>(f64_bits), -1.25e-300);
+}
+
+TEST(ScenarioArgs, AKindThatIsNotTheSignaturesIsNamed) {
+  auto s = load(
+      "chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 32}\n"
+      "buffers: {a: {bytes: 64}}\nargs: [{ptr: a}, {ptr: a}, {s64: 16}]\n");
+  EXPECT_EQ(resolve_errors(s),
+            "s.yaml:5:29: args[2]: kernel stream_copy: argument 2 (n) is a s64, it must be a u64");
+}
+
+// A scenario in a temporary folder of its own.
+class ScenarioFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("scenario_files_{}_{}",
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
+    fs::create_directories(dir_ / "sub");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& name, std::string_view bytes) const {
+    std::ofstream(dir_ / name, std::ios::binary) << bytes;
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(dir_ / name, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  // The scenario sub/s.yaml: its buffer files are relative to sub/.
+  Result<Scenario> load_sub(const std::string& yaml) const {
+    std::ofstream(dir_ / "sub/s.yaml") << yaml;
+    return load_scenario_file(dir_ / "sub/s.yaml");
+  }
+  std::string errors_sub(const std::string& yaml) const {
+    auto s = load_sub(yaml);
+    if (s) return "(loaded)";
+    std::string out;
+    for (const Error& e : s.errors())
+      out += (out.empty() ? "" : "\n") + e.message;
+    // Without the folder, which differs from run to run.
+    for (std::size_t at; (at = out.find(dir_.string())) != std::string::npos;)
+      out.replace(at, dir_.string().size(), "DIR");
+    return out;
+  }
+  // n bytes, none of them zero chunks.
+  static std::string pattern(std::size_t n) {
+    std::string b(n, '\0');
+    for (std::size_t i = 0; i < n; ++i)
+      b[i] = static_cast<char>((i * 131 + 7) % 251 + 1);
+    return b;
+  }
+  fs::path dir_;
+};
+
+constexpr std::string_view kHead =
+    "chip: tiny\nkernel: stream_copy\nlaunch: {grid: 2, block: 64}\n";
+
+TEST_F(ScenarioFiles, ABufferFileIsRelativeToTheScenarioAndGivesItsSize) {
+  write("sub/in.bin", pattern(3000));
+  auto s = load_sub(std::string(kHead) +
+                    "buffers:\n  x: {file: in.bin}\n  y: {bytes: 3000, file: in.bin}\n"
+                    "  z: {bytes: 8}\nargs: [{ptr: x}, {ptr: y}, {u64: 750}]\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->buffers.size(), 3u);
+  EXPECT_EQ(s->buffers[0].bytes, 3000u);  // the file's size
+  EXPECT_EQ(s->buffers[0].file, "in.bin");
+  EXPECT_EQ(s->buffers[0].file_path, dir_ / "sub/in.bin");
+  EXPECT_EQ(s->buffers[0].file_pos.line, 5);
+  EXPECT_EQ(s->buffers[1].address, 0x1010'0000u);
+  EXPECT_EQ(s->buffers[2].address, 0x1020'0000u);
+  // Functional setup copies the bytes; timing-only reads nothing.
+  Registries r;
+  const auto resolved = resolve_scenario(*s, r.kernels, r.workloads);
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  TinyChip t;
+  ASSERT_TRUE(setup_scenario(*s, *resolved, *t.chip, r.kernels, 1).ok());
+  std::string got(3000, '\0');
+  ASSERT_TRUE(
+      t.chip->memory().read(0x1010'0000, std::as_writable_bytes(std::span(got.data(), 3000))).ok());
+  EXPECT_EQ(got, pattern(3000));
+  TinyChip timing(false);
+  ASSERT_TRUE(setup_scenario(*s, *resolved, *timing.chip, r.kernels, 1).ok());
+  EXPECT_EQ(timing.chip->memory().pages_allocated(), 2u);  // the command processor's only
+  // A file that changed size since the load is a located setup error.
+  write("sub/in.bin", pattern(10));
+  TinyChip again;
+  EXPECT_EQ(setup_scenario(*s, *resolved, *again.chip, r.kernels, 1).error().message,
+            (dir_ / "sub/s.yaml").string() + ":5:13: buffers.x.file: " +
+                (dir_ / "sub/in.bin").string() + " holds 10 bytes now, not the buffer's 3000");
+}
+
+TEST_F(ScenarioFiles, BadBufferFilesAreOneLineErrors) {
+  write("sub/in.bin", pattern(100));
+  write("sub/empty.bin", "");
+  const std::string head = std::string(kHead) + "buffers:\n";
+  const std::string at = "DIR/sub/s.yaml:5:";
+  EXPECT_EQ(errors_sub(head + "  x: {file: nothere.bin}\n"),
+            at + "13: buffers.x.file: DIR/sub/nothere.bin: cannot open the buffer file: No such "
+                 "file or directory");
+  EXPECT_EQ(errors_sub(head + "  x: {bytes: 64, file: in.bin}\n"),
+            at + "24: buffers.x.file: DIR/sub/in.bin holds 100 bytes, more than the buffer's 64 "
+                 "(bytes:); the file gives all of the buffer's initial bytes (leave bytes: out "
+                 "to take its size)");
+  EXPECT_EQ(errors_sub(head + "  x: {bytes: 200, file: in.bin}\n"),
+            at + "25: buffers.x.file: DIR/sub/in.bin holds 100 bytes, fewer than the buffer's "
+                 "200 (bytes:); the file gives all of the buffer's initial bytes (leave bytes: "
+                 "out to take its size)");
+  EXPECT_EQ(errors_sub(head + "  x: {file: empty.bin}\n"),
+            at + "13: buffers.x.file: DIR/sub/empty.bin is empty: a buffer needs at least 1 "
+                 "byte (give bytes: for a buffer of zeros)");
+  EXPECT_EQ(errors_sub(head + "  x: {file: in.bin, fill: iota32}\n"),
+            at + "13: buffers.x.file: file and fill are exclusive: the file gives all of the "
+                 "buffer's initial bytes");
+  EXPECT_EQ(errors_sub(head + "  x: {fill: zero, file: in.bin}\n"),
+            at + "25: buffers.x.file: file and fill are exclusive: the file gives all of the "
+                 "buffer's initial bytes");
+  EXPECT_EQ(errors_sub(head + "  x: {file: ..}\n"),
+            at + "13: buffers.x.file: DIR/sub/..: is a folder, not a buffer file");
+  EXPECT_EQ(errors_sub(head + "  x: {fill: iota32}\n"),
+            at + "3: buffers.x.bytes: missing required key 'bytes' (or 'file:', whose size it "
+                 "then is)");
+  // An absolute path is taken as it is.
+  EXPECT_EQ(errors_sub(head + "  x: {file: " + (dir_ / "in.bin").string() + "}\n"),
+            at + "13: buffers.x.file: DIR/in.bin: cannot open the buffer file: No such file or "
+                 "directory");
+  // A scenario from a string: relative to the current directory.
+  EXPECT_NE(errors_of(std::string(kHead) + "buffers: {x: {file: no-such-file.bin}}\n")
+                .find("s.yaml:4:21: buffers.x.file: no-such-file.bin: cannot open"),
+            std::string::npos);
+}
+
+TEST_F(ScenarioFiles, OutputsNameBuffersOfFunctionalKernelRuns) {
+  const std::string copy = std::string(kHead) +
+                           "buffers: {src: {bytes: 64}, dst: {bytes: 64}}\n"
+                           "args: [{ptr: src}, {ptr: dst}, {u64: 16}]\n";
+  auto s = load_sub(copy + "outputs: {dst: out/dst.bin, src: src.bin}\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->outputs.size(), 2u);
+  EXPECT_EQ(s->outputs[0].buffer, "dst");
+  EXPECT_EQ(s->outputs[0].path, "out/dst.bin");  // relative to the current directory, as is
+  EXPECT_EQ(s->outputs[0].key, "outputs.dst");
+  EXPECT_EQ(s->outputs[1].pos.line, 6);
+  const std::string at = "DIR/sub/s.yaml:6:";
+  EXPECT_EQ(errors_sub(copy + "outputs: {dts: d.bin}\n"),
+            at + "11: outputs.dts: 'dts' is not a buffer (did you mean 'dst'?); buffers: src, dst");
+  EXPECT_EQ(errors_sub(copy + "outputs: {dst: d.bin, src: d.bin}\n"),
+            at + "28: outputs.src: 'd.bin' is buffer dst's output already; each output file "
+                 "holds one buffer");
+  EXPECT_EQ(errors_sub(copy + "outputs: [dst]\n"),
+            at + "10: outputs: expected a mapping of buffer: file such as {dst: dst.bin}, got a "
+                 "sequence");
+  EXPECT_EQ(errors_sub(copy + "mode: timing-only\noutputs: {dst: d.bin}\n"),
+            "DIR/sub/s.yaml:7:1: outputs: a timing-only run moves no data, so it has no buffer "
+            "bytes to write; run it functional (mode: functional) or drop outputs:");
+  EXPECT_EQ(errors_sub(copy + "stats: d.json\noutputs: {dst: d.json}\n"),
+            "DIR/sub/s.yaml:7:16: outputs.dst: 'd.json' is the run's stats file too; an output "
+            "needs a file of its own");
+  EXPECT_EQ(errors_sub("chip: tiny\nworkload: w\noutputs: {a: a.bin}\n"),
+            "DIR/sub/s.yaml:3:1: outputs: only with 'kernel:' (a generic launch); a workload "
+            "sets up its own launches and takes 'params:'");
+  // Each run names its own; the top level names none then.
+  auto runs = load_sub(copy +
+                       "runs:\n  - {name: a, outputs: {dst: a.bin}}\n"
+                       "  - {name: b, outputs: {dst: b.bin}}\n  - {name: c}\n");
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_EQ(runs->runs[0].outputs.front().path, "a.bin");
+  EXPECT_EQ(runs->runs[1].outputs.front().key, "runs[1].outputs.dst");
+  EXPECT_TRUE(runs->runs[2].outputs.empty());
+  EXPECT_EQ(errors_sub(copy + "outputs: {dst: d.bin}\nruns: [{name: a}]\n"),
+            "DIR/sub/s.yaml:6:1: outputs: with 'runs:', each run names its own outputs (runs: - "
+            "{name: ..., outputs: {BUFFER: FILE}}), so that two runs never write one file");
+  EXPECT_EQ(errors_sub(copy + "runs: [{name: a, outputs: {dst: d.bin}}, {name: b, outputs: "
+                              "{src: d.bin}}]\n"),
+            "DIR/sub/s.yaml:6:67: runs[1].outputs.src: 'd.bin' is written by run a already "
+            "(its outputs.dst); each output file must belong to one run");
+  EXPECT_EQ(errors_sub(copy + "runs: [{mode: timing-only, outputs: {dst: d.bin}}]\n"),
+            "DIR/sub/s.yaml:6:28: runs[0].outputs: a timing-only run moves no data, so it has no "
+            "buffer bytes to write; run it functional (mode: functional) or drop outputs:");
+  // A graph's buffers are the file's: its outputs name them.
+  auto graph = load_sub(
+      "chip: tiny\nbuffers: {b: {bytes: 64}}\noutputs: {b: b.bin}\nkernels:\n"
+      "  - {kernel: stream_fill, launch: {grid: 1, block: 32}, args: [{ptr: b}, {u64: 16}]}\n");
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+  EXPECT_EQ(graph->outputs.size(), 1u);
+}
+
+// stream_copy of a file's bytes, written back by outputs: the output file is the input file.
+TEST_F(ScenarioFiles, AFileCopiedByTheKernelIsWrittenBackByteForByte) {
+  write("sub/in.bin", pattern(4096));
+  auto s = load_sub(std::string(kHead) +
+                    "buffers: {src: {file: in.bin}, dst: {bytes: 4096}}\n"
+                    "args: [{ptr: src}, {ptr: dst}, {u64: 1024}]\n"
+                    "outputs: {dst: " +
+                    (dir_ / "out.bin").string() + "}\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto report = run(*s, spec, register_for_tests);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_TRUE(report->ok()) << report->errors.front().message;
+  EXPECT_EQ(report->results.front(), "verified: dst == src over 1024 u32 elements");
+  EXPECT_EQ(report->outputs,
+            (std::vector<std::string>{(dir_ / "out.bin").string() + ": buffer dst, 4096 bytes"}));
+  EXPECT_EQ(read("out.bin"), read("sub/in.bin"));
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin.tmp"));
+}
+
+// A run that fails writes no output: an earlier file stays as it was, and no .tmp is left.
+TEST_F(ScenarioFiles, AFailedRunWritesNoOutput) {
+  write("sub/in.bin", pattern(4096));
+  write("out.bin", "earlier");
+  // n beyond the buffers: the copy faults.
+  auto s = load_sub(std::string(kHead) +
+                    "buffers: {src: {file: in.bin}, dst: {bytes: 4096}}\n"
+                    "args: [{ptr: src}, {ptr: dst}, {u64: 4096}]\n"
+                    "outputs: {dst: " +
+                    (dir_ / "out.bin").string() + "}\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  auto report = run(*s, spec, register_for_tests);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_FALSE(report->ok());
+  EXPECT_NE(report->errors.front().message.find("is outside every buffer"), std::string::npos);
+  EXPECT_EQ(report->outputs, (std::vector<std::string>{(dir_ / "out.bin").string() +
+                                                       ": not written (the run failed)"}));
+  EXPECT_EQ(read("out.bin"), "earlier");
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin.tmp"));
+}
+
+// Outputs are all written or none: a write that fails after the run (its folder gone) leaves
+// every earlier file, the other output's too, as it was.
+TEST_F(ScenarioFiles, AFailedWriteLeavesEveryOutputAsItWas) {
+  write("a.bin", "earlier a");
+  fs::create_directories(dir_ / "gone");
+  auto s = load_sub(std::string(kHead) +
+                    "buffers: {src: {bytes: 4096, fill: iota32}, dst: {bytes: 4096}}\n"
+                    "args: [{ptr: src}, {ptr: dst}, {u64: 1024}]\n"
+                    "outputs: {dst: " +
+                    (dir_ / "a.bin").string() + ", src: " + (dir_ / "gone/b.bin").string() + "}\n");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto spec = config::load_chip_file(fs::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
+  sim::Simulation sim{1};
+  auto r = Run::create(sim, *s, spec, register_for_tests);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  fs::remove_all(dir_ / "gone");
+  const RunReport report = (*r)->report((*r)->simulate());
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_EQ(report.errors.front().message,
+            (dir_ / "sub/s.yaml").string() +
+                ":6:" + std::to_string(23 + (dir_ / "a.bin").string().size()) +
+                ": outputs.src: cannot create " + (dir_ / "gone/b.bin.tmp").string() +
+                ": No such file or directory");
+  EXPECT_EQ(read("a.bin"), "earlier a");
+  EXPECT_FALSE(fs::exists(dir_ / "a.bin.tmp"));
+  // A folder that is not there at setup is bad input before anything runs.
+  sim::Simulation sim2{1};
+  auto bad = Run::create(sim2, *s, spec, register_for_tests);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("outputs.src: cannot create"), std::string::npos)
+      << bad.error().message;
+  // The same run with its folder back writes both.
+  fs::create_directories(dir_ / "gone");
+  sim::Simulation sim3{1};
+  auto good = Run::create(sim3, *s, spec, register_for_tests);
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  ASSERT_TRUE((*good)->report((*good)->simulate()).ok());
+  std::vector<std::uint32_t> iota(1024);
+  std::iota(iota.begin(), iota.end(), 0u);
+  const std::string want(reinterpret_cast<const char*>(iota.data()), 4096);
+  EXPECT_EQ(read("a.bin"), want);
+  EXPECT_EQ(read("gone/b.bin"), want);
 }
 
 }  // namespace
