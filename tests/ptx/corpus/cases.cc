@@ -5,6 +5,7 @@
 // written here bit by bit (round to nearest even, or toward zero) instead of trusting the host.
 #include "cases.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -1096,6 +1097,305 @@ Case half_bits_case() {
   return c;
 }
 
+// ---- Hopper (sm_90a) cases: TMA, clusters, distributed shared memory, async copies ------------
+
+std::vector<std::uint32_t> random_u32(std::uint64_t seed, std::size_t n) {
+  SplitMix64 g{seed};
+  std::vector<std::uint32_t> v(n);
+  for (auto& x : v)
+    x = g.u32();
+  return v;
+}
+
+// A rank-2 u32 tensor map over `buffer`: width x height elements, rows `width * 4` bytes apart,
+// box box_w x box_h, no interleave / swizzle / L2 promotion, out-of-bounds elements read as 0.
+Arg tensor_map_2d_u32(std::string buffer, std::uint64_t width, std::uint64_t height,
+                      std::uint32_t box_w, std::uint32_t box_h) {
+  Arg a{ArgKind::kTensorMap, {}, 0};
+  a.tensor_map.buffer = std::move(buffer);
+  a.tensor_map.data_type = "UINT32";
+  a.tensor_map.rank = 2;
+  a.tensor_map.global_dim = {width, height};
+  a.tensor_map.global_strides = {width * 4};
+  a.tensor_map.box_dim = {box_w, box_h};
+  a.tensor_map.element_strides = {1, 1};
+  return a;
+}
+
+// tma_tile_load: CTA (bx, by) of a 4 x 3 grid loads the 32 x 8 boxes at (bx * 32 - 8, by * 8 - 3)
+// and, after it, (bx * 32 - 3, by * 8 + 1) of a 100 x 20 u32 tensor; elements outside the tensor
+// are zero (OOB fill NONE).
+Case tma_tile_load_case() {
+  constexpr std::uint32_t W = 100, H = 20, BW = 32, BH = 8, GX = 4, GY = 3;
+  Case c;
+  c.file = c.entry = "tma_tile_load";
+  c.grid = {GX, GY};
+  c.block = {128};
+  c.buffers = {{"in", to_bytes(random_u32(101, W * H))},
+               {"out", poison(GX * GY * 2 * BW * BH * 4)}};
+  c.args = {tensor_map_2d_u32("in", W, H, BW, BH), ptr("out")};
+  c.outputs = {"out"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto t = in<std::uint32_t>(m, "in");
+    std::vector<std::uint32_t> out(GX * GY * 2 * BW * BH);
+    for (std::uint32_t by = 0; by < GY; ++by)
+      for (std::uint32_t bx = 0; bx < GX; ++bx)
+        for (std::uint32_t load = 0; load < 2; ++load)
+          for (std::uint32_t r = 0; r < BH; ++r)
+            for (std::uint32_t col = 0; col < BW; ++col) {
+              const std::int64_t x = static_cast<std::int64_t>(bx * BW + col + 5 * load) - 8;
+              const std::int64_t y = static_cast<std::int64_t>(by * BH + r + 4 * load) - 3;
+              const bool inside = x >= 0 && x < W && y >= 0 && y < H;
+              out[(((by * GX + bx) * 2 + load) * BH + r) * BW + col] =
+                  inside ? t[static_cast<std::size_t>(y * W + x)] : 0u;
+            }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+// tma_multicast: 4 clusters of 2 CTAs; cluster k's two CTAs both end up with the 32 x 8 tile at
+// ((k % 2) * 32, (k / 2) * 8) of a 64 x 16 u32 tensor (each CTA loaded half of it, multicast).
+Case tma_multicast_case() {
+  constexpr std::uint32_t W = 64, H = 16, TW = 32, TH = 8, CTAS = 8;
+  Case c;
+  c.file = c.entry = "tma_multicast";
+  c.grid = {CTAS};
+  c.block = {128};
+  c.cluster = {2};
+  c.buffers = {{"in", to_bytes(random_u32(102, W * H))}, {"out", poison(CTAS * TW * TH * 4)}};
+  c.args = {tensor_map_2d_u32("in", W, H, TW, TH / 2), ptr("out")};
+  c.outputs = {"out"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto t = in<std::uint32_t>(m, "in");
+    std::vector<std::uint32_t> out(CTAS * TW * TH);
+    for (std::uint32_t b = 0; b < CTAS; ++b) {
+      const std::uint32_t k = b / 2, x0 = (k % 2) * TW, y0 = (k / 2) * TH;
+      for (std::uint32_t r = 0; r < TH; ++r)
+        for (std::uint32_t col = 0; col < TW; ++col)
+          out[(b * TH + r) * TW + col] = t[(y0 + r) * W + x0 + col];
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+// dsmem_exchange: 2 clusters of 4 CTAs x 64 threads. CTA b (rank r = b % 4) holds
+// s_b[i] = in[b * 64 + i] ^ (r << 24); thread i writes s of rank r+1 at i (+ r) and s of rank r+2
+// at 63 - i; rank 0 sums (r + 1) * (i + 1) over its cluster.
+Case dsmem_exchange_case() {
+  constexpr std::uint32_t N = 64, CTAS = 8, CL = 4;
+  Case c;
+  c.file = c.entry = "dsmem_exchange";
+  c.grid = {CTAS};
+  c.block = {N};
+  c.cluster = {CL};
+  c.buffers = {{"in", to_bytes(random_u32(103, CTAS * N))},
+               {"out", poison(CTAS * 2 * N * 4)},
+               {"counts", poison(CTAS / CL * 4)}};
+  c.args = {ptr("in"), ptr("out"), ptr("counts")};
+  c.outputs = {"out", "counts"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::uint32_t>(m, "in");
+    auto s = [&](std::uint32_t b, std::uint32_t i) { return v[b * N + i] ^ ((b % CL) << 24); };
+    std::vector<std::uint32_t> out(CTAS * 2 * N), counts(CTAS / CL, 0);
+    for (std::uint32_t b = 0; b < CTAS; ++b) {
+      const std::uint32_t r = b % CL, base = b - r;
+      for (std::uint32_t i = 0; i < N; ++i) {
+        out[b * 2 * N + i] = s(base + (r + 1) % CL, i) + r;
+        out[b * 2 * N + N + i] = s(base + (r + 2) % CL, N - 1 - i);
+        counts[b / CL] += (r + 1) * (i + 1);
+      }
+    }
+    return BufferMap{{"out", to_bytes(out)}, {"counts", to_bytes(counts)}};
+  };
+  return c;
+}
+
+// tma_store_reduce: CTA (bx, by) of 3 x 3 stores its 16 x 8 tile into `dst` (40 x 20 u32) at
+// (bx * 16, by * 8), clipped at the tensor's edge, and adds it (u32, wrapping) into `acc` (same
+// shape) at (bx * 12 - 2, by * 6 - 1), clipped on all sides; the added boxes overlap.
+Case tma_store_reduce_case() {
+  constexpr std::uint32_t W = 40, H = 20, BW = 16, BH = 8, GX = 3, GY = 3;
+  Case c;
+  c.file = c.entry = "tma_store_reduce";
+  c.grid = {GX, GY};
+  c.block = {128};
+  c.buffers = {{"dst", to_bytes(random_u32(104, W * H))},
+               {"acc", to_bytes(random_u32(105, W * H))}};
+  c.args = {tensor_map_2d_u32("dst", W, H, BW, BH), tensor_map_2d_u32("acc", W, H, BW, BH)};
+  c.outputs = {"dst", "acc"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    auto dst = in<std::uint32_t>(m, "dst");
+    auto acc = in<std::uint32_t>(m, "acc");
+    for (std::uint32_t by = 0; by < GY; ++by)
+      for (std::uint32_t bx = 0; bx < GX; ++bx) {
+        const std::uint32_t cta = by * GX + bx;
+        for (std::uint32_t r = 0; r < BH; ++r)
+          for (std::uint32_t col = 0; col < BW; ++col) {
+            const std::uint32_t t = (cta * 0x01000193u + r * BW + col) ^ 0x5a5a0000u;
+            const std::int64_t sx = bx * BW + col, sy = by * BH + r;
+            if (sx < W && sy < H) dst[static_cast<std::size_t>(sy * W + sx)] = t;
+            const std::int64_t ax = static_cast<std::int64_t>(bx * 12 + col) - 2;
+            const std::int64_t ay = static_cast<std::int64_t>(by * 6 + r) - 1;
+            if (ax >= 0 && ax < W && ay >= 0 && ay < H)
+              acc[static_cast<std::size_t>(ay * W + ax)] += t;
+          }
+      }
+    return BufferMap{{"dst", to_bytes(dst)}, {"acc", to_bytes(acc)}};
+  };
+  return c;
+}
+
+// cp_async_pipeline: CTA b reads in[b * 1024 .. + 998) in chunks of 256 (zero-filled past 998)
+// and writes out[b * 998 + k * 256 + j] = s[j - 1] + 2 s[j] + 3 s[j + 1], indices mod 256.
+Case cp_async_pipeline_case() {
+  constexpr std::uint32_t SEG = 998, STRIDE = 1024, CHUNK = 256, CTAS = 2;
+  Case c;
+  c.file = c.entry = "cp_async_pipeline";
+  c.grid = {CTAS};
+  c.block = {64};
+  c.buffers = {{"in", to_bytes(random_u32(106, CTAS * STRIDE))}, {"out", poison(CTAS * SEG * 4)}};
+  c.args = {ptr("in"), ptr("out")};
+  c.outputs = {"out"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::uint32_t>(m, "in");
+    std::vector<std::uint32_t> out(CTAS * SEG);
+    for (std::uint32_t b = 0; b < CTAS; ++b)
+      for (std::uint32_t k = 0; k * CHUNK < SEG; ++k) {
+        auto s = [&](std::uint32_t j) {
+          const std::uint32_t e = k * CHUNK + j % CHUNK;
+          return e < SEG ? v[b * STRIDE + e] : 0u;
+        };
+        for (std::uint32_t j = 0; j < CHUNK && k * CHUNK + j < SEG; ++j)
+          out[b * SEG + k * CHUNK + j] = s(j + CHUNK - 1) + 2 * s(j) + 3 * s(j + 1);
+      }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+// bulk_copy: dst[b * 1024 + i] = src[b * 1024 + i] * 3 + (b << 16) + i, through shared memory
+// with 1D bulk copies, for 2 CTAs.
+Case bulk_copy_case() {
+  constexpr std::uint32_t WORDS = 1024, CTAS = 2;
+  Case c;
+  c.file = c.entry = "bulk_copy";
+  c.grid = {CTAS};
+  c.block = {128};
+  c.buffers = {{"src", to_bytes(random_u32(107, CTAS * WORDS))}, {"dst", poison(CTAS * WORDS * 4)}};
+  c.args = {ptr("src"), ptr("dst")};
+  c.outputs = {"dst"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    auto v = in<std::uint32_t>(m, "src");
+    for (std::uint32_t i = 0; i < CTAS * WORDS; ++i)
+      v[i] = v[i] * 3u + ((i / WORDS) << 16) + i % WORDS;
+    return BufferMap{{"dst", to_bytes(v)}};
+  };
+  return c;
+}
+
+// warp_intrinsics: 4 warps; in each, the odd-valued and the even-valued lanes (both present)
+// run different redux.sync / vote.sync / elect.sync sequences with __activemask() as the member
+// mask; 12 words per thread.
+Case warp_intrinsics_case() {
+  constexpr std::uint32_t N = 128, WORDS = 12;
+  std::vector<std::uint32_t> v = random_u32(108, N);
+  for (std::uint32_t w = 0; w < N / 32; ++w) {
+    // Warp 1: every odd lane > 0x10000000 (the odd side's all() is true); warp 2: every even
+    // lane < 0x40000000 as s32 (the even side's all() is true); lane 0 of warp 3 odd.
+    for (std::uint32_t l = 0; l < 32; ++l) {
+      auto& x = v[w * 32 + l];
+      if (w == 1 && (x & 1) && x <= 0x10000000u) x |= 0x20000000u;
+      if (w == 2 && !(x & 1)) x &= 0x3fffffffu;
+    }
+    if (w == 3) v[w * 32] |= 1u;
+    v[w * 32 + 7] |= 1u;    // at least one odd lane
+    v[w * 32 + 12] &= ~1u;  // at least one even lane
+  }
+  Case c;
+  c.file = c.entry = "warp_intrinsics";
+  c.grid = {2};
+  c.block = {64};
+  c.buffers = {{"in", to_bytes(v)}, {"out", poison(N * WORDS * 4)}};
+  c.args = {ptr("in"), ptr("out")};
+  c.outputs = {"out"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::uint32_t>(m, "in");
+    std::vector<std::uint32_t> out(N * WORDS);
+    for (std::uint32_t w = 0; w < N / 32; ++w) {
+      const std::uint32_t* x = &v[w * 32];
+      std::uint32_t odd = 0;
+      for (std::uint32_t l = 0; l < 32; ++l)
+        odd |= (x[l] & 1u) << l;
+      for (const bool side : {true, false}) {
+        const std::uint32_t mask = side ? odd : ~odd;
+        std::uint32_t sum = 0, umin = ~0u, umax = 0, band = ~0u, bor = 0, bxor = 0, ballot = 0;
+        std::int32_t smin = std::numeric_limits<std::int32_t>::max();
+        std::int32_t smax = std::numeric_limits<std::int32_t>::min();
+        bool all = true, any = false;
+        for (std::uint32_t l = 0; l < 32; ++l) {
+          if (!((mask >> l) & 1)) continue;
+          const std::uint32_t u = x[l];
+          const std::int32_t sv = as_s32(u);
+          if (side) {
+            sum += u;
+            umin = std::min(umin, u);
+            umax = std::max(umax, u);
+            band &= u;
+            bor |= u;
+            bxor ^= u;
+            ballot |= ((u >> 1) & 1u) << l;
+            all = all && u > 0x10000000u;
+            any = any || (u & 4u);
+          } else {
+            smin = std::min(smin, sv);
+            smax = std::max(smax, sv);
+            sum += u >> 8;
+            band &= u | 0x80000000u;
+            bor |= u & 0xffu;
+            bxor ^= (w % 2) * 32 + l;  // threadIdx.x
+            ballot |= static_cast<std::uint32_t>(sv < 0) << l;
+            all = all && sv < 0x40000000;
+            any = any || u > 0xf0000000u;
+          }
+        }
+        for (std::uint32_t l = 0; l < 32; ++l) {
+          if (!((mask >> l) & 1)) continue;
+          std::uint32_t* o = &out[(w * 32 + l) * WORDS];
+          o[0] = mask;
+          if (side) {
+            o[1] = sum;
+            o[2] = umin;
+            o[3] = umax;
+          } else {
+            o[1] = as_u32(smin);
+            o[2] = as_u32(smax);
+            o[3] = sum;
+          }
+          o[4] = band;
+          o[5] = bor;
+          o[6] = bxor;
+          o[7] = ballot;
+          o[8] = (all ? 1u : 0u) | (any ? 2u : 0u);
+          o[9] = 7u | (side ? 0u : 0x10000u);  // elect.sync consistent (the kernel's elect_check)
+          o[10] = 0xffffffffu;
+          o[11] = odd;
+        }
+      }
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
 }  // namespace
 
 std::vector<Case> corpus_cases() {
@@ -1116,6 +1416,18 @@ std::vector<Case> corpus_cases() {
   cases.push_back(float_to_int_case());
   cases.push_back(float_results_case());
   cases.push_back(half_bits_case());
+  return cases;
+}
+
+std::vector<Case> hopper_cases() {
+  std::vector<Case> cases;
+  cases.push_back(tma_tile_load_case());
+  cases.push_back(tma_multicast_case());
+  cases.push_back(dsmem_exchange_case());
+  cases.push_back(tma_store_reduce_case());
+  cases.push_back(cp_async_pipeline_case());
+  cases.push_back(bulk_copy_case());
+  cases.push_back(warp_intrinsics_case());
   return cases;
 }
 

@@ -14,6 +14,17 @@
 //   - "f32" / "f64" with tolerance 0: bit-exact (+0 and -0 differ), except that any NaN equals
 //     any NaN (payloads may be canonicalized).
 //   - tolerance > 0: maximum relative error (no current case needs it).
+//
+// Buffers: allocate each at least 128-byte aligned (TMA needs a 16-byte aligned global address
+// and 16-byte multiples of row pitch, which the tensor maps below satisfy; cp.async.cg and
+// cp.async.bulk need 16-byte aligned addresses).
+//
+// Hopper cases (sm_90a): a `kTensorMap` argument is a `const __grid_constant__ CUtensorMap` kernel
+// parameter, `.param .align 128 .b8 NAME[128]` in nvcc 13's PTX (CUDA 13's cuda.h declares
+// CUtensorMap alignas(128); CUDA 12 had 64). The harness encodes `Arg::tensor_map` into those 128
+// bytes with its own encoder, as cuTensorMapEncodeTiled would (the simulator only has to
+// understand its own encoding). A case with `cluster` other than 1x1x1 is a thread-block-cluster
+// launch; it equals the entry's `.reqnctapercluster` (from __cluster_dims__) and divides `grid`.
 #pragma once
 
 #include <cstdint>
@@ -24,12 +35,29 @@
 
 namespace xpusim::ptx_corpus {
 
-enum class ArgKind { kPtr, kU32, kS32, kU64, kS64, kF32, kF64 };
+enum class ArgKind { kPtr, kU32, kS32, kU64, kS64, kF32, kF64, kTensorMap };
+
+// What cuTensorMapEncodeTiled (cuda.h) takes, tiled mode only. Enumerators are cuda.h's names
+// without their prefix: data_type "UINT8", "UINT16", "UINT32", "INT32", "UINT64", "INT64",
+// "FLOAT16", "FLOAT32", "FLOAT64", "BFLOAT16", ... (CU_TENSOR_MAP_DATA_TYPE_*); interleave "NONE",
+// "16B", "32B"; swizzle "NONE", "32B", "64B", "128B"; l2_promotion "NONE", "L2_64B", "L2_128B",
+// "L2_256B"; oob_fill "NONE" (zeros) or "NAN_REQUEST_ZERO_FMA".
+struct TensorMapSpec {
+  std::string buffer;                          // globalAddress: this buffer's device address
+  std::string data_type;                       // e.g. "UINT32"
+  std::uint32_t rank = 0;                      // tensorRank, 1..5
+  std::vector<std::uint64_t> global_dim;       // rank entries, elements, innermost first
+  std::vector<std::uint64_t> global_strides;   // rank - 1 entries: bytes, of dims 1..rank-1
+  std::vector<std::uint32_t> box_dim;          // rank entries, elements (<= 256 each)
+  std::vector<std::uint32_t> element_strides;  // rank entries (all 1 here)
+  std::string interleave = "NONE", swizzle = "NONE", l2_promotion = "NONE", oob_fill = "NONE";
+};
 
 struct Arg {
   ArgKind kind;
   std::string buffer;  // kPtr: the buffer whose device address is passed
   std::uint64_t bits;  // scalars: the value's bits (f32/f64 as bit patterns, s32 sign-extended)
+  TensorMapSpec tensor_map{};  // kTensorMap: the map to encode into the 128-byte parameter
 };
 
 struct Buffer {
@@ -48,6 +76,7 @@ struct Case {
   std::string file;   // "saxpy" -> saxpy.ptx / saxpy.cu
   std::string entry;  // the .entry name
   Dim grid, block;
+  Dim cluster;  // CTAs per cluster; 1x1x1: no cluster (the entry has no .reqnctapercluster)
   std::uint32_t dynamic_shared_bytes = 0;
   std::vector<Buffer> buffers;
   std::vector<Arg> args;             // in .param order
@@ -59,6 +88,13 @@ struct Case {
   std::function<BufferMap(const BufferMap& inputs)> reference;
 };
 
+// The first batch: plain CUDA kernels (16 cases); no tensor maps, no clusters.
 std::vector<Case> corpus_cases();
+
+// The Hopper batch (sm_90a, 7 cases): TMA tile loads / multicast / stores and reduce-adds
+// (kTensorMap arguments), clusters with distributed shared memory, cp.async and bulk copies with
+// mbarriers, and warp-level redux / vote / elect. Kept apart so that a harness that does not yet
+// encode tensor maps or launch clusters can run corpus_cases() alone.
+std::vector<Case> hopper_cases();
 
 }  // namespace xpusim::ptx_corpus

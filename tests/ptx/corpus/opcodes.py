@@ -15,6 +15,10 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 
+# The Hopper batch (cases.h: hopper_cases()); the merged tables also list what only it uses.
+HOPPER = {"tma_tile_load", "tma_multicast", "dsmem_exchange", "tma_store_reduce",
+          "cp_async_pipeline", "bulk_copy", "warp_intrinsics"}
+
 # Register classes by nvcc's naming, for spotting a store/load whose register is wider than its type.
 REG_BITS = {"%rd": 64, "%r": 32, "%rs": 16, "%fd": 64, "%f": 32, "%p": 1}
 TYPE_BITS = {"8": 8, "16": 16, "32": 32, "64": 64}
@@ -81,19 +85,28 @@ def analyse(path):
     dirs = collections.Counter()
     sregs = collections.Counter()
     forms = collections.Counter()
+    depth = 0
     for raw in text.splitlines():
         code = raw.split("//", 1)[0].strip()
         if code == "{" and "callseq" in raw:
             forms["{ } call-sequence block with its own .reg/.param declarations"] += 1
         elif code.startswith("{") and code.endswith("}") and ";" in code:
             forms["inline-asm block { instr; } on one line"] += 1
+        elif code.startswith("{") and ".reg" in code:
+            forms["{ .reg ...; instr; } scope block from nvcc (e.g. cvta.shared of a symbol)"] += 1
+        # Inside a nested scope (depth >= 2: the entry body is depth 1), as inline asm makes.
+        if depth >= 2 and re.match(r"^[A-Za-z_$][\w$]*:", code):
+            forms["label inside a nested { } scope (inline asm; same name may recur)"] += 1
+        if depth >= 2 and code.startswith(".reg"):
+            forms[".reg declared inside a nested { } scope (inline asm, call sequence)"] += 1
+        depth += code.count("{") - code.count("}")
     for kind, s in statements(text):
         if kind == "dir":
             for k in directive_keys(s):
                 dirs[k] += 1
             continue
         guard = ""
-        m = re.match(r"^@(!?)%\w+\s+(.*)$", s)
+        m = re.match(r"^@(!?)%?[\w$]+\s+(.*)$", s)  # @%p1, @!%p2, inline asm's @P1 / @%px
         if m:
             guard = "@" + m.group(1) + "%p "
             s = m.group(2)
@@ -102,14 +115,24 @@ def analyse(path):
         operands = parts[1] if len(parts) > 1 else ""
         ops[guard + opcode] += 1
         for r in re.findall(r"%(?:tid|ntid|ctaid|nctaid|laneid|warpid|clock|clock64|smid|nsmid"
-                            r"|lanemask_\w+|globaltimer)(?:\.[xyz])?\b", operands):
+                            r"|lanemask_\w+|globaltimer|cluster_ctarank|cluster_nctarank"
+                            r"|cluster_ctaid|cluster_nctaid|clusterid|nclusterid"
+                            r"|is_explicit_cluster)(?:\.[xyz])?\b", operands):
             sregs[r] += 1
         # Operand forms.
-        if "{" in operands and not opcode.startswith("call"):
+        tensor = re.search(r"\[\s*%\w+\s*,\s*\{[^}]*\}\s*\]", operands)
+        if tensor:
+            forms["tensor operand [tensormap-address, {coordinates}] (" + opcode + ")"] += 1
+            operands_wo_tensor = operands.replace(tensor.group(0), "")
+        else:
+            operands_wo_tensor = operands
+        if "{" in operands_wo_tensor and not opcode.startswith("call"):
             forms["vector operand {a, b, c, d} (" + opcode + ")"] += 1
+        if re.match(r"^_\s*,", operands) or re.search(r"\|\s*_\b", operands):
+            forms["sink destination _ (" + opcode + ")"] += 1
         if "|" in operands:
             forms["predicate second destination d|p (" + opcode + ")"] += 1
-        for addr in re.findall(r"\[([^\]]+)\]", operands):
+        for addr in re.findall(r"\[([^\]]+)\]", operands_wo_tensor):
             a = addr.replace(" ", "")
             if opcode.startswith(("ld.param", "st.param")):
                 continue
@@ -123,7 +146,9 @@ def analyse(path):
                 forms["address [symbol+imm] (" + opcode + ")"] += 1
             else:
                 forms["address [" + a + "]"] += 1
-        if opcode.startswith("mov") and re.search(r",\s*[A-Za-z_][\w$]*$", operands):
+        if opcode.startswith("mov") and re.search(r",\s*[A-Za-z_][\w$]*_param_\d+$", operands):
+            forms["mov of a kernel .param symbol's address (" + opcode + "; then cvta.param)"] += 1
+        elif opcode.startswith("mov") and re.search(r",\s*[A-Za-z_][\w$]*$", operands):
             forms["mov of a symbol's address (" + opcode + ")"] += 1
         if re.search(r"\b0f[0-9A-Fa-f]{8}\b", operands):
             forms["f32 immediate 0fXXXXXXXX"] += 1
@@ -210,6 +235,18 @@ def main():
     out.append(" ".join(sorted(all_ops)))
     out.append("```")
     out.append("")
+    out.append("### Only in the Hopper batch (%s)" % ", ".join(sorted(HOPPER)))
+    out.append("")
+    out.append("What the first batch does not use; an interpreter that runs it needs these on top.")
+    out.append("")
+    for title, counter, files in (("Opcodes", all_ops, op_files),
+                                  ("Directives", all_dirs, dir_files),
+                                  ("Special registers", all_sregs, sreg_files),
+                                  ("Operand forms", all_forms, form_files)):
+        only = {k: counter[k] for k in counter if files[k] <= HOPPER}
+        out.append("%s (%d): " % (title, len(only)) +
+                   (", ".join("`%s`" % k for k in sorted(only)) or "none"))
+        out.append("")
     out.append("## Per file")
     for name, ops, dirs, sregs, forms in per_file:
         out.append("")

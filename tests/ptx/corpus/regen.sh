@@ -1,6 +1,9 @@
 #!/bin/sh
 # Regenerates every NAME.ptx in this folder from NAME.cu, then INSTRUCTIONS.md.
 #   nvcc -ptx -arch=sm_90a -O3 -o NAME.ptx NAME.cu   (CUDA 13; precise div/sqrt defaults)
+# Every *.cu here, the Hopper batch included (tma_tile_load, tma_multicast, dsmem_exchange,
+# tma_store_reduce, cp_async_pipeline, bulk_copy, warp_intrinsics: they need sm_90a, take
+# CUtensorMap from cuda.h and, bulk_copy, CCCL's <cuda/ptx>, all shipped with CUDA 13).
 # Usage: tests/ptx/corpus/regen.sh   (NVCC=/path/to/nvcc to override; runs under nice)
 set -eu
 cd "$(dirname "$0")"
