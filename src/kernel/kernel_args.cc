@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 
 namespace xpusim::kernel {
@@ -26,6 +27,8 @@ std::string_view to_string(ArgKind k) {
       return "u8";
     case ArgKind::kF64:
       return "f64";
+    case ArgKind::kTensorMap:
+      return "tensor_map";
   }
   return "?";
 }
@@ -45,6 +48,8 @@ std::uint64_t arg_bytes(ArgKind k) {
     case ArgKind::kF64:
     case ArgKind::kPtr:
       return 8;
+    case ArgKind::kTensorMap:
+      return kTensorMapArgBytes;
   }
   return 8;
 }
@@ -57,7 +62,21 @@ KernelArgs& KernelArgs::f64(double v) {
   return push(ArgKind::kF64, std::bit_cast<std::uint64_t>(v));
 }
 
+KernelArgs& KernelArgs::tensor_map(std::span<const std::byte> blob) {
+  XPUSIM_CHECK(blob.size() == kTensorMapArgBytes, "a tensor map argument is 128 bytes");
+  std::array<std::byte, kTensorMapArgBytes> b{};
+  std::copy(blob.begin(), blob.end(), b.begin());
+  blobs_.push_back(b);
+  return push(ArgKind::kTensorMap, blobs_.size() - 1);
+}
+
+std::span<const std::byte> KernelArgs::blob(std::size_t i) const {
+  XPUSIM_CHECK(i < kinds_.size() && kinds_[i] == ArgKind::kTensorMap, "not a tensor map argument");
+  return blobs_[bits_[i]];
+}
+
 KernelArgs& KernelArgs::from_bits(ArgKind k, std::uint64_t bits) {
+  XPUSIM_CHECK(k != ArgKind::kTensorMap, "a tensor map argument is made from its bytes");
   XPUSIM_CHECK(arg_bytes(k) == 8 || bits >> (8 * arg_bytes(k)) == 0,
                "kernel argument bits wider than its kind");
   return push(k, bits);
@@ -102,8 +121,7 @@ bool is_float_kind(ArgKind k) {
 }
 // A PTX .param's rule: same size, and a float only for the same float.
 bool raw_match(ArgKind given, ArgKind declared) {
-  return arg_bytes(given) == arg_bytes(declared) &&
-         is_float_kind(given) == is_float_kind(declared);
+  return arg_bytes(given) == arg_bytes(declared) && is_float_kind(given) == is_float_kind(declared);
 }
 }  // namespace
 

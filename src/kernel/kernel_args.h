@@ -3,7 +3,10 @@
 // type) is an error naming the argument, before any warp runs.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,9 +17,23 @@ namespace xpusim::kernel {
 
 // The scalar kinds a kernel parameter may have (PTX .param types: .u8, .u16, .u32, .s32, .u64,
 // .s64, .f32, .f64; ptr is a 64-bit address).
-enum class ArgKind : std::uint8_t { kU32, kU64, kF32, kPtr, kS32, kS64, kU16, kU8, kF64 };
+// kTensorMap: a 128-byte CUtensorMap passed by value (`const __grid_constant__ CUtensorMap`,
+// PTX `.param .align 128 .b8 p[128]`).
+enum class ArgKind : std::uint8_t {
+  kU32,
+  kU64,
+  kF32,
+  kPtr,
+  kS32,
+  kS64,
+  kU16,
+  kU8,
+  kF64,
+  kTensorMap
+};
+inline constexpr std::size_t kTensorMapArgBytes = 128;
 std::string_view to_string(ArgKind k);
-// Its size in bytes, which is also its alignment in a kernarg segment: 1, 2, 4 or 8.
+// Its size in bytes, which is also its alignment in a kernarg segment: 1, 2, 4, 8 or 128.
 std::uint64_t arg_bytes(ArgKind k);
 
 struct ArgDecl {
@@ -38,6 +55,7 @@ class KernelArgs {
   KernelArgs& u16(std::uint16_t v) { return push(ArgKind::kU16, v); }
   KernelArgs& u8(std::uint8_t v) { return push(ArgKind::kU8, v); }
   KernelArgs& f64(double v);
+  KernelArgs& tensor_map(std::span<const std::byte> blob);  // kTensorMapArgBytes of them
   // An argument from its bytes as a kernarg segment holds them (little-endian, arg_bytes(k) of
   // them): what a decoder or a front end reading raw parameters has. Higher bits must be 0.
   KernelArgs& from_bits(ArgKind k, std::uint64_t bits);
@@ -55,8 +73,11 @@ class KernelArgs {
   std::uint16_t get_u16(std::size_t i) const;
   std::uint8_t get_u8(std::size_t i) const;
   double get_f64(std::size_t i) const;
-  // Argument i's bytes as a number (any kind; a float's bit pattern, an s32 not sign-extended).
+  // Argument i's bytes as a number (any kind but kTensorMap; a float's bit pattern, an s32 not
+  // sign-extended).
   std::uint64_t bits(std::size_t i) const { return bits_[i]; }
+  // A kTensorMap argument's 128 bytes.
+  std::span<const std::byte> blob(std::size_t i) const;
   // Where the launch's kernarg segment sits in device memory (0: not launched through the
   // command processor): the parameters' own addresses, as PTX `cvta.param` gives them.
   std::uint64_t segment_address() const { return segment_; }
@@ -73,7 +94,8 @@ class KernelArgs {
   }
   std::uint64_t at(std::size_t i, ArgKind k) const;
   std::vector<ArgKind> kinds_;
-  std::vector<std::uint64_t> bits_;
+  std::vector<std::uint64_t> bits_;  // kTensorMap: the index in blobs_
+  std::vector<std::array<std::byte, kTensorMapArgBytes>> blobs_;
   std::uint64_t segment_ = 0;
 };
 

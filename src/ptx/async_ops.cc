@@ -44,9 +44,9 @@ bool WarpInterpreter::split_cluster(std::uint64_t a, std::uint32_t& rank,
 }
 
 bool WarpInterpreter::uniform_shared(const Instruction& in, const Operand& a, LaneMask mask,
-                                     std::uint32_t& offset, std::uint32_t* rank) {
+                                     std::uint32_t& offset, std::uint32_t* rank, Space forced) {
   Space space = Space::kNone;
-  if (!resolve(in, a, mask, space, op_addr_)) return false;
+  if (!resolve(in, a, mask, space, op_addr_, forced)) return false;
   if (space != Space::kShared && space != Space::kSharedCluster)
     return fail(in, "the address must be in shared memory");
   const std::uint64_t v = op_addr_[first_lane(mask)];
@@ -274,9 +274,11 @@ bool WarpInterpreter::exec_bulk(const Instruction& in, LaneMask m) {
   switch (in.sub) {
     case Sub::kTensorLoad: {
       tma_.kind = in.im2col ? kernel::TmaKind::kLoadIm2col : kernel::TmaKind::kLoadTile;
-      if (!uniform_shared(in, operand(in, 0), m, tma_.smem, &rank)) return false;
+      if (!uniform_shared(in, operand(in, 0), m, tma_.smem, &rank, Space::kSharedCluster))
+        return false;
       if (!tensor_operand(in, operand(in, 1), m)) return false;
-      if (!uniform_shared(in, operand(in, 2), m, tma_.mbar, &rank)) return false;
+      if (!uniform_shared(in, operand(in, 2), m, tma_.mbar, &rank, Space::kSharedCluster))
+        return false;
       std::uint32_t next = 3;
       if (in.im2col) {
         const Operand& o = operand(in, next++);
@@ -294,7 +296,7 @@ bool WarpInterpreter::exec_bulk(const Instruction& in, LaneMask m) {
       tma_.kind =
           in.sub == Sub::kTensorStore ? kernel::TmaKind::kStoreTile : kernel::TmaKind::kReduceTile;
       if (!tensor_operand(in, operand(in, 0), m)) return false;
-      if (!uniform_shared(in, operand(in, 1), m, tma_.smem, nullptr)) return false;
+      if (!uniform_shared(in, operand(in, 1), m, tma_.smem, nullptr, Space::kShared)) return false;
       if (in.sub == Sub::kTensorReduce) {
         switch (in.mode) {
           case Mode::kAtomAdd:
@@ -336,36 +338,38 @@ bool WarpInterpreter::exec_bulk(const Instruction& in, LaneMask m) {
       tma_.kind = in.sub == Sub::kBulkLoad ? kernel::TmaKind::kBulkLoad
                                            : kernel::TmaKind::kBulkSharedToCluster;
       std::uint32_t dst_rank = 0;
-      if (!uniform_shared(in, operand(in, 0), m, tma_.smem, &dst_rank)) return false;
+      if (!uniform_shared(in, operand(in, 0), m, tma_.smem, &dst_rank, Space::kSharedCluster))
+        return false;
       Space space = Space::kNone;
       if (in.sub == Sub::kBulkLoad) {
-        if (!resolve(in, operand(in, 1), m, space, op_addr_)) return false;
+        if (!resolve(in, operand(in, 1), m, space, op_addr_, Space::kGlobal)) return false;
         tma_.global = op_addr_[l0];
       } else {
         std::uint32_t src = 0;
-        if (!uniform_shared(in, operand(in, 1), m, src, nullptr)) return false;
+        if (!uniform_shared(in, operand(in, 1), m, src, nullptr, Space::kShared)) return false;
         tma_.global = tma_.smem;  // kBulkSharedToCluster: `global` is the destination offset
         tma_.smem = src;
         tma_.dst_rank = dst_rank;
       }
       tma_.bytes = static_cast<std::uint32_t>(A(2, l0));
-      if (!uniform_shared(in, operand(in, 3), m, tma_.mbar, &rank)) return false;
+      if (!uniform_shared(in, operand(in, 3), m, tma_.mbar, &rank, Space::kSharedCluster))
+        return false;
       if (in.multicast) tma_.cta_mask = static_cast<std::uint16_t>(A(4, l0));
       break;
     }
     case Sub::kBulkStore: {
       tma_.kind = kernel::TmaKind::kBulkStore;
       Space space = Space::kNone;
-      if (!resolve(in, operand(in, 0), m, space, op_addr_)) return false;
+      if (!resolve(in, operand(in, 0), m, space, op_addr_, Space::kGlobal)) return false;
       tma_.global = op_addr_[l0];
-      if (!uniform_shared(in, operand(in, 1), m, tma_.smem, nullptr)) return false;
+      if (!uniform_shared(in, operand(in, 1), m, tma_.smem, nullptr, Space::kShared)) return false;
       tma_.bytes = static_cast<std::uint32_t>(A(2, l0));
       break;
     }
     case Sub::kBulkPrefetch: {
       tma_.kind = kernel::TmaKind::kBulkPrefetch;
       Space space = Space::kNone;
-      if (!resolve(in, operand(in, 0), m, space, op_addr_)) return false;
+      if (!resolve(in, operand(in, 0), m, space, op_addr_, Space::kGlobal)) return false;
       tma_.global = op_addr_[l0];
       tma_.bytes = static_cast<std::uint32_t>(A(1, l0));
       break;
@@ -401,10 +405,10 @@ bool WarpInterpreter::exec_ldgsts(const Instruction& in, LaneMask m) {
     return fail(in, fmt::format("cp.async of {} bytes: 4, 8 or 16", size));
   Space dst_space = Space::kNone;
   kernel::Lanes<kernel::Addr> dst{};
-  if (!resolve(in, operand(in, 0), m, dst_space, dst)) return false;
+  if (!resolve(in, operand(in, 0), m, dst_space, dst, Space::kShared)) return false;
   if (dst_space != Space::kShared) return fail(in, "cp.async writes shared memory");
   Space src_space = Space::kNone;
-  if (!resolve(in, operand(in, 1), m, src_space, op_addr_)) return false;
+  if (!resolve(in, operand(in, 1), m, src_space, op_addr_, Space::kGlobal)) return false;
   if (src_space != Space::kGlobal) return fail(in, "cp.async reads global memory");
   std::string bad;
   for_lanes(m, [&](std::uint32_t l) {

@@ -52,6 +52,12 @@ WarpInterpreter::WarpInterpreter(const Program& program, const kernel::Warp& war
   const kernel::KernelArgs& args = warp.args();
   for (std::size_t k = 0; k < entry.params.size() && k < args.size(); ++k) {
     const Param& p = entry.params[k];
+    if (args.kind(k) == kernel::ArgKind::kTensorMap) {
+      const auto blob = args.blob(k);
+      std::memcpy(params_.data() + p.offset, blob.data(),
+                  std::min<std::size_t>(p.bytes, blob.size()));
+      continue;
+    }
     const std::uint64_t v = args.bits(k);
     std::memcpy(params_.data() + p.offset, &v, std::min<std::uint32_t>(p.bytes, 8));
   }
@@ -456,9 +462,10 @@ bool WarpInterpreter::exec_call(const Instruction& in, LaneMask mask, std::uint3
 }
 
 bool WarpInterpreter::resolve(const Instruction& in, const Operand& a, LaneMask mask, Space& space,
-                              kernel::Lanes<kernel::Addr>& addr) {
+                              kernel::Lanes<kernel::Addr>& addr, Space forced) {
   if (a.kind != Operand::Kind::kAddr) return fail(in, "expected an address operand [..]");
-  space = in.space == Space::kNone ? Space::kGeneric : in.space;
+  const Space named = forced != Space::kNone ? forced : in.space;
+  space = named == Space::kNone ? Space::kGeneric : named;
   std::uint64_t base = 0;
   if (a.symbol >= 0) {
     const Variable& v = module_.variables[static_cast<std::size_t>(a.symbol)];
@@ -796,15 +803,17 @@ void WarpInterpreter::complete() {
   if (op_.kind == kernel::OpKind::kClock) {
     for_lanes(op_mask_, [&](std::uint32_t l) { write(dst, l, clock_value_); });
   } else if (op_.kind == kernel::OpKind::kLoadGlobal || op_.kind == kernel::OpKind::kLoadShared ||
-             op_.kind == kernel::OpKind::kAtomicGlobal ||
-             op_.kind == kernel::OpKind::kAtomicShared) {
+             op_.kind == kernel::OpKind::kLoadDsmem || op_.kind == kernel::OpKind::kAtomicGlobal ||
+             op_.kind == kernel::OpKind::kAtomicShared ||
+             op_.kind == kernel::OpKind::kAtomicAddDsmem) {
     if (!(in.op == Opcode::kRed)) {
       const auto* data = reinterpret_cast<const std::byte*>(op_data_.data());
       const std::uint32_t eb = type_bytes(in.type);
-      const std::uint32_t stride =
-          op_.kind == kernel::OpKind::kAtomicGlobal || op_.kind == kernel::OpKind::kAtomicShared
-              ? eb
-              : eb * in.vec;
+      const std::uint32_t stride = op_.kind == kernel::OpKind::kAtomicGlobal ||
+                                           op_.kind == kernel::OpKind::kAtomicShared ||
+                                           op_.kind == kernel::OpKind::kAtomicAddDsmem
+                                       ? eb
+                                       : eb * in.vec;
       const bool moves = warp_.moves_data();
       for_lanes(op_mask_, [&](std::uint32_t l) {
         for (std::uint32_t k = 0; k < in.vec; ++k) {

@@ -92,7 +92,7 @@ class WarpInterpreter {
   // One shared address for every active lane (a barrier, a bulk copy's buffer): its offset and,
   // given `rank`, its CTA in the cluster (else it must be this CTA's).
   bool uniform_shared(const Instruction& in, const Operand& a, kernel::LaneMask mask,
-                      std::uint32_t& offset, std::uint32_t* rank);
+                      std::uint32_t& offset, std::uint32_t* rank, Space forced = Space::kNone);
   static std::uint64_t cluster_shared(std::uint32_t rank, std::uint64_t offset);
   bool split_cluster(std::uint64_t a, std::uint32_t& rank, std::uint32_t& offset) const;
   void advance(kernel::LaneMask mask, std::uint32_t pc);
@@ -122,8 +122,10 @@ class WarpInterpreter {
   void count_alu(const Instruction& in, std::uint32_t issues, std::uint32_t sfu = 0);
 
   // Where a memory operand points: its space and per-lane addresses.
+  // `forced`: the operand's own state space where the instruction names one per operand (the
+  // cp.async family); else the instruction's.
   bool resolve(const Instruction& in, const Operand& a, kernel::LaneMask mask, Space& space,
-               kernel::Lanes<kernel::Addr>& addr);
+               kernel::Lanes<kernel::Addr>& addr, Space forced = Space::kNone);
   std::uint8_t* param_bytes(const Variable& v, std::uint32_t lane);
 
   const Program& program_;

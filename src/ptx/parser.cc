@@ -452,6 +452,8 @@ class Parser {
     }
     fn_ = &f;
     scopes_.assign(1, {});
+    scope_ids_.assign(1, 0);
+    next_scope_ = 0;
     labels_.clear();
     fixups_.clear();
     local_bytes_ = 0;
@@ -463,11 +465,17 @@ class Parser {
       scopes_[0][f.returns[k].name] = Name{Name::Kind::kReturn, static_cast<std::uint32_t>(k)};
     if (auto st = expect("{"); !st) return st;
     if (auto st = block(); !st) return st;
+    // A label is visible in its `{ }` block and the blocks inside it (inline-asm bodies reuse
+    // names like LAB_WAIT in sibling blocks): the innermost definition wins.
     for (const Fixup& fx : fixups_) {
-      const auto it = labels_.find(fx.label);
-      if (it == labels_.end())
-        return error_at(fx.tok, fmt::format("undefined label '{}'", fx.label));
-      f.operands[fx.operand].imm = it->second;
+      bool found = false;
+      for (auto s = fx.scopes.rbegin(); s != fx.scopes.rend() && !found; ++s) {
+        const auto it = labels_.find({*s, fx.label});
+        if (it == labels_.end()) continue;
+        f.operands[fx.operand].imm = it->second;
+        found = true;
+      }
+      if (!found) return error_at(fx.tok, fmt::format("undefined label '{}'", fx.label));
     }
     f.local_bytes = static_cast<std::uint32_t>(local_bytes_);
     f.local_param_bytes = static_cast<std::uint32_t>(local_param_bytes_);
@@ -494,16 +502,19 @@ class Parser {
       if (tok.kind == Token::Kind::kEnd) return error_at(tok, "expected '}' to close the body");
       if (accept("{")) {
         scopes_.emplace_back();
+        scope_ids_.push_back(++next_scope_);
         if (auto st = block(); !st) return st;
         scopes_.pop_back();
+        scope_ids_.pop_back();
         continue;
       }
       if (tok.kind == Token::Kind::kWord && peek(1).kind == Token::Kind::kPunct &&
           peek(1).text == ":" && !tok.text.starts_with(".") && !tok.text.starts_with("%")) {
         const std::string label(tok.text);
-        if (labels_.contains(label))
+        const std::pair<std::uint32_t, std::string> key{scope_ids_.back(), label};
+        if (labels_.contains(key))
           return error_at(tok, fmt::format("label '{}' defined twice", label));
-        labels_[label] = static_cast<std::uint32_t>(fn_->code.size());
+        labels_[key] = static_cast<std::uint32_t>(fn_->code.size());
         next();
         next();
         continue;
@@ -769,7 +780,8 @@ class Parser {
     in.count = static_cast<std::uint8_t>(ops.size());
     for (std::size_t k = 0; k < ops.size(); ++k) {
       if (ops[k].kind == Operand::Kind::kLabel)
-        fixups_.push_back({in.first + static_cast<std::uint32_t>(k), labels_of_ops[k], op_toks[k]});
+        fixups_.push_back(
+            {in.first + static_cast<std::uint32_t>(k), labels_of_ops[k], op_toks[k], scope_ids_});
       fn_->operands.push_back(ops[k]);
     }
     fn_->code.push_back(in);
@@ -954,6 +966,7 @@ class Parser {
     std::uint32_t operand;
     std::string label;
     Token tok;
+    std::vector<std::uint32_t> scopes;  // the blocks open where the label is named
   };
 
   std::vector<Token> t_;
@@ -963,7 +976,9 @@ class Parser {
   Function* fn_ = nullptr;
   std::vector<std::map<std::string, Name>> scopes_;
   std::map<std::string, std::uint32_t> module_names_;
-  std::map<std::string, std::uint32_t> labels_;
+  std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> labels_;  // (block, name)
+  std::vector<std::uint32_t> scope_ids_;
+  std::uint32_t next_scope_ = 0;
   std::vector<Fixup> fixups_;
   std::string last_label_;
   std::vector<std::string> declared_;

@@ -26,6 +26,8 @@ kernel::ArgDecl arg_decl(const Param& p) {
                               : kernel::ArgKind::kU32;
       break;
   }
+  if (p.bytes == kernel::kTensorMapArgBytes && p.type == Type::kB8)
+    d.kind = kernel::ArgKind::kTensorMap;
   d.raw_param = true;
   return d;
 }
@@ -53,10 +55,10 @@ Result<kernel::KernelDef> make_kernel(std::shared_ptr<const Module> module,
   }
   const Function& f = module->functions[index];
   for (const Param& p : f.params) {
-    if (p.bytes > 8)
+    if (p.bytes > 8 && !(p.bytes == kernel::kTensorMapArgBytes && p.type == Type::kB8))
       return Error{
           fmt::format("{}:{}: kernel '{}': param '{}' of {} bytes: only scalar params (up "
-                      "to 8 bytes) are supported by this front end yet",
+                      "to 8 bytes) and 128-byte tensor maps are supported by this front end yet",
                       module->source, f.line, f.name, p.name, p.bytes)};
   }
   auto program = std::make_shared<Program>(Program{.module = *module, .entry = index});

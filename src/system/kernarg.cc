@@ -67,8 +67,14 @@ Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
   const std::uint64_t attr = align_up(at, 8);
   std::vector<std::byte> out(attr + kLaunchAttributeBytes, std::byte{0});
   // Each argument's bytes as they are (a float's bit pattern, a signed value's two's complement).
-  for (std::size_t i = 0; i < args.size(); ++i)
-    put(out, offsets[i], args.bits(i), arg_bytes(args.kind(i)));
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args.kind(i) == kernel::ArgKind::kTensorMap) {
+      const auto blob = args.blob(i);
+      std::copy(blob.begin(), blob.end(), out.begin() + static_cast<std::ptrdiff_t>(offsets[i]));
+    } else {
+      put(out, offsets[i], args.bits(i), arg_bytes(args.kind(i)));
+    }
+  }
   put(out, attr + 0, kKernargMagic, 4);
   put(out, attr + 4, c.x, 2);
   put(out, attr + 6, c.y, 2);
@@ -96,7 +102,11 @@ Result<DecodedKernarg> decode_kernarg(std::span<const std::byte> in,
   std::uint64_t at = 0;
   for (const kernel::ArgDecl& a : signature) {
     at = align_up(at, arg_bytes(a.kind));
-    d.args.from_bits(a.kind, get(in, at, arg_bytes(a.kind)));
+    if (a.kind == kernel::ArgKind::kTensorMap) {
+      d.args.tensor_map(in.subspan(at, kernel::kTensorMapArgBytes));
+    } else {
+      d.args.from_bits(a.kind, get(in, at, arg_bytes(a.kind)));
+    }
     at += arg_bytes(a.kind);
   }
   const std::uint64_t attr = align_up(at, 8);

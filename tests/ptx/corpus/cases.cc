@@ -1123,7 +1123,7 @@ Arg tensor_map_2d_u32(std::string buffer, std::uint64_t width, std::uint64_t hei
 }
 
 // tma_tile_load: CTA (bx, by) of a 4 x 3 grid loads the 32 x 8 boxes at (bx * 32 - 8, by * 8 - 3)
-// and, after it, (bx * 32 - 3, by * 8 + 1) of a 100 x 20 u32 tensor; elements outside the tensor
+// and, after it, (bx * 32 - 4, by * 8 + 1) of a 100 x 20 u32 tensor; elements outside the tensor
 // are zero (OOB fill NONE).
 Case tma_tile_load_case() {
   constexpr std::uint32_t W = 100, H = 20, BW = 32, BH = 8, GX = 4, GY = 3;
@@ -1144,7 +1144,7 @@ Case tma_tile_load_case() {
         for (std::uint32_t load = 0; load < 2; ++load)
           for (std::uint32_t r = 0; r < BH; ++r)
             for (std::uint32_t col = 0; col < BW; ++col) {
-              const std::int64_t x = static_cast<std::int64_t>(bx * BW + col + 5 * load) - 8;
+              const std::int64_t x = static_cast<std::int64_t>(bx * BW + col + 4 * load) - 8;
               const std::int64_t y = static_cast<std::int64_t>(by * BH + r + 4 * load) - 3;
               const bool inside = x >= 0 && x < W && y >= 0 && y < H;
               out[(((by * GX + bx) * 2 + load) * BH + r) * BW + col] =

@@ -6,7 +6,7 @@
 // loop written as CUTLASS's ClusterBarrier::wait does (labels inside an inline-asm scope, so the
 // two inlined waits repeat the same label names in sibling scopes), then copies the tile to
 // out[(cta * 2 + load) * 256 + row * 32 + col]. The first box starts at
-// (blockIdx.x * 32 - 8, blockIdx.y * 8 - 3), the second 5 columns right and 4 rows down, so edge
+// (blockIdx.x * 32 - 8, blockIdx.y * 8 - 3), the second 4 columns right (16 B: a TMA box must start on a 16-byte boundary of its innermost dimension) and 4 rows down, so edge
 // boxes start at negative coordinates or run past the tensor: those elements are zero-filled.
 #include <cuda.h>
 #include <cstdint>
@@ -60,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(128)
 
   for (unsigned load = 0; load < 2; ++load) {
     if (threadIdx.x == 0)
-      load_box(tmap, tile_addr, bar_addr, x0 + 5 * static_cast<int>(load),
+      load_box(tmap, tile_addr, bar_addr, x0 + 4 * static_cast<int>(load),
                y0 + 4 * static_cast<int>(load));
     // Phase `load` of the barrier completes when the one arrival and the box's bytes are in.
     if (load == 0)

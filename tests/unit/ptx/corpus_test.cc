@@ -15,6 +15,7 @@
 #include "ptx/ptx_kernel.h"
 #include "sim/simulation.h"
 #include "system/chip.h"
+#include "tma/tensor_map_io.h"
 
 namespace xpusim::ptx_corpus {
 // gtest names a failing case by file and entry, not by its bytes.
@@ -62,6 +63,22 @@ std::string describe_mismatch(const corpus::Case& c, const std::string& buffer,
   return "";
 }
 
+// The case's map through our encoder (cuTensorMapEncodeTiled's rules), as `xpusim tma` reads it.
+Result<tma::TensorMap> encode(const corpus::TensorMapSpec& s, kernel::Addr address) {
+  auto list = [](const auto& v) {
+    std::string out;
+    for (const auto& x : v)
+      out += (out.empty() ? "" : ", ") + std::to_string(x);
+    return "[" + out + "]";
+  };
+  const std::string yaml = fmt::format(
+      "dataType: {}\nrank: {}\nglobalAddress: {:#x}\nglobalDim: {}\nglobalStrides: {}\nboxDim: {}\n"
+      "elementStrides: {}\ninterleave: {}\nswizzle: {}\nl2Promotion: {}\noobFill: {}\n",
+      s.data_type, s.rank, address, list(s.global_dim), list(s.global_strides), list(s.box_dim),
+      list(s.element_strides), s.interleave, s.swizzle, s.l2_promotion, s.oob_fill);
+  return tma::parse_tensor_map_yaml(yaml, "case");
+}
+
 class Corpus : public testing::TestWithParam<corpus::Case> {};
 
 TEST_P(Corpus, MatchesTheReferenceElementByElement) {
@@ -91,27 +108,49 @@ TEST_P(Corpus, MatchesTheReferenceElementByElement) {
         args.ptr(where.at(a.buffer));
         break;
       case corpus::ArgKind::kU32:
-      case corpus::ArgKind::kS32:
         args.u32(static_cast<std::uint32_t>(a.bits));
+        break;
+      case corpus::ArgKind::kS32:
+        args.s32(static_cast<std::int32_t>(a.bits));
         break;
       case corpus::ArgKind::kF32:
         args.f32(std::bit_cast<float>(static_cast<std::uint32_t>(a.bits)));
         break;
       case corpus::ArgKind::kU64:
-      case corpus::ArgKind::kS64:
-      case corpus::ArgKind::kF64:
         args.u64(a.bits);
         break;
+      case corpus::ArgKind::kS64:
+        args.s64(static_cast<std::int64_t>(a.bits));
+        break;
+      case corpus::ArgKind::kF64:
+        args.f64(std::bit_cast<double>(a.bits));
+        break;
+      case corpus::ArgKind::kTensorMap: {
+        auto map = encode(a.tensor_map, where.at(a.tensor_map.buffer));
+        ASSERT_TRUE(map.ok()) << map.error().message;
+        const tma::TensorMapBlob blob = tma::to_blob(*map);
+        args.tensor_map(blob);
+        break;
+      }
     }
   }
   const kernel::LaunchParams p{.grid = {c.grid.x, c.grid.y, c.grid.z},
+                               .cluster = {c.cluster.x, c.cluster.y, c.cluster.z},
                                .block = {c.block.x, c.block.y, c.block.z},
                                .dynamic_shared_bytes = c.dynamic_shared_bytes};
   auto id = chip->launch(*def, p, args);
   ASSERT_TRUE(id.ok()) << id.error().message;
   sim.run();
   ASSERT_FALSE(chip->fault()) << chip->fault()->message;
-  ASSERT_TRUE(chip->run(*id).done);
+  ASSERT_TRUE(chip->run(*id).done) << [&] {
+    std::string r;
+    for (const std::string& line : chip->hang_report())
+      r += line + "\n";
+    for (const std::string& line : chip->tma_errors())
+      r += line + "\n";
+    return r;
+  }();
+  EXPECT_TRUE(chip->tma_errors().empty()) << chip->tma_errors().front();
   const corpus::BufferMap want = c.reference(inputs);
   for (const std::string& name : c.outputs) {
     corpus::Bytes got(inputs.at(name).size());
@@ -121,6 +160,10 @@ TEST_P(Corpus, MatchesTheReferenceElementByElement) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Corpus, testing::ValuesIn(corpus::corpus_cases()),
+                         [](const testing::TestParamInfo<corpus::Case>& i) {
+                           return i.param.entry;
+                         });
+INSTANTIATE_TEST_SUITE_P(Hopper, Corpus, testing::ValuesIn(corpus::hopper_cases()),
                          [](const testing::TestParamInfo<corpus::Case>& i) {
                            return i.param.entry;
                          });
