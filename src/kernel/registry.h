@@ -35,6 +35,15 @@ struct KernelDef {
   KernelCheck check = nullptr;            // nullptr: no reference (a run reports "not checked")
   // What the body reads through Warp::context(): e.g. a decoded PTX program (src/ptx/).
   std::shared_ptr<const void> context{};
+  // What the compiled kernel fixes about its launch (PTX .reqntid, .maxntid,
+  // .reqnctapercluster; ptxas's register count); zeros: nothing.
+  std::uint32_t registers_per_thread = 0;  // overrides the launch's
+  Dim3 required_block{0, 0, 0};
+  Dim3 max_block{0, 0, 0};
+  Dim3 required_cluster{0, 0, 0};  // a launch without a cluster gets this one
+
+  // The launch as this kernel runs it. Errors: a block or cluster its directives forbid.
+  Result<LaunchParams> resolve_launch(const LaunchParams& p) const;
 };
 
 // The kernels of a run: a sim::Registry (the one pattern of every listable kind) whose entries'

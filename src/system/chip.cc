@@ -213,11 +213,14 @@ sched::GridSpec Chip::grid_spec(const kernel::KernelDef& k, const kernel::Launch
   return g;
 }
 
-Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::LaunchParams& p,
+Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::LaunchParams& given,
                                    const kernel::KernelArgs& args,
                                    std::function<void(const KernelRun&)> done,
                                    const LaunchOptions& options) {
   if (auto st = args.check(k.name, k.args); !st) return st.errors();
+  auto resolved = k.resolve_launch(given);
+  if (!resolved) return resolved.errors();
+  const kernel::LaunchParams& p = *resolved;
   if (p.block.x == 0 || p.block.y == 0 || p.block.z == 0) {
     return Error{fmt::format("{}: block ({},{},{}): every dim must be >= 1", k.name, p.block.x,
                              p.block.y, p.block.z)};

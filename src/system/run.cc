@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <utility>
+
+#include "system/ptx_module.h"
 
 namespace xpusim::system {
 
@@ -23,11 +28,43 @@ ChipOptions chip_options(const Scenario& s, const config::ChipSpec& spec, bool m
                      .cp_timing = scenario_cp_timing(s, agent_timing_of(spec))};
 }
 
+namespace {
+
+// The scenario's module into `kernels`: a .ptx read, or a .cu compiled to a temporary .ptx.
+Status load_ptx(const Scenario& s, kernel::KernelRegistry& kernels) {
+  const bool cu = !s.cuda.empty();
+  const std::filesystem::path file = s.dir / (cu ? s.cuda : s.ptx);
+  const config::SourcePos pos = cu ? s.cuda_pos : s.ptx_pos;
+  const char* key = cu ? "cuda" : "ptx";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    return s.error_at(pos, key, fmt::format("{}: no such file", file.string()));
+  std::filesystem::path ptx = file;
+  std::filesystem::path temp;
+  if (cu) {
+    temp = std::filesystem::temp_directory_path() /
+           fmt::format("xpusim-{}-{}.ptx", ::getpid(), std::hash<std::string>{}(file.string()));
+    if (auto st = compile_cuda(file, temp); !st) return s.error_at(pos, key, st.error().message);
+    ptx = temp;
+  }
+  Status st = register_ptx_file(ptx, cu ? file.string() + " (nvcc -ptx)" : file.string(), kernels);
+  if (!temp.empty()) std::filesystem::remove(temp, ec);
+  if (!st) return s.error_at(pos, key, st.error().message);
+  return Ok{};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Run>> Run::resolve(const Scenario& s, Registrar registrar) {
   std::unique_ptr<Run> run(new Run(s));
   // A registrar error is a bug in the registered code, not the user's input; it still comes
-  // back as an error rather than a crash.
-  if (auto st = registrar(run->kernels_, run->workloads_); !st) return st.errors();
+  // back as an error rather than a crash. A PTX module's entries replace the C++ kernels.
+  const bool ptx = !s.ptx.empty() || !s.cuda.empty();
+  kernel::KernelRegistry cpp_kernels;
+  if (auto st = registrar(ptx ? cpp_kernels : run->kernels_, run->workloads_); !st) return st.errors();
+  if (ptx) {
+    if (auto st = load_ptx(s, run->kernels_); !st) return st.errors();
+  }
   auto resolved = resolve_scenario(run->s_, run->kernels_, run->workloads_);
   if (!resolved) return resolved.errors();
   run->resolved_ = std::move(resolved).value();

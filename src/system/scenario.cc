@@ -449,6 +449,11 @@ class Reader {
                   s_.kernel = *t;
                   s_.kernel_pos = pos_of(v);
                 }
+              } else if (key == "ptx" || key == "cuda") {
+                if (auto t = text(v, path, key_pos, key == "ptx" ? "a .ptx file" : "a .cu file")) {
+                  (key == "ptx" ? s_.ptx : s_.cuda) = *t;
+                  (key == "ptx" ? s_.ptx_pos : s_.cuda_pos) = pos_of(v);
+                }
               } else if (key == "policy") {
                 read_policy(v, path, key_pos);
               } else if (key == "rasterization") {  // seed1 ¶176-190: who decodes CTA ids
@@ -864,6 +869,15 @@ class Reader {
         }
       }
       return true;
+    }
+    if (has("ptx") && has("cuda")) {
+      error(given["cuda"], "cuda", "ptx and cuda are exclusive: name the module once");
+      return false;
+    }
+    if ((has("ptx") || has("cuda")) && has("workload") && !has("kernel") && !has("kernels")) {
+      const char* k = has("ptx") ? "ptx" : "cuda";
+      error(given[k], k, "a PTX module's entries are launched with kernel: or kernels:, not a workload");
+      return false;
     }
     if (has("workload") && has("kernel")) {
       const SourcePos second = std::max(given["workload"], given["kernel"], [](auto a, auto b) {

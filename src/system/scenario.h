@@ -168,6 +168,12 @@ struct Scenario {
 
   std::string kernel;
   config::SourcePos kernel_pos;
+  // A PTX module whose entries are this run's kernels (relative to `dir`): `ptx:` names the
+  // .ptx, `cuda:` a .cu compiled by nvcc. At most one; "": the registered C++ kernels.
+  std::string ptx;
+  config::SourcePos ptx_pos;
+  std::string cuda;
+  config::SourcePos cuda_pos;
   kernel::LaunchParams launch{};
   config::SourcePos launch_pos;
   std::uint32_t launch_queue = 0;  // launch: {queue: N}

@@ -62,8 +62,16 @@ constexpr KeyDoc kScenarioKeys[] = {
      .description = "SM latency classes in SM cycles over the chip's sm_latency section"},
     {.path = "kernel",
      .type = "string",
-     .description = "A registered kernel (xpusim list kernels) for one generic launch, with "
-                    "launch, buffers and args"},
+     .description = "A registered kernel (xpusim list kernels), or an .entry of the ptx/cuda "
+                    "module, for one generic launch, with launch, buffers and args"},
+    {.path = "ptx",
+     .type = "string",
+     .description = "A PTX module (nvcc -ptx -arch=sm_90a) whose .entry functions are the run's "
+                    "kernels; relative to the scenario (docs/ptx.md)"},
+    {.path = "cuda",
+     .type = "string",
+     .description = "A .cu file compiled with nvcc -ptx -arch=sm_90a -O3 when nvcc is found; "
+                    "its .entry functions are the run's kernels (docs/ptx.md)"},
     {.path = "launch",
      .type = "object",
      .description = "The kernel's launch (required with kernel)"},
