@@ -126,11 +126,18 @@ bool raw_match(ArgKind given, ArgKind declared) {
 // What a PTX .param of `declared`'s size and class takes, for the mismatch message.
 std::string raw_rule(ArgKind declared) {
   switch (arg_bytes(declared)) {
-    case 1: return "a u8 (a .param of 1 byte)";
-    case 2: return "a u16 (a .param of 2 bytes)";
-    case 4: return is_float_kind(declared) ? "an f32 (an .f32 .param)" : "a u32 or s32 (a 4-byte integer .param)";
-    case 8: return is_float_kind(declared) ? "an f64 (an .f64 .param)" : "a u64, s64 or ptr (an 8-byte integer .param)";
-    default: return "a tensor_map (a 128-byte .param)";
+    case 1:
+      return "a u8 (a .param of 1 byte)";
+    case 2:
+      return "a u16 (a .param of 2 bytes)";
+    case 4:
+      return is_float_kind(declared) ? "an f32 (an .f32 .param)"
+                                     : "a u32 or s32 (a 4-byte integer .param)";
+    case 8:
+      return is_float_kind(declared) ? "an f64 (an .f64 .param)"
+                                     : "a u64, s64 or ptr (an 8-byte integer .param)";
+    default:
+      return "a tensor_map (a 128-byte .param)";
   }
 }
 }  // namespace
@@ -148,8 +155,9 @@ Status KernelArgs::check(std::string_view kernel, const std::vector<ArgDecl>& si
         !(signature[i].raw_param && raw_match(kinds_[i], signature[i].kind))) {
       return Error{fmt::format("kernel {}: argument {} ({}) is a {}, it must be {}", kernel, i,
                                signature[i].name, to_string(kinds_[i]),
-                               signature[i].raw_param ? raw_rule(signature[i].kind)
-                                                      : fmt::format("a {}", to_string(signature[i].kind)))};
+                               signature[i].raw_param
+                                   ? raw_rule(signature[i].kind)
+                                   : fmt::format("a {}", to_string(signature[i].kind)))};
     }
   }
   return Ok{};

@@ -28,9 +28,9 @@ Result<LaunchParams> KernelDef::resolve_launch(const LaunchParams& given) const 
                              dims(required_block))};
   }
   if (max_block.x != 0 && p.block.count() > max_block.count()) {
-    return Error{fmt::format("{}: block {} has {} threads: the kernel allows at most {} (.maxntid {})",
-                             name, dims(p.block), p.block.count(), max_block.count(),
-                             dims(max_block))};
+    return Error{
+        fmt::format("{}: block {} has {} threads: the kernel allows at most {} (.maxntid {})", name,
+                    dims(p.block), p.block.count(), max_block.count(), dims(max_block))};
   }
   if (required_cluster.x != 0) {
     if (p.cluster == Dim3{}) {

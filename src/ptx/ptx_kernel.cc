@@ -69,7 +69,7 @@ Result<kernel::KernelDef> make_kernel(std::shared_ptr<const Module> module,
     def.args.push_back(arg_decl(p));
   def.body = &run_ptx_warp;
   def.static_shared_bytes = (f.shared_bytes + 15) & ~15u;
-  const auto dim = [](const std::uint32_t (&d)[3]) {
+  const auto dim = [](const std::uint32_t(&d)[3]) {
     return kernel::Dim3{.x = d[0], .y = d[1], .z = d[2]};
   };
   if (f.reqntid[0] != 0) def.required_block = dim(f.reqntid);

@@ -17,14 +17,15 @@ namespace fs = std::filesystem;
 
 std::string quoted(const std::string& s) {
   std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (const char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
 
 // Runs `command` with its stdout and stderr into a temporary file; its exit status and output.
 std::pair<int, std::string> run_tool(const std::string& command) {
-  const fs::path log = fs::temp_directory_path() /
-                       fmt::format("xpusim-tool-{}-{}.log", ::getpid(), std::hash<std::string>{}(command));
+  const fs::path log = fs::temp_directory_path() / fmt::format("xpusim-tool-{}-{}.log", ::getpid(),
+                                                               std::hash<std::string>{}(command));
   const int rc = std::system((command + " > " + quoted(log.string()) + " 2>&1").c_str());
   std::ifstream in(log);
   std::ostringstream out;
@@ -49,7 +50,8 @@ std::string first_error_line(const std::string& output) {
 std::string find_cuda_tool(const std::string& name) {
   std::vector<fs::path> dirs;
   for (const char* env : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* v = std::getenv(env); v != nullptr && *v != '\0') dirs.push_back(fs::path(v) / "bin");
+    if (const char* v = std::getenv(env); v != nullptr && *v != '\0')
+      dirs.push_back(fs::path(v) / "bin");
   }
   dirs.emplace_back("/usr/local/cuda/bin");
   if (const char* path = std::getenv("PATH"); path != nullptr) {
@@ -69,9 +71,10 @@ std::string find_cuda_tool(const std::string& name) {
 Status compile_cuda(const fs::path& cu, const fs::path& ptx) {
   const std::string nvcc = find_cuda_tool("nvcc");
   if (nvcc.empty()) {
-    return Error{fmt::format("{}: nvcc not found ($CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin, "
-                             "PATH): compile it with `nvcc -ptx -arch=sm_90a` and name the .ptx with ptx:",
-                             cu.string())};
+    return Error{
+        fmt::format("{}: nvcc not found ($CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin, "
+                    "PATH): compile it with `nvcc -ptx -arch=sm_90a` and name the .ptx with ptx:",
+                    cu.string())};
   }
   const auto [rc, out] = run_tool(fmt::format("{} -ptx -arch=sm_90a -O3 -o {} {}", quoted(nvcc),
                                               quoted(ptx.string()), quoted(cu.string())));
@@ -83,9 +86,10 @@ Result<std::map<std::string, std::uint32_t>> ptxas_registers(const fs::path& ptx
   std::map<std::string, std::uint32_t> regs;
   const std::string ptxas = find_cuda_tool("ptxas");
   if (ptxas.empty()) return regs;
-  const auto [rc, out] =
-      run_tool(fmt::format("{} -arch=sm_90a -v -o /dev/null {}", quoted(ptxas), quoted(ptx.string())));
-  if (rc != 0) return Error{fmt::format("{}: ptxas rejects it: {}", ptx.string(), first_error_line(out))};
+  const auto [rc, out] = run_tool(
+      fmt::format("{} -arch=sm_90a -v -o /dev/null {}", quoted(ptxas), quoted(ptx.string())));
+  if (rc != 0)
+    return Error{fmt::format("{}: ptxas rejects it: {}", ptx.string(), first_error_line(out))};
   // "Compiling entry function 'NAME' for 'sm_90a'" ... "Used N registers".
   std::istringstream in(out);
   std::string line, entry;
@@ -120,7 +124,8 @@ Status register_ptx_file(const fs::path& ptx, const std::string& shown,
     if (!f.is_entry) continue;
     auto def = ptx::make_kernel(shared, f.name);
     if (!def) return def.errors();
-    if (const auto it = regs->find(f.name); it != regs->end()) def->registers_per_thread = std::max(it->second, 1u);
+    if (const auto it = regs->find(f.name); it != regs->end())
+      def->registers_per_thread = std::max(it->second, 1u);
     if (auto st = kernels.add(std::move(def).value()); !st) return st;
   }
   return Ok{};

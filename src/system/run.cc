@@ -61,7 +61,8 @@ Result<std::unique_ptr<Run>> Run::resolve(const Scenario& s, Registrar registrar
   // back as an error rather than a crash. A PTX module's entries replace the C++ kernels.
   const bool ptx = !s.ptx.empty() || !s.cuda.empty();
   kernel::KernelRegistry cpp_kernels;
-  if (auto st = registrar(ptx ? cpp_kernels : run->kernels_, run->workloads_); !st) return st.errors();
+  if (auto st = registrar(ptx ? cpp_kernels : run->kernels_, run->workloads_); !st)
+    return st.errors();
   if (ptx) {
     if (auto st = load_ptx(s, run->kernels_); !st) return st.errors();
   }

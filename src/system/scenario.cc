@@ -876,7 +876,8 @@ class Reader {
     }
     if ((has("ptx") || has("cuda")) && has("workload") && !has("kernel") && !has("kernels")) {
       const char* k = has("ptx") ? "ptx" : "cuda";
-      error(given[k], k, "a PTX module's entries are launched with kernel: or kernels:, not a workload");
+      error(given[k], k,
+            "a PTX module's entries are launched with kernel: or kernels:, not a workload");
       return false;
     }
     if (has("workload") && has("kernel")) {

@@ -1,0 +1,163 @@
+// `ptx:` and `cuda:` scenarios through the CLI: a user's module runs on the chip, its outputs
+// are written, and bad modules, launches and kernels are one-line errors that name the PTX
+// file and line.
+#include <cstring>
+#include <fstream>
+
+#include "cli_harness.h"
+
+namespace xpusim::test {
+namespace {
+
+// out[i] = in[i] * 3 + 1 for i < n; 64 threads per CTA, as .reqntid says.
+constexpr const char* kTriple = R"(.version 9.0
+.target sm_90a
+.address_size 64
+
+.visible .entry triple(
+	.param .u64 triple_param_0,
+	.param .u64 triple_param_1,
+	.param .u32 triple_param_2
+)
+.reqntid 64, 1, 1
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<8>;
+	.reg .b64 	%rd<8>;
+
+	ld.param.u64 	%rd1, [triple_param_0];
+	ld.param.u64 	%rd2, [triple_param_1];
+	ld.param.u32 	%r1, [triple_param_2];
+	mov.u32 	%r2, %ctaid.x;
+	mov.u32 	%r3, %tid.x;
+	mad.lo.s32 	%r4, %r2, 64, %r3;
+	setp.ge.u32 	%p1, %r4, %r1;
+	@%p1 bra 	$L__done;
+	mul.wide.u32 	%rd3, %r4, 4;
+	add.s64 	%rd4, %rd1, %rd3;
+	ld.global.u32 	%r5, [%rd4];
+	mad.lo.s32 	%r6, %r5, 3, 1;
+	add.s64 	%rd5, %rd2, %rd3;
+	st.global.u32 	[%rd5], %r6;
+$L__done:
+	ret;
+}
+)";
+
+class PtxCli : public CliTest {
+ protected:
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+  }
+  std::string scenario(const std::string& module_key, const std::string& block = "64",
+                       const std::string& n = "1000") const {
+    return fmt::format(
+        "chip: tiny\n{}\nkernel: triple\nlaunch: {{grid: [16, 1, 1], block: [{}, 1, 1]}}\n"
+        "buffers:\n  in: {{file: in.bin}}\n  out: {{bytes: 4096}}\n"
+        "args: [{{ptr: in}}, {{ptr: out}}, {{u32: {}}}]\noutputs: {{out: out.bin}}\n",
+        module_key, block, n);
+  }
+};
+
+TEST_F(PtxCli, AModuleRunsOnTheChipAndWritesItsOutput) {
+  std::string in(4096, '\0');
+  for (std::size_t i = 0; i < 1024; ++i) {
+    const std::uint32_t v = static_cast<std::uint32_t>(i * 2654435761u);
+    std::memcpy(in.data() + 4 * i, &v, 4);
+  }
+  write("in.bin", in);
+  write("triple.ptx", kTriple);
+  write("k.yaml", scenario("ptx: triple.ptx"));
+  const CliRun r = run("run k.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("kernel triple on tiny"), std::string::npos) << r.out;
+  const std::string out = file("out.bin");
+  ASSERT_EQ(out.size(), 4096u);
+  for (std::size_t i = 0; i < 1024; ++i) {
+    std::uint32_t got = 0, x = 0;
+    std::memcpy(&got, out.data() + 4 * i, 4);
+    std::memcpy(&x, in.data() + 4 * i, 4);
+    ASSERT_EQ(got, i < 1000 ? x * 3 + 1 : 0u) << i;  // past n: untouched (zero-filled buffer)
+  }
+}
+
+TEST_F(PtxCli, BadModulesLaunchesAndKernelsAreOneLineErrors) {
+  write("in.bin", std::string(4096, '\0'));
+  write("triple.ptx", kTriple);
+  // No such file.
+  write("k.yaml", scenario("ptx: nope.ptx"));
+  CliRun r = run("run k.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: k.yaml:2:6: ptx: nope.ptx: no such file\n");
+  // A syntax error: the PTX file, line, column and token.
+  std::string bad = kTriple;
+  bad.replace(bad.find("mad.lo.s32 \t%r6"), 10, "mad.lo.q32");
+  write("bad.ptx", bad);
+  write("k.yaml", scenario("ptx: bad.ptx"));
+  r = run("run k.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: k.yaml:2:6: ptx: bad.ptx:27:2: 'mad.lo.q32': unsupported modifier '.q32' (at "
+            "'mad.lo.q32')\n");
+  // Both keys.
+  write("k.yaml", "cuda: k.cu\n" + scenario("ptx: triple.ptx"));
+  r = run("run k.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("ptx and cuda are exclusive"), std::string::npos) << r.err;
+  // A block the kernel's .reqntid forbids.
+  write("k.yaml", scenario("ptx: triple.ptx", "128"));
+  r = run("run k.yaml");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("triple: block (128,1,1): the kernel requires (64,1,1) (.reqntid)"),
+            std::string::npos)
+      << r.err;
+  // An argument of the wrong kind names the .param and what fits it.
+  write("k.yaml",
+        "chip: tiny\nptx: triple.ptx\nkernel: triple\nlaunch: {grid: 1, block: 64}\n"
+        "buffers: {in: {bytes: 64}, out: {bytes: 64}}\n"
+        "args: [{ptr: in}, {ptr: out}, {f32: 1.0}]\n");
+  r = run("run k.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("argument 2 (triple_param_2) is a f32, it must be a u32 or s32 (a 4-byte "
+                       "integer .param)"),
+            std::string::npos)
+      << r.err;
+  // A kernel that stores past its buffer: the fault names block, warp, lane and PTX line.
+  write("k.yaml",
+        "chip: tiny\nptx: triple.ptx\nkernel: triple\nlaunch: {grid: 16, block: 64}\n"
+        "buffers: {in: {bytes: 4096}, out: {bytes: 2048}}\n"
+        "args: [{ptr: in}, {ptr: out}, {u32: 1000}]\noutputs: {out: out.bin}\n");
+  r = run("run k.yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("triple: block (9,0,0) warp 0: lane 0: store of 4 bytes at "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(at triple.ptx:29)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin"));
+}
+
+TEST_F(PtxCli, ACudaFileIsCompiledByNvcc) {
+  if (!fs::exists("/usr/local/cuda/bin/nvcc") && std::system("command -v nvcc > /dev/null") != 0)
+    GTEST_SKIP() << "nvcc not found";
+  write("in.bin", std::string(4096, '\x01'));
+  write("k.cu",
+        "extern \"C\" __global__ void __launch_bounds__(64) triple(const unsigned* in, unsigned* "
+        "out, unsigned n) {\n  unsigned i = blockIdx.x * 64 + threadIdx.x;\n  if (i < n) out[i] = "
+        "in[i] * 3 + 1;\n}\n");
+  write("k.yaml", scenario("cuda: k.cu"));
+  const CliRun r = run("run k.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string out = file("out.bin");
+  std::uint32_t v = 0;
+  std::memcpy(&v, out.data(), 4);
+  EXPECT_EQ(v, 0x01010101u * 3 + 1);
+  // A compile error is nvcc's first error line.
+  write("k.cu", "extern \"C\" __global__ void triple(unsigned* p) { undeclared = 1; }\n");
+  const CliRun e = run("run k.yaml");
+  EXPECT_EQ(e.code, 2);
+  EXPECT_NE(e.err.find("error: k.yaml:2:7: cuda: k.cu: nvcc failed: "), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("undeclared"), std::string::npos) << e.err;
+}
+
+}  // namespace
+}  // namespace xpusim::test
