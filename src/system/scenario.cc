@@ -28,6 +28,7 @@
 #include "sim/one_line.h"
 #include "sim/suggest.h"
 #include "system/scenario_keys.h"
+#include "tma/tensor_map_io.h"
 
 namespace xpusim::system {
 
@@ -1369,6 +1370,42 @@ class Reader {
         });
   }
 
+  // {tensor_map: {dataType: ..., globalAddress: BUFFER, ...}}: encoded by our encoder
+  // (cuTensorMapEncodeTiled's / Im2col's rules) into the 128-byte parameter.
+  bool read_tensor_map(const YAML::Node& y, const std::string& q, SourcePos kq,
+                       const std::vector<std::string>& buffer_names, ScenarioArg& a) {
+    if (!y.IsMap()) {
+      error(value_pos(y, kq), q, fmt::format("expected a tensor map (the keys of `xpusim tma`), got {}", describe(y)));
+      return false;
+    }
+    YAML::Node map = YAML::Clone(y);
+    const YAML::Node g = map["globalAddress"];
+    if (!g || !g.IsScalar()) {
+      error(value_pos(y, kq), q + ".globalAddress", "missing: the buffer the tensor lies in");
+      return false;
+    }
+    const auto b = std::find_if(s_.buffers.begin(), s_.buffers.end(),
+                                [&](const ScenarioBuffer& x) { return x.name == g.Scalar(); });
+    if (b == s_.buffers.end()) {
+      error(pos_of(g), q + ".globalAddress",
+            fmt::format("'{}' is not a buffer{}", g.Scalar(), sim::did_you_mean(g.Scalar(), buffer_names)));
+      return false;
+    }
+    map["globalAddress"] = fmt::format("{:#x}", b->address);
+    YAML::Emitter out;
+    out << map;
+    auto encoded = tma::parse_tensor_map_yaml(out.c_str(), "tensor_map");
+    if (!encoded) {
+      for (const Error& e : encoded.errors()) error(value_pos(y, kq), q, e.message);
+      return false;
+    }
+    const tma::TensorMapBlob blob = tma::to_blob(*encoded);
+    a.kind = kernel::ArgKind::kTensorMap;
+    a.buffer = b->name;
+    a.blob.assign(blob.begin(), blob.end());
+    return true;
+  }
+
   void read_args(const YAML::Node& v, const std::string& path, SourcePos key_pos,
                  std::vector<ScenarioArg>& out) {
     if (v.IsNull()) return;
@@ -1388,7 +1425,7 @@ class Reader {
       if (!item.IsMap() || item.size() != 1) {
         error(ip, p,
               fmt::format("expected one of {{u8|u16|u32|u64: N}}, {{s32|s64: N}}, "
-                          "{{f32|f64: X}}, {{ptr: BUFFER}}, got {}{}",
+                          "{{f32|f64: X}}, {{ptr: BUFFER}}, {{tensor_map: {{...}}}}, got {}{}",
                           describe(item),
                           item.IsMap() ? fmt::format(" with {} keys", item.size()) : ""));
         continue;
@@ -1439,6 +1476,9 @@ class Reader {
               }
               a.kind = kernel::ArgKind::kF64;
               a.bits = std::bit_cast<std::uint64_t>(f);
+            } else if (k == "tensor_map") {
+              // The keys `xpusim tma` reads; globalAddress names a buffer (its address).
+              if (!read_tensor_map(y, q, kq, buffer_names, a)) return;
             } else {
               const auto t = text(y, q, kq, "a buffer name");
               if (!t) return;
@@ -1597,8 +1637,13 @@ Result<std::pair<const kernel::KernelDef*, kernel::KernelArgs>> resolve_launch(
   auto k = kernels.find(name);
   if (!k) return s.error_at(kernel_pos, key + "kernel", k.error().message);
   kernel::KernelArgs args;
-  for (const ScenarioArg& a : given)
-    args.from_bits(a.kind, a.bits);
+  for (const ScenarioArg& a : given) {
+    if (a.kind == kernel::ArgKind::kTensorMap) {
+      args.tensor_map(a.blob);
+    } else {
+      args.from_bits(a.kind, a.bits);
+    }
+  }
   if (auto st = args.check((*k)->name, (*k)->args); !st) {
     // A wrong type points at that argument; a wrong count at the args key.
     SourcePos where = args_pos.line > 0 ? args_pos : kernel_pos;

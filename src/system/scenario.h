@@ -99,8 +99,9 @@ struct ScenarioArg {
   // As in a kernarg segment (KernelArgs::from_bits): unsigned values; s32/s64 in two's complement
   // of their width; f32/f64 as their bit patterns; ptr: the buffer's address.
   std::uint64_t bits = 0;
-  std::string buffer;  // ptr: the buffer's name
+  std::string buffer;  // ptr, tensor_map: the buffer's name (a tensor map's globalAddress)
   config::SourcePos pos;
+  std::vector<std::byte> blob{};  // tensor_map: the encoded 128-byte map
 };
 
 struct ScenarioParam {

@@ -158,6 +158,10 @@ constexpr KeyDoc kScenarioKeys[] = {
      .type = "number|string",
      .description = "A 64-bit float (YAML's .inf, -.inf and .nan too)"},
     {.path = "args[].ptr", .type = "string", .description = "A buffer's name: its address"},
+    {.path = "args[].tensor_map",
+     .type = "object",
+     .description = "A CUtensorMap passed by value (a PTX .param .b8 [128]): the keys `xpusim "
+                    "tma` reads, with globalAddress naming a buffer"},
     {.path = "stats",
      .type = "string",
      .description = "A file to write the run's stats to (relative to the current directory)"},

@@ -228,7 +228,7 @@ TEST(Scenario, StructureErrors) {
       errors_of(""),
       "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
       "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
-      "kernel, launch, buffers, args, stats, trace, outputs, trace_max_events, trace_window, runs, "
+      "kernel, ptx, cuda, launch, buffers, args, stats, trace, outputs, trace_max_events, trace_window, runs, "
       "queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
@@ -252,7 +252,7 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
       errors_of("chip: tiny\nworklaod: w\n"),
       "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
       "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
-      "policy, sm_scheduler, sm_timing, kernel, launch, buffers, args, stats, trace, "
+      "policy, sm_scheduler, sm_timing, kernel, ptx, cuda, launch, buffers, args, stats, trace, "
       "outputs, trace_max_events, trace_window, runs, queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
@@ -333,12 +333,12 @@ TEST(Scenario, ArgumentErrors) {
             "s.yaml:5:14: args[0].u32: 4294967296 is outside [0, 4294967295]");
   EXPECT_EQ(errors_of(head + "args: [{u31: 1}]\n"),
             "s.yaml:5:9: args[0].u31: unknown key 'u31' (did you mean 'u32'?); valid keys in "
-            "args[0]: u32, u64, f32, u8, u16, s32, s64, f64, ptr");
+            "args[0]: u32, u64, f32, u8, u16, s32, s64, f64, ptr, tensor_map");
   EXPECT_EQ(errors_of(head + "args: [{f32: one}]\n"),
             "s.yaml:5:14: args[0].f32: \"one\" is not a 32-bit float");
   EXPECT_EQ(errors_of(head + "args: [{u32: 1, u64: 2}]\n"),
             "s.yaml:5:8: args[0]: expected one of {u8|u16|u32|u64: N}, {s32|s64: N}, {f32|f64: X}, "
-            "{ptr: BUFFER}, "
+            "{ptr: BUFFER}, {tensor_map: {...}}, "
             "got a mapping with 2 keys");
   EXPECT_EQ(errors_of(head + "args: {ptr: src}\n"),
             "s.yaml:5:7: args: expected a sequence such as [{ptr: src}, {u64: 1024}], got a "
@@ -1272,7 +1272,7 @@ TEST(ScenarioArgs, ValuesOutsideTheirKindAreOneLineErrors) {
       {"args: [{f32: 1e39}]", "s.yaml:4:14: args[0].f32: \"1e39\" is not a 32-bit float"},
       {"args: [{i32: 1}]",
        "s.yaml:4:9: args[0].i32: unknown key 'i32' (did you mean 'u32'?); valid keys in "
-       "args[0]: u32, u64, f32, u8, u16, s32, s64, f64, ptr"},
+       "args[0]: u32, u64, f32, u8, u16, s32, s64, f64, ptr, tensor_map"},
   };
   for (const auto& [args, want] : cases)
     EXPECT_EQ(errors_of(head + args + "\n"), want) << args;
