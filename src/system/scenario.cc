@@ -1375,7 +1375,8 @@ class Reader {
   bool read_tensor_map(const YAML::Node& y, const std::string& q, SourcePos kq,
                        const std::vector<std::string>& buffer_names, ScenarioArg& a) {
     if (!y.IsMap()) {
-      error(value_pos(y, kq), q, fmt::format("expected a tensor map (the keys of `xpusim tma`), got {}", describe(y)));
+      error(value_pos(y, kq), q,
+            fmt::format("expected a tensor map (the keys of `xpusim tma`), got {}", describe(y)));
       return false;
     }
     YAML::Node map = YAML::Clone(y);
@@ -1387,8 +1388,9 @@ class Reader {
     const auto b = std::find_if(s_.buffers.begin(), s_.buffers.end(),
                                 [&](const ScenarioBuffer& x) { return x.name == g.Scalar(); });
     if (b == s_.buffers.end()) {
-      error(pos_of(g), q + ".globalAddress",
-            fmt::format("'{}' is not a buffer{}", g.Scalar(), sim::did_you_mean(g.Scalar(), buffer_names)));
+      error(pos_of(y["globalAddress"]), q + ".globalAddress",
+            fmt::format("'{}' is not a buffer{}", g.Scalar(),
+                        sim::did_you_mean(g.Scalar(), buffer_names)));
       return false;
     }
     map["globalAddress"] = fmt::format("{:#x}", b->address);
@@ -1396,7 +1398,17 @@ class Reader {
     out << map;
     auto encoded = tma::parse_tensor_map_yaml(out.c_str(), "tensor_map");
     if (!encoded) {
-      for (const Error& e : encoded.errors()) error(value_pos(y, kq), q, e.message);
+      // The encoder's own "tensor_map:LINE:COL: " points into the re-emitted map: dropped.
+      for (const Error& e : encoded.errors()) {
+        std::string m = e.message;
+        if (m.starts_with("tensor_map:")) {
+          std::size_t at = 0;
+          for (int colons = 0; colons < 3 && at != std::string::npos; ++colons)
+            at = m.find(':', at + 1);
+          if (at != std::string::npos && at + 2 <= m.size()) m = m.substr(at + 2);
+        }
+        error(value_pos(y, kq), q, m);
+      }
       return false;
     }
     const tma::TensorMapBlob blob = tma::to_blob(*encoded);

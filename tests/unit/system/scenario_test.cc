@@ -3,6 +3,7 @@
 // test workload here, so that these tests do not depend on the microbenchmarks), and the host
 // setup on the tiny chip (buffers placed and filled, launches the chip rejects).
 #include "system/scenario.h"
+#include "tma/tensor_map_io.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -224,12 +225,12 @@ TEST(Scenario, WaveSamplingIsAPercentageFrom0To50) {
 }
 
 TEST(Scenario, StructureErrors) {
-  EXPECT_EQ(
-      errors_of(""),
-      "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
-      "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
-      "kernel, ptx, cuda, launch, buffers, args, stats, trace, outputs, trace_max_events, trace_window, runs, "
-      "queues, cp_timing, kernels, rasterization");
+  EXPECT_EQ(errors_of(""),
+            "s.yaml:1:1: empty scenario; expected a mapping with keys chip, mode, memory_timing, "
+            "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
+            "kernel, ptx, cuda, launch, buffers, args, stats, trace, outputs, trace_max_events, "
+            "trace_window, runs, "
+            "queues, cp_timing, kernels, rasterization");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -1590,6 +1591,43 @@ TEST_F(ScenarioFiles, AFailedWriteLeavesEveryOutputAsItWas) {
   const std::string want(reinterpret_cast<const char*>(iota.data()), 4096);
   EXPECT_EQ(read("a.bin"), want);
   EXPECT_EQ(read("gone/b.bin"), want);
+}
+
+}  // namespace
+}  // namespace xpusim::system
+
+namespace xpusim::system {
+namespace {
+
+// A tensor_map argument: encoded by our encoder at load, with globalAddress the named buffer's
+// address; a bad map or buffer is a located error.
+TEST(ScenarioArgs, ATensorMapArgumentIsEncodedWithItsBuffersAddress) {
+  const std::string head =
+      "chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 32}\nbuffers: {t: {bytes: 64KiB}}\n";
+  auto s = load_scenario_string(
+      head +
+          "args: [{tensor_map: {dataType: UINT32, rank: 2, globalAddress: t, globalDim: [64, 64], "
+          "globalStrides: [256], boxDim: [32, 8], elementStrides: [1, 1]}}]\n",
+      "s.yaml");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->args.size(), 1u);
+  const ScenarioArg& a = s->args[0];
+  EXPECT_EQ(a.kind, kernel::ArgKind::kTensorMap);
+  ASSERT_EQ(a.blob.size(), 128u);
+  auto map = tma::from_blob(a.blob);
+  ASSERT_TRUE(map.ok()) << map.error().message;
+  EXPECT_EQ(map->global_address, s->buffers[0].address);
+  EXPECT_EQ(map->box_dim[0], 32u);
+  EXPECT_EQ(map->global_strides[0], 256u);
+  EXPECT_EQ(errors_of(head + "args: [{tensor_map: {dataType: UINT32, rank: 1, globalAddress: u, "
+                             "globalDim: [64], boxDim: [32], elementStrides: [1]}}]\n"),
+            "s.yaml:5:64: args[0].tensor_map.globalAddress: 'u' is not a buffer");
+  const std::string bad =
+      errors_of(head +
+                "args: [{tensor_map: {dataType: UINT32, rank: 1, globalAddress: t, "
+                "globalDim: [64], boxDim: [300], elementStrides: [1]}}]\n");
+  EXPECT_EQ(bad,
+            "s.yaml:5:21: args[0].tensor_map: boxDim[0] = 300: must be in [1, 256] (nearest: 256)");
 }
 
 }  // namespace
