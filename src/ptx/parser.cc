@@ -195,6 +195,11 @@ std::optional<Special> parse_special(std::string_view w) {
   return it->second;
 }
 
+// Two's-complement negation that wraps (-INT64_MIN is INT64_MIN, as PTX's 64-bit immediates).
+std::int64_t negate(std::int64_t v) {
+  return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v));
+}
+
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) {
   return a <= 1 ? v : (v + a - 1) / a * a;
 }
@@ -707,7 +712,7 @@ class Parser {
       const Number n = tok.kind == Token::Kind::kWord ? parse_number(tok.text) : Number{};
       if (!n.ok) return error_at(tok, "expected a number in the initializer");
       next();
-      std::int64_t bits = neg ? -n.bits : n.bits;
+      std::int64_t bits = neg ? negate(n.bits) : n.bits;
       const std::uint32_t b = type_bytes(ty);
       for (std::uint32_t k = 0; k < b; ++k)
         v.init.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(bits) >> (8 * k)));
@@ -827,7 +832,7 @@ class Parser {
           const bool neg = next().text == "-";
           auto v = integer("an offset");
           if (!v) return v.errors();
-          o.imm = neg ? -static_cast<std::int64_t>(*v) : static_cast<std::int64_t>(*v);
+          o.imm = neg ? negate(static_cast<std::int64_t>(*v)) : static_cast<std::int64_t>(*v);
         }
       }
       if (accept(",")) {  // a tensor operand [tensorMap, {c0, c1, ...}]: the coordinates
@@ -860,7 +865,7 @@ class Parser {
         if (n.is_float || w.text.starts_with("0f") || w.text.starts_with("0F") ||
             w.text.starts_with("0d") || w.text.starts_with("0D"))
           return error_at(w, "write a negative float as its 0f/0d bit pattern");
-        o.imm = -n.bits;
+        o.imm = negate(n.bits);
       }
       if (n.is_float)
         return error_at(w, "write a float immediate as 0fXXXXXXXX or 0dXXXXXXXXXXXXXXXX");

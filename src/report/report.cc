@@ -429,7 +429,7 @@ Result<RunStats> check_stats(nlohmann::json stats, std::string label, const std:
     return Error{fmt::format(
         "{}: no \"figures\" in this stats file (command '{}'); the report reads the stats "
         "files of `xpusim run`",
-        what, text_at(stats["header"], "command"))};
+        what, sim::one_line(text_at(stats["header"], "command")))};
   }
   return RunStats{.label = std::move(label), .json = std::move(stats)};
 }
