@@ -17,15 +17,6 @@ namespace {
 
 using kernel::LaneMask;
 
-template <class F>
-void for_lanes(LaneMask m, F&& f) {
-  while (m != 0) {
-    const auto l = static_cast<std::uint32_t>(std::countr_zero(m));
-    m &= m - 1;
-    f(l);
-  }
-}
-
 float f32(std::uint64_t v) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(v));
 }

@@ -14,15 +14,6 @@ namespace {
 using kernel::kWarpSize;
 using kernel::LaneMask;
 
-template <class F>
-void for_lanes(LaneMask m, F&& f) {
-  while (m != 0) {
-    const auto l = static_cast<std::uint32_t>(std::countr_zero(m));
-    m &= m - 1;
-    f(l);
-  }
-}
-
 std::uint32_t first_lane(LaneMask m) {
   return static_cast<std::uint32_t>(std::countr_zero(m));
 }

@@ -12,15 +12,6 @@ namespace {
 using kernel::kWarpSize;
 using kernel::LaneMask;
 
-template <class F>
-void for_lanes(LaneMask m, F&& f) {
-  while (m != 0) {
-    const auto l = static_cast<std::uint32_t>(std::countr_zero(m));
-    m &= m - 1;
-    f(l);
-  }
-}
-
 std::uint64_t mask_of(std::uint32_t bytes) {
   return bytes >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * bytes)) - 1;
 }
@@ -507,6 +498,27 @@ bool WarpInterpreter::resolve(const Instruction& in, const Operand& a, LaneMask 
   return true;
 }
 
+// A param or local access of lane `l` at host bytes `p`: stores the lane's values there, or
+// loads them (sign-extended for signed types) into its registers.
+void WarpInterpreter::move_lane(const Instruction& in, const Operand& vals, std::uint32_t l,
+                                std::uint8_t* p, bool store) {
+  const std::uint32_t eb = type_bytes(in.type);
+  for (std::uint32_t k = 0; k < in.vec; ++k) {
+    const Operand& r = vals.kind == Operand::Kind::kVector ? member(vals, k) : vals;
+    if (store) {
+      const std::uint64_t v = read(r, l);
+      std::memcpy(p + k * eb, &v, eb);
+      continue;
+    }
+    std::uint64_t v = 0;
+    std::memcpy(&v, p + k * eb, eb);
+    if (is_signed(in.type) && eb < 8)
+      v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v << (64 - 8 * eb)) >>
+                                     (64 - 8 * eb));
+    write(r, l, v);
+  }
+}
+
 bool WarpInterpreter::exec_memory(const Instruction& in, LaneMask mask) {
   const bool store = in.op == Opcode::kSt;
   const bool atomic = in.op == Opcode::kAtom || in.op == Opcode::kRed;
@@ -655,31 +667,13 @@ bool WarpInterpreter::exec_memory(const Instruction& in, LaneMask mask) {
       if (var == nullptr) return fail(in, "a .param access through a register is not supported");
       if (store && var->param_role == Variable::ParamRole::kInput && frame().fn->is_entry)
         return fail(in, "a kernel's parameters are read-only");
-      for (bool ok = true; ok;) {
-        ok = false;
-        bool oob = false;
-        for_lanes(mask, [&](std::uint32_t l) {
-          if (op_addr_[l] + bytes > var->bytes) oob = true;
-        });
-        if (oob)
-          return fail(in, fmt::format("access past the end of .param '{}' ({} bytes)", var->name,
-                                      var->bytes));
-      }
+      bool oob = false;
+      for_lanes(mask, [&](std::uint32_t l) { oob = oob || op_addr_[l] + bytes > var->bytes; });
+      if (oob)
+        return fail(in, fmt::format("access past the end of .param '{}' ({} bytes)", var->name,
+                                    var->bytes));
       for_lanes(mask, [&](std::uint32_t l) {
-        std::uint8_t* p = param_bytes(*var, l) + op_addr_[l];
-        for (std::uint32_t k = 0; k < in.vec; ++k) {
-          if (store) {
-            const std::uint64_t v = value_of(vals, k, l);
-            std::memcpy(p + k * eb, &v, eb);
-          } else {
-            std::uint64_t v = 0;
-            std::memcpy(&v, p + k * eb, eb);
-            if (is_signed(in.type) && eb < 8)
-              v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v << (64 - 8 * eb)) >>
-                                             (64 - 8 * eb));
-            write(vals.kind == Operand::Kind::kVector ? member(vals, k) : vals, l, v);
-          }
-        }
+        move_lane(in, vals, l, param_bytes(*var, l) + op_addr_[l], store);
       });
     } else {
       std::string oob;
@@ -691,20 +685,7 @@ bool WarpInterpreter::exec_memory(const Instruction& in, LaneMask mask) {
       });
       if (!oob.empty()) return fail(in, oob);
       for_lanes(mask, [&](std::uint32_t l) {
-        std::uint8_t* p = local_.data() + std::size_t{l} * local_stride_ + op_addr_[l];
-        for (std::uint32_t k = 0; k < in.vec; ++k) {
-          if (store) {
-            const std::uint64_t v = value_of(vals, k, l);
-            std::memcpy(p + k * eb, &v, eb);
-          } else {
-            std::uint64_t v = 0;
-            std::memcpy(&v, p + k * eb, eb);
-            if (is_signed(in.type) && eb < 8)
-              v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v << (64 - 8 * eb)) >>
-                                             (64 - 8 * eb));
-            write(vals.kind == Operand::Kind::kVector ? member(vals, k) : vals, l, v);
-          }
-        }
+        move_lane(in, vals, l, local_.data() + std::size_t{l} * local_stride_ + op_addr_[l], store);
       });
     }
     count_alu(in, 1);

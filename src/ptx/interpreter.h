@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +30,16 @@ inline constexpr std::uint64_t kWindowBytes = 0x1'0000'0000ull;
 // A shared::cluster address: the target CTA's rank + 1 above bit 24 (0: the executing CTA).
 inline constexpr std::uint32_t kClusterRankShift = 24;
 inline constexpr std::uint64_t kClusterOffsetMask = (std::uint64_t{1} << kClusterRankShift) - 1;
+
+// Calls f(lane) for each lane set in m, lowest first.
+template <class F>
+void for_lanes(kernel::LaneMask m, F&& f) {
+  while (m != 0) {
+    const auto l = static_cast<std::uint32_t>(std::countr_zero(m));
+    m &= m - 1;
+    f(l);
+  }
+}
 
 // A module with the entry a launch runs.
 struct Program {
@@ -83,6 +94,8 @@ class WarpInterpreter {
   bool step();  // one instruction; false: stop (op pending, done or fault)
   bool exec(const Instruction& in, kernel::LaneMask mask);
   bool exec_memory(const Instruction& in, kernel::LaneMask mask);
+  void move_lane(const Instruction& in, const Operand& vals, std::uint32_t lane, std::uint8_t* p,
+                 bool store);
   bool exec_call(const Instruction& in, kernel::LaneMask mask, std::uint32_t pc);
   bool exec_warp_level(const Instruction& in, kernel::LaneMask mask);
   bool exec_async(const Instruction& in, kernel::LaneMask mask);

@@ -12,15 +12,6 @@ namespace {
 using kernel::kWarpSize;
 using kernel::LaneMask;
 
-template <class F>
-void for_lanes(LaneMask m, F&& f) {
-  while (m != 0) {
-    const auto l = static_cast<std::uint32_t>(std::countr_zero(m));
-    m &= m - 1;
-    f(l);
-  }
-}
-
 }  // namespace
 
 bool WarpInterpreter::exec_warp_level(const Instruction& in, LaneMask m) {
