@@ -7,7 +7,6 @@
 // or is stopped by the step budget here (a PTX loop may never end, as a kernel may).
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,51 +16,10 @@
 #include "ptx/interpreter.h"
 #include "ptx/parser.h"
 #include "ptx/ptx_kernel.h"
-
-namespace {
-
-using namespace xpusim;
-
-// Applies loads, stores and atomics to [0x1000, 0x2000); anything else is a fault here.
-class Arena : public kernel::WarpExecutor {
- public:
-  void execute(kernel::Warp&, const kernel::Op&) override {}
-  kernel::RegisterFile& registers(kernel::Warp&) override { return regs_; }
-  void fault(kernel::Warp&, const std::string&) override {}
-  bool apply(const kernel::Op& op) {
-    using kernel::OpKind;
-    const bool load = op.kind == OpKind::kLoadGlobal || op.kind == OpKind::kLoadShared;
-    const bool store = op.kind == OpKind::kStoreGlobal || op.kind == OpKind::kStoreShared;
-    const bool atomic = op.kind == OpKind::kAtomicGlobal || op.kind == OpKind::kAtomicShared;
-    if (!load && !store && !atomic) return true;
-    for (std::uint32_t l = 0; l < kernel::kWarpSize; ++l) {
-      if (((op.mask >> l) & 1) == 0) continue;
-      const std::uint64_t a = (*op.addr)[l];
-      if (a < 0x1000 || a - 0x1000 + op.bytes > bytes_.size()) return false;
-      std::byte* m = bytes_.data() + (a - 0x1000);
-      std::byte* d = op.data + std::size_t{l} * op.bytes;
-      if (load) std::memcpy(d, m, op.bytes);
-      if (store) std::memcpy(m, d, op.bytes);
-      if (atomic) {
-        std::byte old[8];
-        const std::byte* swap = op.atom == kernel::AtomOp::kCas
-                                    ? d + std::size_t{kernel::kWarpSize} * op.bytes
-                                    : nullptr;
-        kernel::atom_apply(op.atom, op.atom_type, m, d, swap, old);
-        std::memcpy(d, old, op.bytes);
-      }
-    }
-    return true;
-  }
-
- private:
-  std::vector<std::byte> bytes_ = std::vector<std::byte>(4096);
-  kernel::RegisterFile regs_{kernel::kWarpSize, 8};
-};
-
-}  // namespace
+#include "unit/ptx/functional_harness.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace xpusim;
   auto module = ptx::parse_module(fuzz::as_text(data, size), "fuzz.ptx");
   fuzz::check_reader_errors(module, "fuzz.ptx:");
   if (!module) return 0;
@@ -72,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check_reader_errors(def, "fuzz.ptx");
     if (!def) continue;
     const auto& program = *static_cast<const ptx::Program*>(def->context.get());
-    Arena arena;
+    ptx::test::FlatMemory arena(4096);  // [0x1000, 0x2000): loads, stores and atomics
     kernel::KernelArgs args;
     for (std::size_t k = 0; k < f.params.size(); ++k)
       args.u64(0x1000);
@@ -90,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       }
       if (stop == ptx::WarpInterpreter::Stop::kOp) {
-        if (!arena.apply(in.op())) break;
+        if (!arena.apply(in.op()).empty()) break;
         in.complete();
       }
     }

@@ -5,7 +5,6 @@
 // on modelled SMs (--launcher chip, the default) or for a fixed time (--launcher fixed).
 #include <fmt/format.h>
 
-
 #include <algorithm>
 #include <cstdio>
 

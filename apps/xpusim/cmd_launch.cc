@@ -3,7 +3,6 @@
 // latency; --explain says why a cluster does or does not fit each GPC; --svg draws it.
 #include <fmt/format.h>
 
-
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
