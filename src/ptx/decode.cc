@@ -21,6 +21,27 @@ Type parse_type(std::string_view s) {
   return it == kTypes.end() ? Type::kNone : it->second;
 }
 
+std::string_view space_name(Space s) {
+  switch (s) {
+    case Space::kNone:
+    case Space::kGeneric:
+      return "generic";
+    case Space::kGlobal:
+      return ".global";
+    case Space::kShared:
+      return ".shared";
+    case Space::kSharedCluster:
+      return ".shared::cluster";
+    case Space::kLocal:
+      return ".local";
+    case Space::kParam:
+      return ".param";
+    case Space::kConst:
+      return ".const";
+  }
+  return "?";
+}
+
 std::uint32_t type_bytes(Type t) {
   switch (t) {
     case Type::kPred:

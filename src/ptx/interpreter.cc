@@ -460,6 +460,11 @@ bool WarpInterpreter::resolve(const Instruction& in, const Operand& a, LaneMask 
   std::uint64_t base = 0;
   if (a.symbol >= 0) {
     const Variable& v = module_.variables[static_cast<std::size_t>(a.symbol)];
+    // A named space must be the variable's own (shared::cluster also reaches this CTA's .shared).
+    if (named != Space::kNone && named != Space::kGeneric && named != v.space &&
+        !(named == Space::kSharedCluster && v.space == Space::kShared))
+      return fail(in, fmt::format("'{}' is a {} variable; this access names {}", v.name,
+                                  space_name(v.space), space_name(named)));
     if (v.space == Space::kParam) {
       space = Space::kParam;
       for_lanes(mask, [&](std::uint32_t l) { addr[l] = static_cast<kernel::Addr>(a.imm); });

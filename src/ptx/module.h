@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace xpusim::ptx {
@@ -49,6 +50,9 @@ enum class Space : std::uint8_t {
   kParam,
   kConst
 };
+
+// The state space as PTX spells it (".shared"), for messages.
+std::string_view space_name(Space s);
 
 // Special registers (PTX ISA "Special Registers"), each read per lane.
 enum class Special : std::uint8_t {
