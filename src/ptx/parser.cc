@@ -500,12 +500,17 @@ class Parser {
     return -1;
   }
 
+  static constexpr std::size_t kMaxBlockDepth = 256;
+
   // Statements up to the matching '}'.
   Status block() {
     while (!accept("}")) {
       const Token& tok = peek();
       if (tok.kind == Token::Kind::kEnd) return error_at(tok, "expected '}' to close the body");
       if (accept("{")) {
+        // The parser recurses per block: bound it (nvcc nests a few levels, inline asm one).
+        if (scopes_.size() >= kMaxBlockDepth)
+          return error_at(tok, fmt::format("blocks nested deeper than {}", kMaxBlockDepth));
         scopes_.emplace_back();
         scope_ids_.push_back(++next_scope_);
         if (auto st = block(); !st) return st;
@@ -803,6 +808,7 @@ class Parser {
       std::vector<Operand> members;
       if (!(paren ? at(")") : at("}"))) {
         do {
+          if (at("{")) return error_at(peek(), "a vector operand cannot hold a vector");
           auto m = operand(false);
           if (!m) return m.errors();
           members.push_back(*m);
@@ -999,7 +1005,9 @@ Result<Module> parse_module(std::string_view text, const std::string& source) {
   auto toks = lex(text, source);
   if (!toks) return toks.errors();
   Parser p(std::move(*toks), source);
-  return p.run();
+  auto m = p.run();
+  if (m) m->text = std::string(text);
+  return m;
 }
 
 Result<Module> load_module(const std::string& path) {

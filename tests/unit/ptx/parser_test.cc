@@ -81,6 +81,11 @@ TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
             "k.ptx:4:23: 'counter': module-scope .global variables (__device__ / __constant__) are "
             "not supported by this front end yet (at 'counter')");
   EXPECT_EQ(error_of("\x01"), "k.ptx:4:1: unexpected character '\\x01'");
+  // Nesting the parser would recurse on without bound (ptx_parser_fuzz: stack overflows).
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n" + std::string(300, '{')),
+            "k.ptx:6:256: blocks nested deeper than 256 (at '{')");
+  EXPECT_EQ(error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.b64 %r1, {{%r1}};\n}\n"),
+            "k.ptx:7:16: a vector operand cannot hold a vector (at '{')");
 }
 
 TEST(PtxParser, AMissingEntryNamesTheClosestAndTheList) {
