@@ -14,6 +14,17 @@
 
 namespace xpusim::cli {
 
+Status probe_output(const std::string& path) {
+  const bool existed = std::filesystem::exists(path);
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) return Error{"cannot open the file for writing"};
+  if (!existed) {
+    probe.close();
+    std::filesystem::remove(path);
+  }
+  return Ok{};
+}
+
 void print_errors(const std::vector<Error>& errors) {
   for (const Error& e : errors)
     std::fprintf(stderr, "error: %s\n", e.message.c_str());
@@ -122,16 +133,8 @@ Result<std::unique_ptr<Session>> Session::open(const GlobalOptions& g) {
     }
   }
   if (!g.stats_path.empty()) {
-    // Fail now rather than after the run: probe that the file can be created.
-    const bool existed = std::filesystem::exists(g.stats_path);
-    std::ofstream probe(g.stats_path, std::ios::app);
-    if (!probe) {
-      errors.push_back(
-          {fmt::format("--stats = {}: cannot open the file for writing", g.stats_path)});
-    } else if (!existed) {
-      probe.close();
-      std::filesystem::remove(g.stats_path);
-    }
+    if (auto st = probe_output(g.stats_path); !st)
+      errors.push_back({fmt::format("--stats = {}: {}", g.stats_path, st.error().message)});
   }
   std::optional<config::TimeWindow> window;
   if (!g.trace_window.empty()) {

@@ -137,5 +137,10 @@ void add_fabric_command(CLI::App& app, const GlobalOptions& g, Action& action);
 void add_report_command(CLI::App& app, const GlobalOptions& g, Action& action);
 // Writes the HTML report of `runs` (cmd_report.cc); errors name the file.
 Status write_report(const std::string& path, const std::vector<report::RunStats>& runs);
+// Writes `text` to `path`, replacing it (cmd_report.cc); errors give the file and the reason.
+Status write_text_file(const std::string& path, std::string_view text, std::string_view what);
+// Whether `path` can be written: opened for appending, and removed again if it was not there
+// (an output flag fails before the run rather than after it).
+Status probe_output(const std::string& path);
 
 }  // namespace xpusim::cli

@@ -14,19 +14,22 @@
 
 namespace xpusim::cli {
 
-Status write_report(const std::string& path, const std::vector<report::RunStats>& runs) {
-  const std::string html = report::html_report(runs);
+Status write_text_file(const std::string& path, std::string_view text, std::string_view what) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
-    return Error{fmt::format("{}: cannot write the report: {}", path, std::strerror(errno))};
+    return Error{fmt::format("{}: cannot write the {}: {}", path, what, std::strerror(errno))};
   }
-  const bool ok = std::fwrite(html.data(), 1, html.size(), f) == html.size();
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   const int err = errno;
   if (std::fclose(f) != 0 || !ok) {
     return Error{
-        fmt::format("{}: cannot write the report: {}", path, std::strerror(ok ? errno : err))};
+        fmt::format("{}: cannot write the {}: {}", path, what, std::strerror(ok ? errno : err))};
   }
   return Ok{};
+}
+
+Status write_report(const std::string& path, const std::vector<report::RunStats>& runs) {
+  return write_text_file(path, report::html_report(runs), "report");
 }
 
 void add_report_command(CLI::App& app, const GlobalOptions& g, Action& action) {

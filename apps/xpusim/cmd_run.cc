@@ -22,6 +22,7 @@
 #include "config/chip_spec.h"
 #include "config/units.h"
 #include "core/warp_scheduler.h"
+#include "kernel/line_profile.h"
 #include "run_summary.h"
 #include "sched/policy.h"
 #include "system/chip.h"
@@ -42,7 +43,8 @@ struct RunOpts {
   std::string policy;
   std::string scheduler;
   bool memory_thread = false;
-  std::string report;  // --report: the HTML report of every run
+  std::string report;       // --report: the HTML report of every run
+  std::string ptx_profile;  // --ptx-profile: per PTX line counts of every run (CSV)
 };
 
 unsigned long long ull(std::uint64_t v) {
@@ -132,7 +134,8 @@ std::vector<Error> simulate(PreparedRun& p, const std::string& header, const Sli
 
 // Opens the run's session (its output files) and builds its chip; the errors, if any.
 std::vector<Error> open_and_build(const GlobalOptions& g, const RunOpts& o,
-                                  const config::ChipSpec& spec, PreparedRun& p) {
+                                  const config::ChipSpec& spec, PreparedRun& p,
+                                  kernel::LineProfile* profile) {
   const system::Scenario& s = p.s;
   GlobalOptions gr = g;
   gr.stats_path = s.stats_path;
@@ -165,7 +168,8 @@ std::vector<Error> open_and_build(const GlobalOptions& g, const RunOpts& o,
   h["chip"] = spec.name;
   h["chip_config"] = config::chip_to_json(spec);
   if (auto st =
-          p.run->build(p.session->sim(), spec, {.seed = g.seed, .memory_thread = o.memory_thread});
+          p.run->build(p.session->sim(), spec,
+                       {.seed = g.seed, .memory_thread = o.memory_thread, .line_profile = profile});
       !st) {
     return st.errors();
   }
@@ -260,9 +264,20 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
       last.trace_window = g.trace_window;
     }
   }
+  if (!o.ptx_profile.empty()) {
+    if (std::none_of(runs.begin(), runs.end(),
+                     [](const system::Scenario& r) { return !r.ptx.empty() || !r.cuda.empty(); })) {
+      errors.push_back(
+          {fmt::format("--ptx-profile = {}: {} runs no PTX kernel (a profile needs ptx: or cuda:)",
+                       o.ptx_profile, multi ? "no run of the file" : "the scenario")});
+    } else if (auto st = probe_output(o.ptx_profile); !st) {
+      errors.push_back({fmt::format("--ptx-profile = {}: {}", o.ptx_profile, st.error().message)});
+    }
+  }
   // The file's outputs are distinct (the loader checks); a flag may name one of them.
   for (const auto& [flag, value] :
-       {std::pair{"--stats", g.stats_path}, std::pair{"--trace", g.trace_path}}) {
+       {std::pair{"--stats", g.stats_path}, std::pair{"--trace", g.trace_path},
+        std::pair{"--ptx-profile", o.ptx_profile}}) {
     if (value.empty()) continue;
     for (const system::Scenario& r : runs) {
       std::vector<std::pair<std::string, std::string>> files = {{"stats", r.stats_path},
@@ -307,7 +322,7 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
   // outputs) before anything is simulated, then freed: a file of hundreds of runs holds one
   // chip at a time. The run builds it again when its turn comes.
   for (auto& p : prepared) {
-    if (auto e = open_and_build(g, o, *spec, *p); !e.empty()) add_errors(errors, e);
+    if (auto e = open_and_build(g, o, *spec, *p, nullptr); !e.empty()) add_errors(errors, e);
     // The chip first: it refers to the session's simulation (its stats registry).
     p->run = std::move(system::Run::resolve(p->s, workloads::register_all)).value();
     p->session.reset();
@@ -316,10 +331,12 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
 
   int code = kExitOk;
   std::vector<report::RunStats> reported;  // for --report, each run's as it ends
+  kernel::LineProfile profile;             // --ptx-profile: every run's, merged by file
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     PreparedRun& run = *prepared[i];
     const system::Scenario& s = run.s;
-    if (auto e = open_and_build(g, o, *spec, run); !e.empty()) {  // the files changed since?
+    if (auto e = open_and_build(g, o, *spec, run, o.ptx_profile.empty() ? nullptr : &profile);
+        !e.empty()) {  // the files changed since?
       print_errors(e);
       code = kExitBadInput;
       prepared[i].reset();
@@ -368,6 +385,16 @@ int run_scenario(const GlobalOptions& g, const RunOpts& o) {
       if (r) reported.push_back(std::move(r).value());
     }
     prepared[i].reset();  // frees the run's chip and simulation before the next run
+  }
+  // Written whatever the runs' outcome: where a faulting or hanging kernel stood is the point.
+  if (!o.ptx_profile.empty()) {
+    if (auto st = write_text_file(o.ptx_profile, profile.csv(), "profile"); !st) {
+      print_errors({Error{fmt::format("--ptx-profile: {}", st.error().message)}});
+      if (code == kExitOk) code = kExitSimulationFailure;
+    } else {
+      std::printf("\nptx profile %s: %zu line%s\n", o.ptx_profile.c_str(), profile.rows(),
+                  profile.rows() == 1 ? "" : "s");
+    }
   }
   if (!o.report.empty()) {
     const Status st = reported.empty()
@@ -423,6 +450,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   cmd->add_option("--report", o->report,
                   "write an HTML report of the runs to this file: plots over time, roofline, "
                   "stalls, and the runs' headline figures side by side (docs/report.md)");
+  cmd->add_option("--ptx-profile", o->ptx_profile,
+                  "write per PTX source line of the runs' kernels: warp-instructions executed, "
+                  "active and predicated-on lane shares, stall cycles by reason (CSV; "
+                  "docs/ptx.md)");
   cmd->add_option("--param", o->params,
                   "workload parameters over the scenario's, in every run: key=value,... (sizes "
                   "may use KiB, MiB, GiB)");

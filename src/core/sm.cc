@@ -245,6 +245,9 @@ void Sm::stall(WarpSlot& w, StallReason r) {
     case StallReason::kNone:
       break;
   }
+  if (cfg_.line_profile != nullptr && w.warp.source != nullptr && w.state != StallReason::kNone)
+    cfg_.line_profile->at(w.warp.source, w.warp.source_line)
+        .stall[static_cast<std::size_t>(w.state)] += cycles;
   w.state = r;
   w.since_cycle = at;
 }

@@ -33,6 +33,7 @@
 #include "core/global_port.h"
 #include "core/sm_timing.h"
 #include "core/warp_scheduler.h"
+#include "kernel/line_profile.h"
 #include "kernel/registry.h"
 #include "kernel/warp.h"
 #include "mem/bank_conflicts.h"
@@ -85,9 +86,13 @@ struct SmConfig {
   // Who hears of a fault (the chip: the kernel's queue enters its error state and the other
   // queues go on); null: the simulation stops at the fault.
   FaultHandler on_fault{};
+  // Per-line counts of interpreted kernels (kernel/line_profile.h); null: not profiled.
+  kernel::LineProfile* line_profile = nullptr;
 };
 
 enum class StallReason : std::uint8_t { kIssue, kDependency, kMemory, kBarrier, kNone };
+static_assert(static_cast<std::size_t>(StallReason::kNone) == kernel::kStallNames.size(),
+              "kernel::LineProfile counts the stall reasons in this order");
 
 class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaClient {
  public:

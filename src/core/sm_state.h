@@ -100,6 +100,7 @@ struct alignas(64) Sm::WarpSlot : sim::Event {
         sp(sub),
         age(a) {
     warp.executor_slot = this;
+    warp.line_profile = s.cfg_.line_profile;
   }
   Sm& sm;
   Cta& cta;

@@ -30,6 +30,7 @@
 namespace xpusim::kernel {
 
 class Warp;
+class LineProfile;
 
 // The timing side: accepts an operation of a suspended warp, applies its functional effect,
 // and later calls warp.resume() (through its event queue, never from inside execute()).
@@ -480,6 +481,8 @@ class Warp {
   // fault or a hang report names it.
   const char* source = nullptr;
   std::uint32_t source_line = 0;
+  // Where an interpreted kernel counts its per-line work (--ptx-profile); null: not profiled.
+  LineProfile* line_profile = nullptr;
 
  private:
   template <class T>

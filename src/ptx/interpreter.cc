@@ -26,7 +26,9 @@ constexpr std::uint32_t kAluBatch = 64;
 }  // namespace
 
 WarpInterpreter::WarpInterpreter(const Program& program, const kernel::Warp& warp)
-    : program_(program), module_(program.module), warp_(warp) {
+    : program_(program), module_(program.module), warp_(warp), profile_(warp.line_profile) {
+  if (profile_ != nullptr)
+    profile_->add_source(module_.source.c_str(), module_.source, module_.text);
   const Function& entry = module_.functions[program.entry];
   Frame f;
   f.fn = &entry;
@@ -196,6 +198,12 @@ bool WarpInterpreter::step() {
       const bool p = (reg(in.guard, l) & 1) != 0;
       if (p != in.guard_negate) active |= LaneMask{1} << l;
     });
+  }
+  if (profile_ != nullptr) {
+    kernel::LineCounts& c = profile_->at(module_.source.c_str(), in.line);
+    ++c.warp_instructions;
+    c.active_lanes += static_cast<std::uint64_t>(std::popcount(mask));
+    c.predicated_on += static_cast<std::uint64_t>(std::popcount(active));
   }
   if (in.cc) return fail(in, "carry arithmetic (.cc) is not supported by this front end yet");
   switch (in.op) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/line_profile.h"
 #include "kernel/op.h"
 #include "kernel/warp.h"
 #include "ptx/module.h"
@@ -144,6 +145,7 @@ class WarpInterpreter {
   const Program& program_;
   const Module& module_;
   const kernel::Warp& warp_;
+  kernel::LineProfile* profile_;  // --ptx-profile: null when off
   std::vector<Frame> frames_;
   std::vector<std::uint64_t> regs_;
   std::vector<std::uint32_t> depth_;      // per register slot of the frame stack

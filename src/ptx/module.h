@@ -388,6 +388,7 @@ struct Function {
 
 struct Module {
   std::string source;  // the file name used in messages
+  std::string text;    // the source itself (a profile shows each line)
   std::string version;
   std::string target;
   std::uint32_t address_size = 64;

@@ -108,9 +108,9 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
                              .page_table = &page_table_,
                              .tma = nullptr,
                              .buffers = options.check_accesses ? &allocator_.buffer_map() : nullptr,
-                             .on_fault = [this](const core::CtaWork& cta, const Error& e) {
-                               kernel_faulted(cta.launch, e);
-                             }};
+                             .on_fault = [this](const core::CtaWork& cta,
+                                                const Error& e) { kernel_faulted(cta.launch, e); },
+                             .line_profile = options.line_profile};
     sms_.push_back(std::make_unique<core::Sm>(root_, fmt::format("sm{}", i), mem_->sm_clock(),
                                               memory_, *port_, cfg));
   }

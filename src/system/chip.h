@@ -74,6 +74,9 @@ struct ChipOptions {
   // chip config's (agent_timing_of).
   std::vector<QueueSpec> queues = {QueueSpec{}};
   std::optional<cp::AgentTiming> cp_timing = std::nullopt;
+  // Interpreted (PTX) kernels count their work and stalls per source line here
+  // (kernel/line_profile.h, `--ptx-profile`); null: not profiled. Owned by the caller.
+  kernel::LineProfile* line_profile = nullptr;
 };
 
 // How a launch enters the command processor.

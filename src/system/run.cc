@@ -90,7 +90,9 @@ Result<std::unique_ptr<Run>> Run::resolve(const Scenario& s, Registrar registrar
 Status Run::build(sim::Simulation& sim, const config::ChipSpec& spec, const RunOptions& o) {
   XPUSIM_CHECK(chip_ == nullptr, "a run is built once");
   sim_ = &sim;
-  auto chip = Chip::create(sim, spec, chip_options(s_, spec, o.memory_thread));
+  ChipOptions options = chip_options(s_, spec, o.memory_thread);
+  options.line_profile = o.line_profile;
+  auto chip = Chip::create(sim, spec, options);
   if (!chip) return chip.errors();
   chip_ = std::move(chip).value();
   auto ids = setup_scenario(s_, resolved_, *chip_, kernels_, o.seed);

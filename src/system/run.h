@@ -33,8 +33,9 @@ using Registrar = Status (*)(kernel::KernelRegistry& kernels, WorkloadRegistry& 
 
 // What a run needs beyond the scenario.
 struct RunOptions {
-  std::uint64_t seed = 1;      // random32 buffer fills
-  bool memory_thread = false;  // ChipOptions::memory_thread
+  std::uint64_t seed = 1;                       // random32 buffer fills
+  bool memory_thread = false;                   // ChipOptions::memory_thread
+  kernel::LineProfile* line_profile = nullptr;  // ChipOptions::line_profile
 };
 
 // The chip options a scenario asks for on `spec`: mode, policy, warp scheduler, SM timing and

@@ -3,6 +3,9 @@
 // file and line.
 #include <cstring>
 #include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "cli_harness.h"
 
@@ -134,6 +137,84 @@ TEST_F(PtxCli, BadModulesLaunchesAndKernelsAreOneLineErrors) {
       << r.err;
   EXPECT_NE(r.err.find("(at triple.ptx:29)"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "out.bin"));
+}
+
+// Per PTX line: the warp-instructions, the lane shares of a divergent guard, and stall cycles
+// whose sums are the SMs' stall counters (every warp of the run is a PTX warp).
+TEST_F(PtxCli, APtxProfileCountsEachLineAndItsStalls) {
+  write("in.bin", std::string(4096, '\0'));
+  write("triple.ptx", kTriple);
+  write("k.yaml", scenario("ptx: triple.ptx"));
+  CliRun r = run("--stats st.json run k.yaml --ptx-profile prof.csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ptx profile prof.csv: 15 lines"), std::string::npos) << r.out;
+  const std::vector<std::string> rows = lines(file("prof.csv"));
+  ASSERT_EQ(rows.size(), 16u);
+  EXPECT_EQ(rows[0],
+            "file,line,warp_instructions,active_lane_share,predicated_on_share,stall_issue,"
+            "stall_dependency,stall_memory,stall_barrier,source");
+  // 16 CTAs of 2 warps; 1000 of the 1024 threads pass the bounds check, 24 take the branch.
+  EXPECT_EQ(rows[1].substr(0, rows[1].find(",0,")), "triple.ptx,16,32,1.0000,1.0000");
+  const auto row_of = [&](int line) {
+    for (const std::string& row : rows)
+      if (row.starts_with(fmt::format("triple.ptx,{},", line))) return row;
+    return std::string();
+  };
+  EXPECT_TRUE(row_of(23).starts_with("triple.ptx,23,32,1.0000,0.0234,")) << row_of(23);
+  EXPECT_TRUE(row_of(23).ends_with(",@%p1 bra $L__done;")) << row_of(23);
+  EXPECT_TRUE(row_of(29).starts_with("triple.ptx,29,32,0.9766,0.9766,")) << row_of(29);
+  EXPECT_TRUE(row_of(29).ends_with(",\"st.global.u32 [%rd5], %r6;\"")) << row_of(29);
+  std::uint64_t sums[4] = {};
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    std::istringstream in(rows[i]);
+    std::string f;
+    for (int col = 0; col < 9 && std::getline(in, f, ','); ++col)
+      if (col >= 5) sums[col - 5] += std::stoull(f);
+  }
+  EXPECT_GT(sums[2], 0u);  // the loads' memory waits
+  const nlohmann::json stats = nlohmann::json::parse(file("st.json"))["figures"]["stall_cycles"];
+  const char* names[4] = {"issue", "dependency", "memory", "barrier"};
+  for (int k = 0; k < 4; ++k)
+    EXPECT_EQ(static_cast<double>(sums[k]), stats[names[k]].get<double>()) << names[k];
+}
+
+// A kernel that waits forever: the hang report names each warp's PTX line, and the profile is
+// still written; a profile of a run with no PTX kernel, or to a file that cannot be written,
+// is refused before anything runs.
+TEST_F(PtxCli, AHangIsReportedByPtxLineAndProfileFlagsAreChecked) {
+  std::string spin = kTriple;
+  spin.replace(spin.find("\tmul.wide.u32"), 0,
+               "\tmbarrier.init.shared.b64 [bar], 1000;\n"
+               "\tmbarrier.arrive.shared.b64 %rd6, [bar];\n"
+               "$L__spin:\n"
+               "\tmbarrier.try_wait.parity.shared.b64 %p1, [bar], 0;\n"
+               "\t@!%p1 bra $L__spin;\n");
+  spin.replace(spin.find("\t.reg .b64 \t%rd<8>;"), 0, "\t.shared .align 8 .b64 bar;\n");
+  write("spin.ptx", spin);
+  write("in.bin", std::string(4096, '\0'));
+  write("k.yaml", scenario("ptx: spin.ptx"));
+  CliRun r = run("run k.yaml --ptx-profile prof.csv");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("hang report:"), std::string::npos) << r.err;
+  // The try_wait loop parks the warp at its line (28, the declaration and the init and arrive above
+  // it inserted).
+  EXPECT_NE(r.err.find("triple block (0,0,0) warp 0: mbarrier at 0x0 waiting for parity 0"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("at spin.ptx:28\n"), std::string::npos) << r.err;
+  EXPECT_NE(file("prof.csv").find("\nspin.ptx,28,"), std::string::npos) << file("prof.csv");
+
+  write("c.yaml",
+        "chip: tiny\nkernel: stream_copy\nlaunch: {grid: 1, block: 64}\n"
+        "buffers: {a: {bytes: 256}, b: {bytes: 256}}\nargs: [{ptr: a}, {ptr: b}, {u64: 64}]\n");
+  r = run("run c.yaml --ptx-profile prof2.csv");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: --ptx-profile = prof2.csv: the scenario runs no PTX kernel (a profile needs "
+            "ptx: or cuda:)\n");
+  r = run("run k.yaml --ptx-profile no/such/dir/p.csv");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: --ptx-profile = no/such/dir/p.csv: cannot open the file for writing\n");
 }
 
 TEST_F(PtxCli, ACudaFileIsCompiledByNvcc) {
