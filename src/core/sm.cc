@@ -411,6 +411,15 @@ void Sm::issue(SubPartition& sp) {
   if (w.op.kind == OpKind::kAlu) slots = std::max<std::uint32_t>(w.op.count, 1);
   if (w.op.kind == OpKind::kSfu)
     slots = std::uint64_t{std::max<std::uint32_t>(w.op.count, 1)} * t.sfu_issue_cycles;
+  // The warp's last chain is done: its later instructions took the cycles the sub-partition
+  // stood idle, the rest are booked after this issue. Latency-bound code (few warps) pays in
+  // idle cycles; issue-bound code pays every slot.
+  if (w.chain_owed > 0) {
+    const std::uint64_t idle = cycle > sp.free_cycle ? cycle - sp.free_cycle : 0;
+    slots += w.chain_owed - std::min<std::uint64_t>(w.chain_owed, idle);
+    w.chain_owed = 0;
+  }
+  if (w.op.kind == OpKind::kAluChain) w.chain_owed = std::max<std::uint32_t>(w.op.count, 1) - 1;
   sp.free_cycle = cycle + slots;
   dispatch(w, cycle);
   if (!sp.ready.empty()) events().schedule(sp, clock_.edge(sp.free_cycle));

@@ -110,6 +110,9 @@ struct alignas(64) Sm::WarpSlot : sim::Event {
   std::uint32_t sp;
   std::uint64_t age;  // launch order: lower is older (GTO)
   Op op;
+  // The issue slots its last dependent chain (kAluChain) still owes the sub-partition: a chain
+  // books one slot at issue; the rest issued as operands arrived, in cycles the others left.
+  std::uint32_t chain_owed = 0;
   bool faulted = false;       // parked for good by a fault
   std::uint32_t pending = 0;  // parts of a multi-part access still in flight
   std::uint32_t slot = 0;     // hardware warp slot (its trace track)

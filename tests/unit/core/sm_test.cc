@@ -29,6 +29,11 @@ sim::Task<> chain_10(Warp& w) {
   co_await w.alu_chain(10);
 }
 
+sim::Task<> chain_loop(Warp& w) {
+  for (int i = 0; i < 10; ++i)
+    co_await w.alu_chain(10);
+}
+
 // Each lane stores (or loads) 4 B at stride args[0] words: stride 1 is conflict-free, stride
 // 32 puts every lane in bank 0 (32 wavefronts).
 sim::Task<> shared_stride(Warp& w) {
@@ -161,6 +166,7 @@ kernel::KernelRegistry registry() {
   };
   add("alu_100", alu_100);
   add("chain_10", chain_10);
+  add("chain_loop", chain_loop);
   add("shared_stride", shared_stride, {{"stride_words", ArgKind::kU32}});
   add("scale", scale, {{"in", ArgKind::kPtr}, {"out", ArgKind::kPtr}});
   add("load_probe", load_probe, {{"in", ArgKind::kPtr}, {"seen", ArgKind::kU64}});
@@ -230,6 +236,20 @@ TEST(Sm, ADependentChainCostsAnAluLatencyPerInstruction) {
   // Its instructions wait on each other, not on issue slots: a second warp of the
   // sub-partition issues its chain a cycle later and ends a cycle later.
   EXPECT_EQ(two.run("chain_10", 5 * 32), 10 * t.alu_latency + 1);
+}
+
+// A chain's later instructions take issue slots too, in cycles the others leave: with one warp
+// per sub-partition the loop is latency-bound; with eight, their 8 x 100 instructions need 800
+// slots, more than the 400 cycles of latency.
+TEST(Sm, DependentChainsStillTakeTheirIssueSlots) {
+  Rig one, eight;
+  const SmTiming t;
+  ASSERT_EQ(t.alu_latency, 4u);
+  EXPECT_EQ(one.run("chain_loop", 4 * 32), 100 * t.alu_latency);
+  const std::uint64_t busy = eight.run("chain_loop", 32 * 32);
+  EXPECT_GE(busy, 800u - 10 * t.alu_latency);
+  EXPECT_LE(busy, 800u + 10 * t.alu_latency);
+  EXPECT_EQ(stat(eight, "warp_instructions"), 32 * 100u);
 }
 
 TEST(Sm, WarpsOfOneSubPartitionShareItsIssueSlots) {
