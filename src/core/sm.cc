@@ -490,7 +490,9 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       }
       return;
     case OpKind::kClock:
-      *op.value = cycle;
+    case OpKind::kGlobalTimer:
+      // %globaltimer: nanoseconds of simulated time (ticks are picoseconds).
+      *op.value = op.kind == OpKind::kClock ? cycle : now() / 1000;
       stall(w, StallReason::kDependency);
       wake(w, cycle + t.alu_latency);
       return;

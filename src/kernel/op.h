@@ -31,6 +31,7 @@ enum class OpKind : std::uint8_t {
   kMbarTryWait,     // mbarrier.try_wait.parity [mbar], parity → *result
   kMbarWait,        // try_wait.parity in a loop until it succeeds (the warp parks)
   kClock,           // read %clock64 → *value (the SM cycle the instruction issues)
+  kGlobalTimer,     // read %globaltimer → *value (the simulated time at issue, in ns)
   // Distributed shared memory (ld/st/atom .shared::cluster): per-lane cluster addresses
   // cluster_address(rank, offset), i.e. the target CTA's rank above bit 32 (PTX mapa).
   kLoadDsmem,

@@ -1001,9 +1001,13 @@ not_arith:
       const Operand& d0 = operand(in, 0);
       const Operand& s0 = operand(in, 1);
       if (s0.kind == Operand::Kind::kSpecial &&
-          (s0.special == Special::kClock || s0.special == Special::kClock64)) {
-        // Timed: the SM cycle at issue.
-        op_ = kernel::Op{.kind = kernel::OpKind::kClock, .mask = m, .value = &clock_value_};
+          (s0.special == Special::kClock || s0.special == Special::kClock64 ||
+           s0.special == Special::kGlobaltimer)) {
+        // Timed: the SM cycle (or the simulated time in ns) at issue.
+        op_ = kernel::Op{.kind = s0.special == Special::kGlobaltimer ? kernel::OpKind::kGlobalTimer
+                                                                     : kernel::OpKind::kClock,
+                         .mask = m,
+                         .value = &clock_value_};
         op_in_ = &in;
         op_mask_ = m;
         return false;
