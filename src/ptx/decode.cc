@@ -169,6 +169,9 @@ const std::map<std::string_view, Opcode>& opcodes() {
       {"getctarank", Opcode::kGetctarank},
       {"mbarrier", Opcode::kMbarrier},
       {"cp", Opcode::kCpAsyncBulk},
+      {"ldmatrix", Opcode::kLdmatrix},
+      {"stmatrix", Opcode::kStmatrix},
+      {"mma", Opcode::kMma},
   };
   return k;
 }
@@ -249,6 +252,11 @@ class Decoder {
       case Opcode::kSetp:
       case Opcode::kSet:
         return setp();
+      case Opcode::kLdmatrix:
+      case Opcode::kStmatrix:
+        return ldstmatrix();
+      case Opcode::kMma:
+        return mma();
       default:
         break;
     }
@@ -275,6 +283,8 @@ class Decoder {
         in_.cc = true;
       } else if (p == "relu") {
         in_.relu = true;
+      } else if (p == "NaN" && (in_.op == Opcode::kMin || in_.op == Opcode::kMax)) {
+        in_.nan = true;
       } else if (p == "sync") {
         sync_ = true;
       } else if (p == "to") {
@@ -551,6 +561,98 @@ class Decoder {
     return arity(4, 4 + (in_.multicast ? 1 : 0) + hint);
   }
 
+  // ldmatrix/stmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans][.shared[::cta]].b16 (PTX ISA
+  // 9.7.14.5.15-16); the b8 shapes of sm_100 are not modelled.
+  Status ldstmatrix() {
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "sync") {
+        sync_ = true;
+      } else if (p == "aligned") {
+      } else if (p == "m8n8") {
+        in_.shape = MmaShape::kM8n8;
+      } else if (p == "x1" || p == "x2" || p == "x4") {
+        in_.vec = static_cast<std::uint8_t>(p[1] - '0');
+        num_ = true;
+      } else if (p == "trans") {
+        in_.trans = true;
+      } else if (p == "shared" || p == "shared::cta") {
+        in_.space = Space::kShared;
+      } else if (p == "b16") {
+        in_.type = Type::kB16;
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (!sync_) return error("needs .sync.aligned");
+    if (in_.shape != MmaShape::kM8n8) return error("needs the shape .m8n8");
+    if (!num_) return error("needs .x1, .x2 or .x4");
+    if (in_.type != Type::kB16) return error("needs .b16");
+    if (in_.space == Space::kNone) in_.space = Space::kShared;
+    return arity(2, 2);
+  }
+
+  // mma.sync.aligned.SHAPE.row.col[.satfinite].D.A.B.C (PTX ISA 9.7.14.5.14), the shapes and
+  // types listed in docs/ptx.md; any other is an error here.
+  Status mma() {
+    std::vector<Type> types;
+    bool row = false, col = false;
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "sync") {
+        sync_ = true;
+      } else if (p == "aligned") {
+      } else if (p == "m16n8k8") {
+        in_.shape = MmaShape::kM16n8k8;
+      } else if (p == "m16n8k16") {
+        in_.shape = MmaShape::kM16n8k16;
+      } else if (p == "m16n8k32") {
+        in_.shape = MmaShape::kM16n8k32;
+      } else if (p == "row" && !row && !col) {
+        row = true;
+      } else if (p == "col" && row && !col) {
+        col = true;
+      } else if (p == "satfinite") {
+        in_.sat = true;
+      } else if (const Type t = parse_type(p); t != Type::kNone) {
+        types.push_back(t);
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (!sync_) return error("needs .sync.aligned");
+    if (in_.shape == MmaShape::kNone)
+      return error("unsupported shape (m16n8k8, m16n8k16, m16n8k32)");
+    if (!row || !col) return error("needs .row.col");
+    if (auto st = want_types(types, 4); !st) return st;
+    in_.type = types[0];
+    in_.stype = types[1];
+    in_.btype = types[2];
+    in_.ctype = types[3];
+    const Type a = in_.stype, b = in_.btype;
+    const bool half = (a == Type::kF16 || a == Type::kBF16) && b == a && in_.type == Type::kF32 &&
+                      in_.ctype == Type::kF32;
+    const bool tf32 =
+        a == Type::kTF32 && b == a && in_.type == Type::kF32 && in_.ctype == Type::kF32;
+    const bool int8 = (a == Type::kS8 || a == Type::kU8) && (b == Type::kS8 || b == Type::kU8) &&
+                      in_.type == Type::kS32 && in_.ctype == Type::kS32;
+    bool ok = false;
+    switch (in_.shape) {
+      case MmaShape::kM16n8k8:
+        ok = half || tf32;
+        break;
+      case MmaShape::kM16n8k16:
+        ok = half || int8;
+        break;
+      default:
+        ok = int8;
+        break;
+    }
+    if (!ok) return error("this shape and type combination is not supported by this front end yet");
+    if (in_.sat && !int8) return error(".satfinite is defined on integer mma only");
+    return arity(4, 4);
+  }
+
   Status setp() {
     std::vector<Type> types;
     for (std::size_t k = 1; k < parts_.size(); ++k) {
@@ -740,6 +842,7 @@ class Decoder {
   bool sync_ = false;
   bool to_ = false;
   bool cmp_seen_ = false;
+  bool num_ = false;
 
  public:
   bool to() const { return to_; }

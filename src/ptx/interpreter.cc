@@ -786,6 +786,15 @@ void WarpInterpreter::complete() {
     op_in_ = nullptr;
     return;
   }
+  if (in.op == Opcode::kLdmatrix) {
+    complete_ldmatrix(in);
+    op_in_ = nullptr;
+    return;
+  }
+  if (in.op == Opcode::kStmatrix) {
+    op_in_ = nullptr;
+    return;
+  }
   if (op_.kind == kernel::OpKind::kClock) {
     for_lanes(op_mask_, [&](std::uint32_t l) { write(dst, l, clock_value_); });
   } else if (op_.kind == kernel::OpKind::kLoadGlobal || op_.kind == kernel::OpKind::kLoadShared ||

@@ -64,9 +64,9 @@ class WarpInterpreter {
   const std::string& fault() const { return fault_; }
 
   // The ALU work executed since the last take: issue slots, the longest dependent chain in
-  // them, and SFU instructions.
+  // them, SFU instructions, and tensor-pipe work of mma.sync (units of 1024 f16 FMAs).
   struct AluWork {
-    std::uint32_t issues = 0, chain = 0, sfu = 0;
+    std::uint32_t issues = 0, chain = 0, sfu = 0, mma = 0;
   };
   AluWork take_alu();
 
@@ -98,6 +98,11 @@ class WarpInterpreter {
                  bool store);
   bool exec_call(const Instruction& in, kernel::LaneMask mask, std::uint32_t pc);
   bool exec_warp_level(const Instruction& in, kernel::LaneMask mask);
+  bool exec_half(const Instruction& in, kernel::LaneMask mask);      // half_ops.cc
+  bool exec_cvt_pack(const Instruction& in, kernel::LaneMask mask);  // half_ops.cc
+  bool exec_matrix(const Instruction& in, kernel::LaneMask mask);    // mma_ops.cc
+  bool exec_mma(const Instruction& in);
+  void complete_ldmatrix(const Instruction& in);
   bool exec_async(const Instruction& in, kernel::LaneMask mask);
   bool exec_bulk(const Instruction& in, kernel::LaneMask mask);
   bool exec_ldgsts(const Instruction& in, kernel::LaneMask mask);
@@ -132,7 +137,8 @@ class WarpInterpreter {
 
   // Dependency depth of the batch (the register scoreboard): a result's depth is one more
   // than its deepest source's.
-  void count_alu(const Instruction& in, std::uint32_t issues, std::uint32_t sfu = 0);
+  void count_alu(const Instruction& in, std::uint32_t issues, std::uint32_t sfu = 0,
+                 std::uint32_t mma = 0);
 
   // Where a memory operand points: its space and per-lane addresses.
   // `forced`: the operand's own state space where the instruction names one per operand (the

@@ -1,0 +1,230 @@
+// Warp-level matrix instructions: ldmatrix / stmatrix (m8n8 b16 tiles between shared memory and
+// the fragment layout of the PTX ISA) and mma.sync (m16n8k8/k16/k32 on the tensor pipe).
+// Fragment layouts are the PTX ISA's ("Matrix fragments for mma.m16n8k*"); docs/ptx.md.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ptx/float_ops.h"
+#include "ptx/interpreter.h"
+
+namespace xpusim::ptx {
+namespace {
+
+using kernel::kWarpSize;
+using kernel::LaneMask;
+
+constexpr LaneMask kFullWarp = 0xFFFF'FFFFu;
+
+struct Pos {
+  std::uint32_t row, col;
+};
+
+// Where element i of lane `lane`'s A fragment sits in the M×K matrix A.
+Pos a_pos(MmaShape s, Type t, std::uint32_t lane, std::uint32_t i) {
+  const std::uint32_t g = lane >> 2, q = lane & 3;
+  if (t == Type::kTF32)  // m16n8k8: a0 (g, q), a1 (g+8, q), a2 (g, q+4), a3 (g+8, q+4)
+    return {g + 8 * (i & 1), q + 4 * (i >> 1)};
+  if (t == Type::kF16 || t == Type::kBF16) {
+    if (s == MmaShape::kM16n8k8) return {g + 8 * (i >> 1), 2 * q + (i & 1)};
+    return {g + 8 * ((i >> 1) & 1), 2 * q + (i & 1) + 8 * (i >> 2)};  // m16n8k16
+  }
+  if (s == MmaShape::kM16n8k16) return {g + 8 * (i >> 2), 4 * q + (i & 3)};  // 8-bit
+  return {g + 8 * ((i >> 2) & 1), 4 * q + (i & 3) + 16 * (i >> 3)};          // m16n8k32
+}
+
+// Where element i of the lane's B fragment sits in the K×N matrix B.
+Pos b_pos(MmaShape s, Type t, std::uint32_t lane, std::uint32_t i) {
+  const std::uint32_t g = lane >> 2, q = lane & 3;
+  if (t == Type::kTF32) return {q + 4 * i, g};
+  if (t == Type::kF16 || t == Type::kBF16) return {2 * q + (i & 1) + 8 * (i >> 1), g};
+  if (s == MmaShape::kM16n8k16) return {4 * q + i, g};
+  return {4 * q + (i & 3) + 16 * (i >> 2), g};
+}
+
+// C and D (16×8, one 32-bit element a register): c0, c1 (g, 2q..), c2, c3 (g+8, 2q..).
+Pos c_pos(std::uint32_t lane, std::uint32_t i) {
+  return {(lane >> 2) + 8 * (i >> 1), 2 * (lane & 3) + (i & 1)};
+}
+
+std::uint32_t per_reg(Type t) {
+  return 4 / type_bytes(t == Type::kTF32 ? Type::kF32 : t);
+}
+
+// An element's value: halves and tf32 exactly as doubles, 8-bit integers as they are.
+double element(Type t, std::uint32_t reg, std::uint32_t at) {
+  switch (t) {
+    case Type::kF16:
+      return fp::f16_to_f32(static_cast<std::uint16_t>(reg >> (16 * at)));
+    case Type::kBF16:
+      return fp::bf16_to_f32(static_cast<std::uint16_t>(reg >> (16 * at)));
+    case Type::kTF32:  // the low 13 bits are not part of a tf32 operand
+      return std::bit_cast<float>(reg & 0xFFFF'E000u);
+    case Type::kS8:
+      return static_cast<std::int8_t>(reg >> (8 * at));
+    default:
+      return static_cast<std::uint8_t>(reg >> (8 * at));
+  }
+}
+
+}  // namespace
+
+bool WarpInterpreter::exec_matrix(const Instruction& in, LaneMask m) {
+  if (m != kFullWarp)
+    return fail(in, fmt::format("{} needs all 32 lanes of the warp (active {:#010x})",
+                                in.op == Opcode::kMma        ? "mma.sync"
+                                : in.op == Opcode::kLdmatrix ? "ldmatrix"
+                                                             : "stmatrix",
+                                m));
+  if (in.op == Opcode::kMma) return exec_mma(in);
+  // ldmatrix d, [a] / stmatrix [a], s: lanes 8i..8i+7 give the rows of matrix i.
+  const bool store = in.op == Opcode::kStmatrix;
+  const Operand& regs = operand(in, store ? 1 : 0);
+  const std::uint32_t n = in.vec;
+  if (regs.kind != Operand::Kind::kVector ? n != 1 : regs.count != n)
+    return fail(in, fmt::format("needs {} register{}", n, n == 1 ? "" : "s"));
+  const auto reg_at = [&](std::uint32_t i) -> const Operand& {
+    return regs.kind == Operand::Kind::kVector ? member(regs, i) : regs;
+  };
+  const LaneMask rows = n == 4 ? kFullWarp : (LaneMask{1} << (8 * n)) - 1;
+  Space space = Space::kNone;
+  if (!resolve(in, operand(in, store ? 0 : 1), rows, space, op_addr_)) return false;
+  if (space != Space::kShared) return fail(in, "the address must be in this CTA's shared memory");
+  std::string bad;
+  for_lanes(rows, [&](std::uint32_t l) {
+    if (!bad.empty()) return;
+    if (op_addr_[l] % 16 != 0)
+      bad = fmt::format("lane {} row address {:#x} is not 16-byte aligned", l, op_addr_[l]);
+    else if ((op_addr_[l] >> kClusterRankShift) != 0)
+      bad =
+          fmt::format("lane {}: shared address {:#x} is not in this CTA's window", l, op_addr_[l]);
+  });
+  if (!bad.empty()) return fail(in, bad);
+  auto* data = reinterpret_cast<std::byte*>(op_data_.data());
+  if (store) {
+    // Row r of matrix i (lane 8i + r's 16 bytes), element c: without .trans thread 4r + c/2's
+    // half c%2; with .trans thread 4c + r/2's half r%2.
+    for_lanes(rows, [&](std::uint32_t l) {
+      const std::uint32_t i = l / 8, r = l % 8;
+      for (std::uint32_t c = 0; c < 8; ++c) {
+        const std::uint32_t t = in.trans ? 4 * c + r / 2 : 4 * r + c / 2;
+        const std::uint32_t h = in.trans ? r % 2 : c % 2;
+        const auto v = static_cast<std::uint16_t>(read(reg_at(i), t) >> (16 * h));
+        std::memcpy(data + std::size_t{l} * 16 + 2 * c, &v, 2);
+      }
+    });
+  }
+  op_ = kernel::Op{.kind = store ? kernel::OpKind::kStoreShared : kernel::OpKind::kLoadShared,
+                   .mask = rows,
+                   .bytes = 16,
+                   .addr = &op_addr_,
+                   .data = data};
+  op_in_ = &in;
+  op_mask_ = m;
+  return false;
+}
+
+void WarpInterpreter::complete_ldmatrix(const Instruction& in) {
+  const Operand& regs = operand(in, 0);
+  const auto* data = reinterpret_cast<const std::byte*>(op_data_.data());
+  const bool moves = warp_.moves_data();
+  for (std::uint32_t i = 0; i < in.vec; ++i) {
+    const Operand& d = regs.kind == Operand::Kind::kVector ? member(regs, i) : regs;
+    for_lanes(op_mask_, [&](std::uint32_t t) {
+      std::uint32_t v = 0;
+      for (std::uint32_t h = 0; h < 2; ++h) {
+        // Without .trans: row t/4, column 2(t%4)+h; with .trans: row 2(t%4)+h, column t/4.
+        const std::uint32_t r = in.trans ? 2 * (t % 4) + h : t / 4;
+        const std::uint32_t c = in.trans ? t / 4 : 2 * (t % 4) + h;
+        std::uint16_t e = 0;
+        if (moves) std::memcpy(&e, data + std::size_t{8 * i + r} * 16 + 2 * c, 2);
+        v |= std::uint32_t{e} << (16 * h);
+      }
+      write(d, t, v);
+    });
+  }
+}
+
+bool WarpInterpreter::exec_mma(const Instruction& in) {
+  const MmaShape s = in.shape;
+  const std::uint32_t k_dim = s == MmaShape::kM16n8k8 ? 8 : s == MmaShape::kM16n8k16 ? 16 : 32;
+  const Type at = in.stype, bt = in.btype;
+  const bool integer = in.type == Type::kS32;
+  // Register counts: A holds 16·K elements over 32 lanes, B K·8, C and D 4 a lane.
+  const std::uint32_t a_elems = 16 * k_dim / kWarpSize, b_elems = 8 * k_dim / kWarpSize;
+  const std::uint32_t a_regs = a_elems / per_reg(at), b_regs = b_elems / per_reg(bt);
+  const std::uint32_t want[4] = {4, a_regs, b_regs, 4};
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    const Operand& o = operand(in, k);
+    const std::uint32_t got = o.kind == Operand::Kind::kVector ? o.count : 1;
+    if (got != want[k])
+      return fail(in, fmt::format("operand {} needs {} register{}, not {}", k + 1, want[k],
+                                  want[k] == 1 ? "" : "s", got));
+  }
+  const auto reg_of = [&](std::uint32_t k, std::uint32_t r) -> const Operand& {
+    const Operand& o = operand(in, k);
+    return o.kind == Operand::Kind::kVector ? member(o, r) : o;
+  };
+  // Gather the matrices (row-major), compute, scatter D.
+  std::array<double, 16 * 32> a{};
+  std::array<double, 32 * 8> b{};
+  std::array<std::uint32_t, 16 * 8> c{};
+  for (std::uint32_t l = 0; l < kWarpSize; ++l) {
+    for (std::uint32_t i = 0; i < a_elems; ++i) {
+      const Pos p = a_pos(s, at, l, i);
+      const auto r = static_cast<std::uint32_t>(read(reg_of(1, i / per_reg(at)), l));
+      a[p.row * k_dim + p.col] = element(at, r, i % per_reg(at));
+    }
+    for (std::uint32_t i = 0; i < b_elems; ++i) {
+      const Pos p = b_pos(s, bt, l, i);
+      const auto r = static_cast<std::uint32_t>(read(reg_of(2, i / per_reg(bt)), l));
+      b[p.row * 8 + p.col] = element(bt, r, i % per_reg(bt));
+    }
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      const Pos p = c_pos(l, i);
+      c[p.row * 8 + p.col] = static_cast<std::uint32_t>(read(reg_of(3, i), l));
+    }
+  }
+  std::array<std::uint32_t, 16 * 8> d{};
+  for (std::uint32_t row = 0; row < 16; ++row) {
+    for (std::uint32_t col = 0; col < 8; ++col) {
+      if (integer) {
+        // Exact; .satfinite clamps to s32, else the sum wraps.
+        std::int64_t acc = static_cast<std::int32_t>(c[row * 8 + col]);
+        for (std::uint32_t k = 0; k < k_dim; ++k)
+          acc += static_cast<std::int64_t>(a[row * k_dim + k]) *
+                 static_cast<std::int64_t>(b[k * 8 + col]);
+        if (in.sat)
+          acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
+                                         std::numeric_limits<std::int32_t>::max());
+        d[row * 8 + col] = static_cast<std::uint32_t>(acc);
+        continue;
+      }
+      // Products exact in double, summed in double in k order after C, rounded to f32 once.
+      double acc = std::bit_cast<float>(c[row * 8 + col]);
+      for (std::uint32_t k = 0; k < k_dim; ++k)
+        acc += a[row * k_dim + k] * b[k * 8 + col];
+      const float f = static_cast<float>(acc);
+      d[row * 8 + col] = std::isnan(f) ? fp::kCanonicalNanF32 : std::bit_cast<std::uint32_t>(f);
+    }
+  }
+  for (std::uint32_t l = 0; l < kWarpSize; ++l) {
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      const Pos p = c_pos(l, i);
+      write(reg_of(0, i), l, d[p.row * 8 + p.col]);
+    }
+  }
+  // One issue slot, and tensor-pipe work in units of 1024 f16 FMAs (an m16n8k8.f16): tf32
+  // runs at half the f16 rate on Hopper, 8-bit integers at twice it (AluWork::mma).
+  const std::uint32_t fmas = 16 * 8 * k_dim;
+  const std::uint32_t units = integer ? fmas / 2048 : at == Type::kTF32 ? fmas / 512 : fmas / 1024;
+  count_alu(in, 1, 0, units);
+  return true;
+}
+
+}  // namespace xpusim::ptx
