@@ -1398,6 +1398,49 @@ Case warp_intrinsics_case() {
 
 }  // namespace
 
+// mma_gemm_f16 / mma_gemm_bf16: A and B hold multiples of 1/64 in [-2, 2) (exact in both
+// formats), so every product and partial sum is exact in f32: the reference (a double
+// accumulation) and any accumulation order the tensor core uses give the same bits (tolerance
+// 0). Ch is C rounded to the 16-bit format (cvt.rn).
+Case mma_gemm_case(bool bf16) {
+  constexpr std::uint32_t M = 32, N = 32, K = 64;
+  SplitMix64 g{bf16 ? 31u : 30u};
+  const auto narrow16 = [bf16](float v) {
+    return bf16 ? f32_to_bf16(v) : f32_to_f16(v, Round::kNearestEven);
+  };
+  std::vector<std::uint16_t> A(M * K), B(K * N);
+  for (auto& e : A)
+    e = narrow16(static_cast<float>(static_cast<int>(g.u32() % 256) - 128) / 64.0f);
+  for (auto& e : B)
+    e = narrow16(static_cast<float>(static_cast<int>(g.u32() % 256) - 128) / 64.0f);
+  Case c;
+  c.file = "mma_gemm";
+  c.entry = bf16 ? "mma_gemm_bf16" : "mma_gemm_f16";
+  c.grid = {N / 16, M / 16};
+  c.block = {64};
+  c.buffers = {
+      {"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", poison(M * N * 4)}, {"Ch", poison(M * N * 2)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), ptr("Ch"), s32(M), s32(N), s32(K)};
+  c.outputs = {"C", "Ch"};
+  c.element = "u32";  // f32 C and 16-bit Ch, both exact
+  c.reference = [bf16, narrow16](const BufferMap& m) {
+    const auto A = in<std::uint16_t>(m, "A"), B = in<std::uint16_t>(m, "B");
+    const auto wide = [bf16](std::uint16_t h) { return bf16 ? bf16_to_f32(h) : f16_to_f32(h); };
+    std::vector<float> C(M * N);
+    std::vector<std::uint16_t> Ch(M * N);
+    for (std::uint32_t row = 0; row < M; ++row)
+      for (std::uint32_t col = 0; col < N; ++col) {
+        double acc = 0;
+        for (std::uint32_t k = 0; k < K; ++k)
+          acc += static_cast<double>(wide(A[row * K + k])) * wide(B[k * N + col]);
+        C[row * N + col] = static_cast<float>(acc);
+        Ch[row * N + col] = narrow16(C[row * N + col]);
+      }
+    return BufferMap{{"C", to_bytes(C)}, {"Ch", to_bytes(Ch)}};
+  };
+  return c;
+}
+
 std::vector<Case> corpus_cases() {
   std::vector<Case> cases;
   cases.push_back(saxpy_case());
@@ -1428,6 +1471,8 @@ std::vector<Case> hopper_cases() {
   cases.push_back(cp_async_pipeline_case());
   cases.push_back(bulk_copy_case());
   cases.push_back(warp_intrinsics_case());
+  cases.push_back(mma_gemm_case(false));
+  cases.push_back(mma_gemm_case(true));
   return cases;
 }
 

@@ -91,9 +91,10 @@ struct Case {
 // The first batch: plain CUDA kernels (16 cases); no tensor maps, no clusters.
 std::vector<Case> corpus_cases();
 
-// The Hopper batch (sm_90a, 7 cases): TMA tile loads / multicast / stores and reduce-adds
+// The Hopper batch (sm_90a, 9 cases): TMA tile loads / multicast / stores and reduce-adds
 // (kTensorMap arguments), clusters with distributed shared memory, cp.async and bulk copies with
-// mbarriers, and warp-level redux / vote / elect. Kept apart so that a harness that does not yet
+// mbarriers, warp-level redux / vote / elect, and warp-level tensor-core GEMMs (ldmatrix,
+// mma.sync, stmatrix). Kept apart so that a harness that does not yet
 // encode tensor maps or launch clusters can run corpus_cases() alone.
 std::vector<Case> hopper_cases();
 
