@@ -154,6 +154,11 @@ class WarpInterpreter {
   std::vector<std::uint64_t> regs_;
   std::vector<std::uint32_t> depth_;      // per register slot of the frame stack
   std::vector<std::uint32_t> depth_gen_;  // the batch that set depth_
+  // The batch whose mma.sync wrote the register: an mma reading it ends the batch first, so
+  // dependent mmas wait out each other's latency (independent ones share the pipe back to back).
+  std::vector<std::uint32_t> mma_gen_;
+  bool mma_flush_ = false;
+  bool reads_pending_mma(const Instruction& in) const;
   std::uint32_t gen_ = 1;
   AluWork alu_{};
   std::uint32_t chain_ = 0;

@@ -129,6 +129,18 @@ bool WarpInterpreter::exec_matrix(const Instruction& in, LaneMask m) {
   return false;
 }
 
+bool WarpInterpreter::reads_pending_mma(const Instruction& in) const {
+  for (std::uint32_t k = 1; k < in.count; ++k) {
+    const Operand& o = operand(in, k);
+    const std::uint32_t n = o.kind == Operand::Kind::kVector ? o.count : 1;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Operand& r = o.kind == Operand::Kind::kVector ? member(o, i) : o;
+      if (r.kind == Operand::Kind::kReg && mma_gen_[frame().reg_base + r.reg] == gen_) return true;
+    }
+  }
+  return false;
+}
+
 void WarpInterpreter::complete_ldmatrix(const Instruction& in) {
   const Operand& regs = operand(in, 0);
   const auto* data = reinterpret_cast<const std::byte*>(op_data_.data());
@@ -219,6 +231,9 @@ bool WarpInterpreter::exec_mma(const Instruction& in) {
       write(reg_of(0, i), l, d[p.row * 8 + p.col]);
     }
   }
+  for (std::uint32_t i = 0; i < 4; ++i)
+    if (reg_of(0, i).kind == Operand::Kind::kReg)
+      mma_gen_[frame().reg_base + reg_of(0, i).reg] = gen_;
   // One issue slot, and tensor-pipe work in units of 1024 f16 FMAs (an m16n8k8.f16): tf32
   // runs at half the f16 rate on Hopper, 8-bit integers at twice it (AluWork::mma).
   const std::uint32_t fmas = 16 * 8 * k_dim;
