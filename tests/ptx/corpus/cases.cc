@@ -1441,6 +1441,90 @@ Case mma_gemm_case(bool bf16) {
   return c;
 }
 
+// mma_shapes: one warp, one mma of each further shape (docs in mma_shapes.cu). Float inputs are
+// multiples of 1/64 in [-2, 2) (exact as tf32 and f16; every partial sum exact in f32, so
+// tolerance 0); integer C has entries near the s32 limits, so .satfinite clamps and the plain
+// form wraps.
+Case mma_shape_case(const std::string& entry) {
+  const bool tf32 = entry == "mma_tf32_k8", f16 = entry == "mma_f16_k8";
+  const bool s8 = entry == "mma_s8_k32";
+  const std::uint32_t K = tf32 || f16 ? 8 : s8 ? 32 : 16;
+  SplitMix64 g{40 + K + (tf32 ? 1u : 0u)};
+  const auto sixty_fourths = [&g] {
+    return static_cast<float>(static_cast<int>(g.u32() % 256) - 128) / 64.0f;
+  };
+  Case c;
+  c.file = "mma_shapes";
+  c.entry = entry;
+  c.grid = {1};
+  c.block = {32};
+  if (tf32 || f16) {
+    std::vector<float> A(16 * K), B(K * 8), C(16 * 8);
+    for (auto* v : {&A, &B, &C})
+      for (auto& e : *v)
+        e = sixty_fourths();
+    if (tf32) {
+      c.buffers = {{"A", to_bytes(A)}, {"B", to_bytes(B)}};
+    } else {
+      std::vector<std::uint16_t> Ah(A.size()), Bh(B.size());
+      for (std::size_t i = 0; i < A.size(); ++i)
+        Ah[i] = f32_to_f16(A[i], Round::kNearestEven);
+      for (std::size_t i = 0; i < B.size(); ++i)
+        Bh[i] = f32_to_f16(B[i], Round::kNearestEven);
+      c.buffers = {{"A", to_bytes(Ah)}, {"B", to_bytes(Bh)}};
+    }
+    c.buffers.push_back({"C", to_bytes(C)});
+    c.element = "f32";
+    c.reference = [A, B, K](const BufferMap& m) {
+      const auto C = in<float>(m, "C");
+      std::vector<float> D(16 * 8);
+      for (std::uint32_t row = 0; row < 16; ++row)
+        for (std::uint32_t col = 0; col < 8; ++col) {
+          double acc = C[row * 8 + col];
+          for (std::uint32_t k = 0; k < K; ++k)
+            acc += static_cast<double>(A[row * K + k]) * B[k * 8 + col];
+          D[row * 8 + col] = static_cast<float>(acc);
+        }
+      return BufferMap{{"D", to_bytes(D)}};
+    };
+  } else {
+    std::vector<std::uint8_t> A(16 * K), B(K * 8);
+    for (auto& e : A)
+      e = static_cast<std::uint8_t>(g.u32());
+    for (auto& e : B)
+      e = static_cast<std::uint8_t>(g.u32());
+    std::vector<std::int32_t> C(16 * 8);
+    for (std::size_t i = 0; i < C.size(); ++i)
+      C[i] = i % 5 == 0   ? 2147483000
+             : i % 5 == 1 ? -2147483000
+                          : static_cast<std::int32_t>(g.u32() % 2001) - 1000;
+    c.buffers = {{"A", A}, {"B", B}, {"C", to_bytes(C)}};
+    c.element = "s32";
+    c.reference = [s8, K](const BufferMap& m) {
+      const auto A = in<std::uint8_t>(m, "A"), B = in<std::uint8_t>(m, "B");
+      const auto C = in<std::int32_t>(m, "C");
+      std::vector<std::int32_t> D(16 * 8);
+      for (std::uint32_t row = 0; row < 16; ++row)
+        for (std::uint32_t col = 0; col < 8; ++col) {
+          std::int64_t acc = C[row * 8 + col];
+          for (std::uint32_t k = 0; k < K; ++k) {
+            const std::int64_t a = s8 ? static_cast<std::int8_t>(A[row * K + k]) : A[row * K + k];
+            acc += a * static_cast<std::int8_t>(B[k * 8 + col]);
+          }
+          if (s8)  // .satfinite
+            acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
+                                           std::numeric_limits<std::int32_t>::max());
+          D[row * 8 + col] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc));
+        }
+      return BufferMap{{"D", to_bytes(D)}};
+    };
+  }
+  c.buffers.push_back({"D", poison(16 * 8 * 4)});
+  c.args = {ptr("A"), ptr("B"), ptr("C"), ptr("D")};
+  c.outputs = {"D"};
+  return c;
+}
+
 std::vector<Case> corpus_cases() {
   std::vector<Case> cases;
   cases.push_back(saxpy_case());
@@ -1473,6 +1557,8 @@ std::vector<Case> hopper_cases() {
   cases.push_back(warp_intrinsics_case());
   cases.push_back(mma_gemm_case(false));
   cases.push_back(mma_gemm_case(true));
+  for (const char* entry : {"mma_tf32_k8", "mma_f16_k8", "mma_s8_k32", "mma_u8s8_k16"})
+    cases.push_back(mma_shape_case(entry));
   return cases;
 }
 
