@@ -83,6 +83,35 @@ TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
   EXPECT_EQ(error_of("\x01"), "k.ptx:4:1: unexpected character '\\x01'");
 }
 
+// Matrix and half-precision forms the front end does not model are errors naming them.
+TEST(PtxParser, UnmodelledMatrixFormsAreOneLineErrors) {
+  const auto in_body = [](const std::string& instr) {
+    return error_of(".visible .entry k()\n{\n\t.reg .b32 %r<9>;\n\t.reg .f32 %f<9>;\n\t" + instr +
+                    "\n}\n");
+  };
+  EXPECT_EQ(in_body("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, "
+                    "%f6, %f7, %f8}, {%r1, %r2}, {%r3, %r4}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, "
+                    "%f8};"),
+            "k.ptx:8:2: 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32': unsupported modifier "
+            "'.m8n8k4' (at 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32')");
+  EXPECT_EQ(in_body("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r1, %r2, %r3, "
+                    "%r4}, {%r5, %r6}, {%r7, %r8};"),
+            "k.ptx:8:2: 'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16': this shape and type "
+            "combination is not supported by this front end yet (at "
+            "'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16')");
+  EXPECT_EQ(in_body("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, "
+                    "%r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};"),
+            "k.ptx:8:2: 'mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32': unsupported modifier "
+            "'.col' (at 'mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32')");
+  EXPECT_EQ(in_body("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%r3];"),
+            "k.ptx:8:2: 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8': unsupported modifier "
+            "'.m16n16' (at 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8')");
+  EXPECT_EQ(in_body("wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, %r6, "
+                    "%r7, %r8}, [%r1], %r2;"),
+            "k.ptx:8:2: unsupported instruction 'wmma.load.a.sync.aligned.row.m16n16k16.f16' (at "
+            "'wmma.load.a.sync.aligned.row.m16n16k16.f16')");
+}
+
 TEST(PtxParser, AMissingEntryNamesTheClosestAndTheList) {
   auto m = parse_module(std::string(kHeader) + ".visible .entry saxpy()\n{\n\tret;\n}\n", "k.ptx");
   ASSERT_TRUE(m.ok());
