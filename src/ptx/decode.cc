@@ -172,6 +172,7 @@ const std::map<std::string_view, Opcode>& opcodes() {
       {"ldmatrix", Opcode::kLdmatrix},
       {"stmatrix", Opcode::kStmatrix},
       {"mma", Opcode::kMma},
+      {"wmma", Opcode::kWmma},
   };
   return k;
 }
@@ -257,6 +258,8 @@ class Decoder {
         return ldstmatrix();
       case Opcode::kMma:
         return mma();
+      case Opcode::kWmma:
+        return wmma();
       default:
         break;
     }
@@ -651,6 +654,70 @@ class Decoder {
     if (!ok) return error("this shape and type combination is not supported by this front end yet");
     if (in_.sat && !int8) return error(".satfinite is defined on integer mma only");
     return arity(4, 4);
+  }
+
+  // wmma.load.{a,b,c} / wmma.store.d .sync.aligned.{row,col}.m16n16k16[.space].TYPE and
+  // wmma.mma.sync.aligned.{row,col}.{row,col}.m16n16k16 with f32 accumulators on f16 or bf16
+  // (PTX ISA 9.7.14.4); other shapes and types are errors here.
+  Status wmma() {
+    std::vector<Type> types;
+    std::vector<bool> cols;
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "sync") {
+        sync_ = true;
+      } else if (p == "aligned") {
+      } else if (k == 1 && (p == "load" || p == "store" || p == "mma")) {
+        in_.sub = p == "mma" ? Sub::kWmmaMma : Sub::kNone;
+        if (p != "mma") {
+          if (k + 1 >= parts_.size()) return error("needs .a, .b, .c or .d");
+          const std::string_view w = parts_[++k];
+          if (p == "load" && (w == "a" || w == "b" || w == "c"))
+            in_.sub = w == "a" ? Sub::kWmmaLoadA : w == "b" ? Sub::kWmmaLoadB : Sub::kWmmaLoadC;
+          else if (p == "store" && w == "d")
+            in_.sub = Sub::kWmmaStoreD;
+          else
+            return error(fmt::format("unsupported modifier '.{}'", w));
+        }
+      } else if (p == "row" || p == "col") {
+        cols.push_back(p == "col");
+      } else if (p == "m16n16k16") {
+        in_.shape = MmaShape::kM16n16k16;
+      } else if (auto sp = parse_space(p); sp && (*sp == Space::kGlobal || *sp == Space::kShared)) {
+        in_.space = *sp;
+      } else if (const Type t = parse_type(p); t != Type::kNone) {
+        types.push_back(t);
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (in_.sub == Sub::kNone) return unsupported();
+    if (!sync_) return error("needs .sync.aligned");
+    if (in_.shape != MmaShape::kM16n16k16) return error("only the shape .m16n16k16 is supported");
+    if (in_.sub == Sub::kWmmaMma) {
+      if (cols.size() != 2) return error("needs the layouts of A and B (.row/.col twice)");
+      in_.trans = cols[0];
+      in_.col_b = cols[1];
+      // .f32.f32 (A and B f16) or .f32.bf16.bf16.f32.
+      const bool f16 = types.size() == 2 && types[0] == Type::kF32 && types[1] == Type::kF32;
+      const bool bf16 = types.size() == 4 && types[0] == Type::kF32 && types[1] == Type::kBF16 &&
+                        types[2] == Type::kBF16 && types[3] == Type::kF32;
+      if (!f16 && !bf16)
+        return error("only f32 accumulators on f16 or bf16 are supported by this front end yet");
+      in_.type = Type::kF32;
+      in_.stype = in_.btype = bf16 ? Type::kBF16 : Type::kF16;
+      in_.ctype = Type::kF32;
+      return arity(4, 4);
+    }
+    if (cols.size() != 1) return error("needs one layout (.row or .col)");
+    in_.trans = cols[0];
+    if (auto st = want_types(types, 1); !st) return st;
+    in_.type = types[0];
+    const bool ab = in_.sub == Sub::kWmmaLoadA || in_.sub == Sub::kWmmaLoadB;
+    if (ab ? in_.type != Type::kF16 && in_.type != Type::kBF16 : in_.type != Type::kF32)
+      return error("this fragment type is not supported by this front end yet");
+    if (in_.space == Space::kNone) in_.space = Space::kGeneric;
+    return arity(2, 3);
   }
 
   Status setp() {

@@ -192,7 +192,8 @@ bool WarpInterpreter::step() {
     return false;
   }
   const Instruction& in = fn.code[pc];
-  if (in.op == Opcode::kMma && alu_.mma > 0 && reads_pending_mma(in)) {
+  if ((in.op == Opcode::kMma || (in.op == Opcode::kWmma && in.sub == Sub::kWmmaMma)) &&
+      alu_.mma > 0 && reads_pending_mma(in)) {
     mma_flush_ = true;
     return false;
   }
@@ -794,6 +795,10 @@ void WarpInterpreter::complete() {
       for_lanes(op_mask_, [&](std::uint32_t l) { write(dst, l, clock_value_); });
     }
     op_in_ = nullptr;
+    return;
+  }
+  if (in.op == Opcode::kWmma) {
+    complete_wmma(in);
     return;
   }
   if (in.op == Opcode::kLdmatrix) {

@@ -103,6 +103,9 @@ class WarpInterpreter {
   bool exec_matrix(const Instruction& in, kernel::LaneMask mask);    // mma_ops.cc
   bool exec_mma(const Instruction& in);
   void complete_ldmatrix(const Instruction& in);
+  bool exec_wmma(const Instruction& in);
+  void wmma_part_op(bool store);
+  void complete_wmma(const Instruction& in);
   bool exec_async(const Instruction& in, kernel::LaneMask mask);
   bool exec_bulk(const Instruction& in, kernel::LaneMask mask);
   bool exec_ldgsts(const Instruction& in, kernel::LaneMask mask);
@@ -184,6 +187,12 @@ class WarpInterpreter {
   kernel::Lanes<kernel::Addr> ldgsts_dst_{};
   std::array<std::uint32_t, kernel::kWarpSize> ldgsts_src_size_{};
   bool followup_ = false;
+  // wmma.load / wmma.store in flight: each fragment element's address and value per lane, and
+  // the accesses (runs of elements contiguous in every lane) still to issue.
+  std::array<kernel::Lanes<kernel::Addr>, 8> wmma_addr_{};
+  std::array<std::array<std::uint32_t, 8>, kernel::kWarpSize> wmma_vals_{};
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> wmma_parts_;  // first element, count
+  std::uint32_t wmma_part_ = 0, wmma_elem_bytes_ = 0;
   std::string fault_;
   std::uint64_t instructions_ = 0;
   std::uint32_t line_ = 0;

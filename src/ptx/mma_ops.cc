@@ -78,10 +78,12 @@ bool WarpInterpreter::exec_matrix(const Instruction& in, LaneMask m) {
   if (m != kFullWarp)
     return fail(in, fmt::format("{} needs all 32 lanes of the warp (active {:#010x})",
                                 in.op == Opcode::kMma        ? "mma.sync"
+                                : in.op == Opcode::kWmma     ? "wmma"
                                 : in.op == Opcode::kLdmatrix ? "ldmatrix"
                                                              : "stmatrix",
                                 m));
   if (in.op == Opcode::kMma) return exec_mma(in);
+  if (in.op == Opcode::kWmma) return exec_wmma(in);
   // ldmatrix d, [a] / stmatrix [a], s: lanes 8i..8i+7 give the rows of matrix i.
   const bool store = in.op == Opcode::kStmatrix;
   const Operand& regs = operand(in, store ? 1 : 0);
@@ -240,6 +242,190 @@ bool WarpInterpreter::exec_mma(const Instruction& in) {
   const std::uint32_t units = integer ? fmas / 2048 : at == Type::kTF32 ? fmas / 512 : fmas / 1024;
   count_alu(in, 1, 0, units);
   return true;
+}
+
+// wmma m16n16k16 fragments (docs/ptx.md, "wmma fragments"; the PTX ISA leaves them opaque):
+// lane l holds element j (0..7) of a 16×16 matrix at major index l / 2, minor index
+// 8 (l % 2) + j. A and B take their layout's major (.row: the row), so a fragment is 16
+// contiguous bytes of memory a lane; accumulators are always row-major. f16 A/B fragments have
+// 8 .f16x2 registers: 0-3 hold the elements in pairs (low half first), 4-7 repeat them; bf16
+// ones are the 4 registers alone; f32 accumulators one element a register.
+namespace {
+
+Pos wmma_pos(std::uint32_t lane, std::uint32_t j, bool col) {
+  const std::uint32_t major = lane / 2, minor = 8 * (lane % 2) + j;
+  return col ? Pos{minor, major} : Pos{major, minor};
+}
+
+std::uint32_t wmma_regs(Sub s, Type t) {
+  if (s == Sub::kWmmaLoadA || s == Sub::kWmmaLoadB) return t == Type::kF16 ? 8 : 4;
+  return 8;
+}
+
+// Element j of lane's fragment from its registers (r: the fragment's register operands).
+template <class Reg>
+std::uint32_t fragment_element(Reg&& reg, bool ab, std::uint32_t j) {
+  if (!ab) return static_cast<std::uint32_t>(reg(j));
+  return static_cast<std::uint32_t>(reg(j / 2) >> (16 * (j % 2))) & 0xFFFFu;
+}
+
+}  // namespace
+
+bool WarpInterpreter::exec_wmma(const Instruction& in) {
+  const auto regs_of = [&](std::uint32_t k) -> const Operand& { return operand(in, k); };
+  const auto nregs = [&](const Operand& o) -> std::uint32_t {
+    return o.kind == Operand::Kind::kVector ? o.count : 1;
+  };
+  const auto reg_in = [&](const Operand& o, std::uint32_t r) -> const Operand& {
+    return o.kind == Operand::Kind::kVector ? member(o, r) : o;
+  };
+  if (in.sub == Sub::kWmmaMma) {
+    const Type ab = in.stype;
+    const std::uint32_t want[4] = {8, wmma_regs(Sub::kWmmaLoadA, ab),
+                                   wmma_regs(Sub::kWmmaLoadB, ab), 8};
+    for (std::uint32_t k = 0; k < 4; ++k)
+      if (nregs(regs_of(k)) != want[k])
+        return fail(in, fmt::format("operand {} needs {} registers, not {}", k + 1, want[k],
+                                    nregs(regs_of(k))));
+    std::array<double, 256> a{}, b{}, c{};
+    for (std::uint32_t l = 0; l < kWarpSize; ++l) {
+      for (std::uint32_t j = 0; j < 8; ++j) {
+        const auto from = [&](std::uint32_t k) {
+          return [&, k](std::uint32_t r) { return read(reg_in(regs_of(k), r), l); };
+        };
+        const Pos pa = wmma_pos(l, j, in.trans), pb = wmma_pos(l, j, in.col_b),
+                  pc = wmma_pos(l, j, false);
+        a[pa.row * 16 + pa.col] = element(ab, fragment_element(from(1), true, j), 0);
+        b[pb.row * 16 + pb.col] = element(ab, fragment_element(from(2), true, j), 0);
+        c[pc.row * 16 + pc.col] = std::bit_cast<float>(fragment_element(from(3), false, j));
+      }
+    }
+    for (std::uint32_t l = 0; l < kWarpSize; ++l) {
+      for (std::uint32_t j = 0; j < 8; ++j) {
+        const Pos p = wmma_pos(l, j, false);
+        double acc = c[p.row * 16 + p.col];  // as mma.sync: in double, k order, one rounding
+        for (std::uint32_t k = 0; k < 16; ++k)
+          acc += a[p.row * 16 + k] * b[k * 16 + p.col];
+        const float f = static_cast<float>(acc);
+        write(reg_in(regs_of(0), j), l,
+              std::isnan(f) ? fp::kCanonicalNanF32 : std::bit_cast<std::uint32_t>(f));
+      }
+    }
+    for (std::uint32_t j = 0; j < 8; ++j)
+      if (reg_in(regs_of(0), j).kind == Operand::Kind::kReg)
+        mma_gen_[frame().reg_base + reg_in(regs_of(0), j).reg] = gen_;
+    count_alu(in, 1, 0, 4);  // 4096 f16 FMAs
+    return true;
+  }
+  // Loads and stores: the fragment's registers, the matrix pointer, the stride in elements.
+  const bool store = in.sub == Sub::kWmmaStoreD;
+  const bool ab = in.sub == Sub::kWmmaLoadA || in.sub == Sub::kWmmaLoadB;
+  const Operand& frag = regs_of(store ? 1 : 0);
+  const std::uint32_t want = wmma_regs(in.sub, in.type);
+  if (nregs(frag) != want)
+    return fail(in, fmt::format("the fragment needs {} registers, not {}", want, nregs(frag)));
+  Space space = Space::kNone;
+  if (!resolve(in, regs_of(store ? 0 : 1), kFullWarp, space, op_addr_)) return false;
+  if (space != Space::kGlobal && space != Space::kShared)
+    return fail(in, "wmma accesses global or this CTA's shared memory only");
+  const std::uint32_t es = type_bytes(in.type);
+  std::string bad;
+  for (std::uint32_t l = 0; l < kWarpSize; ++l) {
+    const std::uint64_t stride = in.count > 2 ? read(regs_of(2), l) & 0xFFFF'FFFFu : 16;
+    for (std::uint32_t j = 0; j < 8; ++j) {
+      // The fragment's position, then where the memory layout (.row/.col) keeps it.
+      const Pos p = wmma_pos(l, j, ab && in.trans);
+      const std::uint64_t at = in.trans ? p.col * stride + p.row : p.row * stride + p.col;
+      wmma_addr_[j][l] = op_addr_[l] + at * es;
+    }
+    if (bad.empty() && op_addr_[l] % es != 0)
+      bad = fmt::format("lane {} address {:#x} is not {}-byte aligned", l, op_addr_[l], es);
+    if (bad.empty() && space == Space::kShared && (op_addr_[l] >> kClusterRankShift) != 0)
+      bad =
+          fmt::format("lane {}: shared address {:#x} is not in this CTA's window", l, op_addr_[l]);
+  }
+  if (!bad.empty()) return fail(in, bad);
+  // Runs of elements contiguous and aligned in every lane become one access of up to 16 bytes.
+  wmma_parts_.clear();
+  for (std::uint32_t j = 0; j < 8;) {
+    std::uint32_t n = std::min<std::uint32_t>(16 / es, 8 - j);
+    for (; n > 1; n /= 2) {
+      bool ok = true;
+      for (std::uint32_t l = 0; l < kWarpSize && ok; ++l) {
+        ok = wmma_addr_[j][l] % (n * es) == 0;
+        for (std::uint32_t t = 1; t < n && ok; ++t)
+          ok = wmma_addr_[j + t][l] == wmma_addr_[j][l] + t * es;
+      }
+      if (ok) break;
+    }
+    wmma_parts_.emplace_back(j, n);
+    j += n;
+  }
+  wmma_part_ = 0;
+  wmma_elem_bytes_ = es;
+  if (store) {
+    for (std::uint32_t l = 0; l < kWarpSize; ++l)
+      for (std::uint32_t j = 0; j < 8; ++j)
+        wmma_vals_[l][j] = static_cast<std::uint32_t>(read(reg_in(frag, j), l));
+  }
+  op_in_ = &in;
+  op_mask_ = kFullWarp;
+  op_.kind = space == Space::kGlobal
+                 ? (store ? kernel::OpKind::kStoreGlobal : kernel::OpKind::kLoadGlobal)
+                 : (store ? kernel::OpKind::kStoreShared : kernel::OpKind::kLoadShared);
+  wmma_part_op(store);
+  return false;
+}
+
+// The access of wmma_parts_[wmma_part_] into op_ (its kind already set).
+void WarpInterpreter::wmma_part_op(bool store) {
+  const auto [first, n] = wmma_parts_[wmma_part_];
+  const std::uint32_t es = wmma_elem_bytes_;
+  auto* data = reinterpret_cast<std::byte*>(op_data_.data());
+  for (std::uint32_t l = 0; l < kWarpSize; ++l) {
+    op_addr_[l] = wmma_addr_[first][l];
+    if (store)
+      for (std::uint32_t t = 0; t < n; ++t)
+        std::memcpy(data + std::size_t{l} * n * es + t * es, &wmma_vals_[l][first + t], es);
+  }
+  op_ = kernel::Op{
+      .kind = op_.kind, .mask = kFullWarp, .bytes = n * es, .addr = &op_addr_, .data = data};
+}
+
+void WarpInterpreter::complete_wmma(const Instruction& in) {
+  const bool store = in.sub == Sub::kWmmaStoreD;
+  const std::uint32_t es = wmma_elem_bytes_;
+  if (!store) {
+    const auto [first, n] = wmma_parts_[wmma_part_];
+    const auto* data = reinterpret_cast<const std::byte*>(op_data_.data());
+    const bool moves = warp_.moves_data();
+    for (std::uint32_t l = 0; l < kWarpSize; ++l)
+      for (std::uint32_t t = 0; t < n; ++t) {
+        std::uint32_t v = 0;
+        if (moves) std::memcpy(&v, data + std::size_t{l} * n * es + t * es, es);
+        wmma_vals_[l][first + t] = v;
+      }
+  }
+  if (++wmma_part_ < wmma_parts_.size()) {
+    wmma_part_op(store);
+    followup_ = true;
+    return;
+  }
+  if (!store) {
+    const Operand& frag = operand(in, 0);
+    const bool ab = in.sub != Sub::kWmmaLoadC;
+    const std::uint32_t nregs = frag.kind == Operand::Kind::kVector ? frag.count : 1;
+    for (std::uint32_t l = 0; l < kWarpSize; ++l)
+      for (std::uint32_t r = 0; r < nregs; ++r) {
+        const Operand& d = frag.kind == Operand::Kind::kVector ? member(frag, r) : frag;
+        // f16/bf16: elements in pairs, registers 4-7 repeating 0-3; f32: one a register.
+        const std::uint32_t q = r % 4;
+        const std::uint32_t v =
+            ab ? wmma_vals_[l][2 * q] | (wmma_vals_[l][2 * q + 1] << 16) : wmma_vals_[l][r];
+        write(d, l, v);
+      }
+  }
+  op_in_ = nullptr;
 }
 
 }  // namespace xpusim::ptx

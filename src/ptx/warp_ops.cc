@@ -26,6 +26,7 @@ bool WarpInterpreter::exec_warp_level(const Instruction& in, LaneMask m) {
     case Opcode::kLdmatrix:
     case Opcode::kStmatrix:
     case Opcode::kMma:
+    case Opcode::kWmma:
       return exec_matrix(in, m);
     case Opcode::kPrefetch:
     case Opcode::kPrefetchu:

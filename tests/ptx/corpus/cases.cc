@@ -1525,6 +1525,58 @@ Case mma_shape_case(const std::string& entry) {
   return c;
 }
 
+// wmma_gemm_f16 / wmma_gemm_bf16 (layouts in wmma_gemm.cu): inputs are multiples of 1/64 in
+// [-2, 2), so every partial sum is exact in f32 and the comparison bit-exact (tolerance 0).
+Case wmma_gemm_case(bool bf16) {
+  constexpr std::uint32_t M = 32, N = 32, K = 64;
+  SplitMix64 g{bf16 ? 51u : 50u};
+  const auto sixty_fourths = [&g] {
+    return static_cast<float>(static_cast<int>(g.u32() % 256) - 128) / 64.0f;
+  };
+  const auto narrow16 = [bf16](float v) {
+    return bf16 ? f32_to_bf16(v) : f32_to_f16(v, Round::kNearestEven);
+  };
+  // A as stored (f16: M x K row-major; bf16: K x M), B as stored (f16: N x K; bf16: K x N).
+  std::vector<std::uint16_t> A(M * K), B(K * N);
+  for (auto& e : A)
+    e = narrow16(sixty_fourths());
+  for (auto& e : B)
+    e = narrow16(sixty_fourths());
+  std::vector<float> C(M * N);
+  for (auto& e : C)
+    e = sixty_fourths();
+  Case c;
+  c.file = "wmma_gemm";
+  c.entry = bf16 ? "wmma_gemm_bf16" : "wmma_gemm_f16";
+  c.grid = {N / 16, M / 16};
+  c.block = {32};
+  c.buffers = {
+      {"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", bf16 ? poison(M * N * 4) : to_bytes(C)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), s32(M), s32(N), s32(K)};
+  c.outputs = {"C"};
+  c.element = "f32";
+  c.reference = [bf16](const BufferMap& m) {
+    const auto A = in<std::uint16_t>(m, "A"), B = in<std::uint16_t>(m, "B");
+    const auto wide = [bf16](std::uint16_t h) { return bf16 ? bf16_to_f32(h) : f16_to_f32(h); };
+    auto C = in<float>(m, "C");
+    for (std::uint32_t row = 0; row < M; ++row)
+      for (std::uint32_t col = 0; col < N; ++col) {
+        double acc = bf16 ? 0.0 : C[row * N + col];
+        for (std::uint32_t k = 0; k < K; ++k) {
+          const float a = wide(bf16 ? A[k * M + row] : A[row * K + k]);
+          const float b = wide(bf16 ? B[k * N + col] : B[col * K + k]);
+          acc += static_cast<double>(a) * b;
+        }
+        if (bf16)
+          C[col * M + row] = static_cast<float>(2 * acc);  // doubled, stored column-major
+        else
+          C[row * N + col] = static_cast<float>(acc);
+      }
+    return BufferMap{{"C", to_bytes(C)}};
+  };
+  return c;
+}
+
 std::vector<Case> corpus_cases() {
   std::vector<Case> cases;
   cases.push_back(saxpy_case());
@@ -1559,6 +1611,8 @@ std::vector<Case> hopper_cases() {
   cases.push_back(mma_gemm_case(true));
   for (const char* entry : {"mma_tf32_k8", "mma_f16_k8", "mma_s8_k32", "mma_u8s8_k16"})
     cases.push_back(mma_shape_case(entry));
+  cases.push_back(wmma_gemm_case(false));
+  cases.push_back(wmma_gemm_case(true));
   return cases;
 }
 

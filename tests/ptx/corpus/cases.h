@@ -91,10 +91,10 @@ struct Case {
 // The first batch: plain CUDA kernels (16 cases); no tensor maps, no clusters.
 std::vector<Case> corpus_cases();
 
-// The Hopper batch (sm_90a, 13 cases): TMA tile loads / multicast / stores and reduce-adds
+// The Hopper batch (sm_90a, 15 cases): TMA tile loads / multicast / stores and reduce-adds
 // (kTensorMap arguments), clusters with distributed shared memory, cp.async and bulk copies with
 // mbarriers, warp-level redux / vote / elect, and warp-level tensor-core GEMMs (ldmatrix,
-// mma.sync, stmatrix). Kept apart so that a harness that does not yet
+// mma.sync, stmatrix, wmma). Kept apart so that a harness that does not yet
 // encode tensor maps or launch clusters can run corpus_cases() alone.
 std::vector<Case> hopper_cases();
 

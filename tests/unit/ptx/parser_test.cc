@@ -59,6 +59,16 @@ $L__BB0_2:
   EXPECT_EQ(f.code[2].line, 19u);
 }
 
+TEST(PtxParser, AnOffsetMayBePlusMinus) {  // nvcc 13 writes [%r1+-128]
+  auto m = parse_module(std::string(kHeader) +
+                            ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
+                            "\tld.shared.u32 %r1, [%r2+-128];\n\tret;\n}\n",
+                        "k.ptx");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const Function& f = m->functions[0];
+  EXPECT_EQ(f.operands[f.code[0].first + 1].imm, -128);
+}
+
 TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
   EXPECT_EQ(error_of(".visible .entry k()\n{\n\tmov.u32 %r1, 1;\n}\n"),
             "k.ptx:6:10: undeclared register '%r1' (at '%r1')");
@@ -106,10 +116,16 @@ TEST(PtxParser, UnmodelledMatrixFormsAreOneLineErrors) {
   EXPECT_EQ(in_body("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%r3];"),
             "k.ptx:8:2: 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8': unsupported modifier "
             "'.m16n16' (at 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8')");
-  EXPECT_EQ(in_body("wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, %r6, "
+  EXPECT_EQ(in_body("wmma.load.a.sync.aligned.row.m32n8k16.f16 {%r1, %r2, %r3, %r4, %r5, %r6, "
                     "%r7, %r8}, [%r1], %r2;"),
-            "k.ptx:8:2: unsupported instruction 'wmma.load.a.sync.aligned.row.m16n16k16.f16' (at "
-            "'wmma.load.a.sync.aligned.row.m16n16k16.f16')");
+            "k.ptx:8:2: 'wmma.load.a.sync.aligned.row.m32n8k16.f16': unsupported modifier "
+            "'.m32n8k16' (at 'wmma.load.a.sync.aligned.row.m32n8k16.f16')");
+  EXPECT_EQ(in_body("wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16 {%r1, %r2, %r3, %r4}, {%r1, "
+                    "%r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, "
+                    "{%r1, %r2, %r3, %r4};"),
+            "k.ptx:8:2: 'wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16': only f32 accumulators "
+            "on f16 or bf16 are supported by this front end yet (at "
+            "'wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16')");
 }
 
 TEST(PtxParser, AMissingEntryNamesTheClosestAndTheList) {
