@@ -749,8 +749,33 @@ class Decoder {
     return arity(in_.bool_op == BoolOp::kNone ? 3 : 4, in_.bool_op == BoolOp::kNone ? 3 : 4);
   }
 
+  // f16/bf16 arithmetic (PTX ISA 9.7.4): .rn is its only rounding; bf16 has no .ftz or .sat.
+  Status half_rules() const {
+    const Type t = in_.type;
+    if (t != Type::kF16 && t != Type::kF16x2 && t != Type::kBF16 && t != Type::kBF16x2) return Ok{};
+    if (in_.round != Round::kNone && in_.round != Round::kRn)
+      return error("f16/bf16 arithmetic rounds only to nearest (.rn)");
+    if ((t == Type::kBF16 || t == Type::kBF16x2) && (in_.ftz || in_.sat))
+      return error(".ftz and .sat are not defined on bf16 arithmetic");
+    return Ok{};
+  }
+
   Status check(const std::vector<Type>& types) {
     const Type t = in_.type;
+    switch (in_.op) {
+      case Opcode::kAdd:
+      case Opcode::kSub:
+      case Opcode::kMul:
+      case Opcode::kFma:
+      case Opcode::kMin:
+      case Opcode::kMax:
+      case Opcode::kNeg:
+      case Opcode::kAbs:
+        if (auto st = half_rules(); !st) return st;
+        break;
+      default:
+        break;
+    }
     switch (in_.op) {
       case Opcode::kAdd:
       case Opcode::kSub:

@@ -36,7 +36,7 @@ std::uint16_t half_op(const Instruction& in, fp::Half16 f, std::uint16_t a, std:
   }
   const double da = fp::half16_to_double(a, f), db = fp::half16_to_double(b, f),
                dc = fp::half16_to_double(c, f);
-  const Round r = in.round == Round::kNone ? Round::kRn : in.round;
+  const Round r = Round::kRn;  // the only rounding PTX defines here
   std::uint16_t res = 0;
   switch (in.op) {
     case Opcode::kNeg:
@@ -110,10 +110,7 @@ bool WarpInterpreter::exec_half(const Instruction& in, LaneMask m) {
       return fail(in, fmt::format("{} on .{} is not a PTX instruction or not supported yet",
                                   in.op == Opcode::kMad ? "mad" : "this operation", type_name(t)));
   }
-  if (in.round != Round::kNone && in.round != Round::kRn && in.round != Round::kRz &&
-      in.round != Round::kRm && in.round != Round::kRp)
-    return fail(in, "f16/bf16 arithmetic takes .rn, .rz, .rm or .rp");
-  if (bf && in.ftz) return fail(in, ".ftz is not defined on bf16 arithmetic");
+  // decode.cc has checked the modifiers (.rn only; no .ftz/.sat on bf16).
   if (in.nan && in.op != Opcode::kMin && in.op != Opcode::kMax)
     return fail(in, ".NaN is defined on min/max only");
   for_lanes(m, [&](std::uint32_t l) {

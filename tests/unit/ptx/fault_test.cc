@@ -44,7 +44,6 @@ const Row kRows[] = {
     {"mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r0, "
      "%r1}, {%r0, %r1, %r2, %r3};",
      "operand 3 needs 1 register, not 2"},
-    {"add.ftz.bf16x2 %r1, %r2, %r3;", ".ftz is not defined on bf16 arithmetic"},
 };
 
 void PrintTo(const Row& r, std::ostream* os) {

@@ -113,6 +113,12 @@ TEST(PtxParser, UnmodelledMatrixFormsAreOneLineErrors) {
                     "%r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};"),
             "k.ptx:8:2: 'mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32': unsupported modifier "
             "'.col' (at 'mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32')");
+  EXPECT_EQ(in_body("add.rz.f16x2 %r1, %r2, %r3;"),
+            "k.ptx:8:2: 'add.rz.f16x2': f16/bf16 arithmetic rounds only to nearest (.rn) (at "
+            "'add.rz.f16x2')");
+  EXPECT_EQ(in_body("add.ftz.bf16x2 %r1, %r2, %r3;"),
+            "k.ptx:8:2: 'add.ftz.bf16x2': .ftz and .sat are not defined on bf16 arithmetic (at "
+            "'add.ftz.bf16x2')");
   EXPECT_EQ(in_body("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%r3];"),
             "k.ptx:8:2: 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8': unsupported modifier "
             "'.m16n16' (at 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8')");

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "functional_harness.h"
+#include "ptx/float_ops.h"
 #include "ptx/parser.h"
 #include "ptx/ptx_kernel.h"
 
@@ -216,7 +217,7 @@ const Row kRows[] = {
     // worked by hand for bf16): one rounding of the exact result, ties to even.
     {"add.rn.f16 %hd, %ha, %hb;", 0x3C00, 0x1000, 0, Out::kH16, 0x3C00},  // 1 + half ulp
     {"add.f16 %hd, %ha, %hb;", 0x3C00, 0x1200, 0, Out::kH16, 0x3C01},     // 1 + 3/4 ulp
-    {"add.rm.f16 %hd, %ha, %hb;", 0xBC00, 0x8C00, 0, Out::kH16, 0xBC01},
+    {"add.rn.f16 %hd, %ha, %hb;", 0xBC00, 0x8C00, 0, Out::kH16, 0xBC00},  // -1 - 1/4 ulp
     {"add.f16 %hd, %ha, %hb;", 0x0001, 0x0001, 0, Out::kH16, 0x0002},
     {"add.ftz.f16 %hd, %ha, %hb;", 0x0001, 0x0001, 0, Out::kH16, 0x0000},
     {"sub.rn.f16 %hd, %ha, %hb;", 0x4000, 0x4000, 0, Out::kH16, 0x0000},
@@ -232,7 +233,7 @@ const Row kRows[] = {
     {"abs.bf16 %hd, %ha;", 0xBF80, 0, 0, Out::kH16, 0x3F80},
     {"add.rn.bf16 %hd, %ha, %hb;", 0x3F80, 0x3B80, 0, Out::kH16, 0x3F80},  // 1 + half ulp
     {"add.rn.bf16 %hd, %ha, %hb;", 0x3F80, 0x3BC0, 0, Out::kH16, 0x3F81},
-    {"sub.rz.bf16 %hd, %ha, %hb;", 0x3F80, 0x0D80, 0, Out::kH16, 0x3F7F},            // 1 - 2^-100
+    {"sub.rn.bf16 %hd, %ha, %hb;", 0x3F80, 0x0D80, 0, Out::kH16, 0x3F80},            // 1 - 2^-100
     {"fma.rn.bf16 %hd, %ha, %hb, %hc;", 0x3F81, 0x3F81, 0xBF82, Out::kH16, 0x3880},  // 2^-14
     {"add.rn.f16x2 %d32, %a32, %b32;", 0x3C00'4000, 0x3C00'C000, 0, Out::kD32, 0x4000'0000},
     {"fma.rn.relu.f16x2 %d32, %a32, %b32, %c32;", 0x3C00'4000, 0xBC00'3C00, 0, Out::kD32,
@@ -272,6 +273,21 @@ TEST_P(Semantics, GivesTheIsaResult) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, Semantics, testing::ValuesIn(kRows));
+
+// The 16-bit rounding under the directed modes (no f16/bf16 instruction has them; cvt-like
+// helpers may): a residual just below a power of two rounds into the finer binade below.
+TEST(HalfRounding, DirectedModesUseTheResidualsSign) {
+  using fp::kBF16Format;
+  using fp::kF16Format;
+  EXPECT_EQ(fp::round_half16(1.0, -1, kBF16Format, Round::kRz), 0x3F7F);  // 1 - 2^-8
+  EXPECT_EQ(fp::round_half16(1.0, -1, kF16Format, Round::kRz), 0x3BFF);   // 1 - 2^-11
+  EXPECT_EQ(fp::round_half16(1.0, -1, kF16Format, Round::kRn), 0x3C00);
+  EXPECT_EQ(fp::round_half16(1.0, 1, kF16Format, Round::kRp), 0x3C01);
+  EXPECT_EQ(fp::round_half16(-1.0, -1, kF16Format, Round::kRm), 0xBC01);
+  EXPECT_EQ(fp::round_half16(65520.0, 0, kF16Format, Round::kRn), 0x7C00);  // the tie: infinity
+  EXPECT_EQ(fp::round_half16(65520.0, 0, kF16Format, Round::kRz), 0x7BFF);
+  EXPECT_EQ(fp::round_half16(0x1p-25, 1, kF16Format, Round::kRn), 0x0001);  // above half of 2^-24
+}
 
 }  // namespace
 }  // namespace xpusim::ptx
