@@ -757,6 +757,11 @@ class Decoder {
       return error("f16/bf16 arithmetic rounds only to nearest (.rn)");
     if ((t == Type::kBF16 || t == Type::kBF16x2) && (in_.ftz || in_.sat))
       return error(".ftz and .sat are not defined on bf16 arithmetic");
+    const bool arith = in_.op == Opcode::kAdd || in_.op == Opcode::kSub ||
+                       in_.op == Opcode::kMul || in_.op == Opcode::kFma;
+    if (in_.sat && !arith) return error(".sat is defined on add, sub, mul and fma only");
+    if (in_.relu && in_.op != Opcode::kFma) return error(".relu is defined on fma only");
+    if (in_.relu && in_.sat) return error(".relu and .sat exclude each other");
     return Ok{};
   }
 
