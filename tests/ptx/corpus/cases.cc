@@ -1577,6 +1577,113 @@ Case wmma_gemm_case(bool bf16) {
   return c;
 }
 
+// half_arith / bf16_arith: each half of each .x2 operation, from the exact value in double
+// (inputs have exponents in [-8, 8], so sums, products and fma's a*b+c are exact there) rounded
+// once to nearest even. Some lanes hold NaN, infinities, signed zeros, x - x, an fma that cancels
+// to its residual, and the largest finite value (overflow). Compared per 16-bit element, any NaN
+// equal to any NaN.
+Case half_arith_case(bool bf16) {
+  constexpr std::uint32_t n = 256, block = 128;
+  SplitMix64 g{bf16 ? 61u : 60u};
+  const int frac = bf16 ? 7 : 10, bias = bf16 ? 127 : 15, ebits = bf16 ? 8 : 5;
+  const std::uint16_t nan = bf16 ? 0x7FC0 : 0x7E00, inf = bf16 ? 0x7F80 : 0x7C00;
+  const auto to16 = [frac, bias, ebits](double v) {
+    return static_cast<std::uint16_t>(narrow(decode(v), frac, bias, ebits, Round::kNearestEven));
+  };
+  const auto from16 = [bf16](std::uint16_t h) -> double {
+    return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+  };
+  const auto random16 = [&g, frac, bias] {
+    const std::uint32_t r = g.u32();
+    const int e = static_cast<int>((r >> 8) % 17) - 8;
+    return static_cast<std::uint16_t>(((r >> 31) << 15) |
+                                      (static_cast<std::uint32_t>(e + bias) << frac) |
+                                      (r & ((1u << frac) - 1)));
+  };
+  std::vector<std::uint32_t> A(n), B(n), C(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::uint16_t a[2], b[2], c[2];
+    for (int h = 0; h < 2; ++h) {
+      a[h] = random16();
+      b[h] = random16();
+      c[h] = random16();
+      switch ((i + 7 * h) % 16) {  // the specials, in different lanes for the two halves
+        case 0:
+          a[h] = nan;
+          break;
+        case 1:
+          b[h] = nan;
+          break;
+        case 2:
+          a[h] = 0x0000;
+          b[h] = 0x8000;
+          break;
+        case 3:
+          a[h] = inf;
+          b[h] = inf | 0x8000;
+          break;
+        case 4:
+          b[h] = a[h];
+          break;
+        case 5:
+          c[h] = to16(-from16(a[h]) * from16(b[h]));
+          break;
+        case 6:
+          a[h] = b[h] = static_cast<std::uint16_t>(inf - 1);
+          break;
+        case 7:
+          b[h] = a[h] ^ 0x8000;
+          break;
+        default:
+          break;
+      }
+    }
+    A[i] = a[0] | (std::uint32_t{a[1]} << 16);
+    B[i] = b[0] | (std::uint32_t{b[1]} << 16);
+    C[i] = c[0] | (std::uint32_t{c[1]} << 16);
+  }
+  Case c;
+  c.file = "half_arith";
+  c.entry = bf16 ? "bf16_arith" : "half_arith";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"a", to_bytes(A)}, {"b", to_bytes(B)}, {"c", to_bytes(C)}, {"out", poison(n * 32)}};
+  c.args = {ptr("a"), ptr("b"), ptr("c"), ptr("out"), s32(n)};
+  c.outputs = {"out"};
+  c.element = bf16 ? "bf16" : "f16";
+  c.reference = [to16, from16, frac, ebits](const BufferMap& m) {
+    const auto A = in<std::uint32_t>(m, "a"), B = in<std::uint32_t>(m, "b"),
+               C = in<std::uint32_t>(m, "c");
+    const auto is_nan = [frac, ebits](std::uint16_t h) {
+      const std::uint32_t e = ((1u << ebits) - 1) << frac;
+      return (h & e) == e && (h & ((1u << frac) - 1)) != 0;
+    };
+    std::vector<std::uint32_t> out(A.size() * 8);
+    for (std::size_t i = 0; i < A.size(); ++i)
+      for (int h = 0; h < 2; ++h) {
+        const auto a = static_cast<std::uint16_t>(A[i] >> (16 * h)),
+                   b = static_cast<std::uint16_t>(B[i] >> (16 * h)),
+                   cc = static_cast<std::uint16_t>(C[i] >> (16 * h));
+        const double x = from16(a), y = from16(b), z = from16(cc);
+        // -0 < +0 for max and min; a NaN operand is dropped by max, poisons min.NaN.
+        const bool a_less = x < y || (x == 0 && y == 0 && (a & 0x8000) != 0);
+        std::uint16_t r[8];
+        r[0] = to16(x + y);
+        r[1] = to16(x - y);
+        r[2] = to16(x * y);
+        r[3] = to16(x * y + z);
+        r[4] = is_nan(a) ? b : is_nan(b) ? a : a_less ? b : a;
+        r[5] = is_nan(a) || is_nan(b) ? 0x7FFF : a_less ? a : b;
+        r[6] = is_nan(r[3]) ? r[3] : (r[3] & 0x8000) != 0 ? 0 : r[3];
+        r[7] = static_cast<std::uint16_t>(a | 0x8000);
+        for (int k = 0; k < 8; ++k)
+          out[8 * i + k] |= std::uint32_t{r[k]} << (16 * h);
+      }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
 std::vector<Case> corpus_cases() {
   std::vector<Case> cases;
   cases.push_back(saxpy_case());
@@ -1595,6 +1702,8 @@ std::vector<Case> corpus_cases() {
   cases.push_back(float_to_int_case());
   cases.push_back(float_results_case());
   cases.push_back(half_bits_case());
+  cases.push_back(half_arith_case(false));
+  cases.push_back(half_arith_case(true));
   return cases;
 }
 

@@ -13,6 +13,7 @@
 //     int_divmod) names "u32", which every output's size is a multiple of.
 //   - "f32" / "f64" with tolerance 0: bit-exact (+0 and -0 differ), except that any NaN equals
 //     any NaN (payloads may be canonicalized).
+//   - "f16" / "bf16": bitwise per 16-bit element, except that any NaN equals any NaN.
 //   - tolerance > 0: maximum relative error (no current case needs it).
 //
 // Buffers: allocate each at least 128-byte aligned (TMA needs a 16-byte aligned global address
@@ -81,14 +82,14 @@ struct Case {
   std::vector<Buffer> buffers;
   std::vector<Arg> args;             // in .param order
   std::vector<std::string> outputs;  // buffers to compare after the run
-  std::string element;               // "u8", "u16", "u32", "s32", "u64", "s64", "f32", "f64"
-  double tolerance = 0;              // 0: bit-exact (any NaN == any NaN)
+  std::string element;   // "u8", "u16", "u32", "s32", "u64", "s64", "f16", "bf16", "f32", "f64"
+  double tolerance = 0;  // 0: bit-exact (any NaN == any NaN)
   // Expected final contents of every buffer in `outputs`, from the initial contents of all
   // buffers (keyed by name).
   std::function<BufferMap(const BufferMap& inputs)> reference;
 };
 
-// The first batch: plain CUDA kernels (16 cases); no tensor maps, no clusters.
+// The first batch: plain CUDA kernels (18 cases); no tensor maps, no clusters.
 std::vector<Case> corpus_cases();
 
 // The Hopper batch (sm_90a, 15 cases): TMA tile loads / multicast / stores and reduce-adds
