@@ -633,8 +633,10 @@ class Decoder {
     in_.btype = types[2];
     in_.ctype = types[3];
     const Type a = in_.stype, b = in_.btype;
-    const bool half = (a == Type::kF16 || a == Type::kBF16) && b == a && in_.type == Type::kF32 &&
-                      in_.ctype == Type::kF32;
+    // f16 inputs may accumulate in f16 or f32 (D and C apart); bf16 only in f32.
+    const auto acc_ok = [&](Type t) { return t == Type::kF32 || (a == Type::kF16 && t == a); };
+    const bool half =
+        (a == Type::kF16 || a == Type::kBF16) && b == a && acc_ok(in_.type) && acc_ok(in_.ctype);
     const bool tf32 =
         a == Type::kTF32 && b == a && in_.type == Type::kF32 && in_.ctype == Type::kF32;
     const bool int8 = (a == Type::kS8 || a == Type::kU8) && (b == Type::kS8 || b == Type::kU8) &&
@@ -757,8 +759,8 @@ class Decoder {
       return error("f16/bf16 arithmetic rounds only to nearest (.rn)");
     if ((t == Type::kBF16 || t == Type::kBF16x2) && (in_.ftz || in_.sat))
       return error(".ftz and .sat are not defined on bf16 arithmetic");
-    const bool arith = in_.op == Opcode::kAdd || in_.op == Opcode::kSub ||
-                       in_.op == Opcode::kMul || in_.op == Opcode::kFma;
+    const bool arith = in_.op == Opcode::kAdd || in_.op == Opcode::kSub || in_.op == Opcode::kMul ||
+                       in_.op == Opcode::kFma;
     if (in_.sat && !arith) return error(".sat is defined on add, sub, mul and fma only");
     if (in_.relu && in_.op != Opcode::kFma) return error(".relu is defined on fma only");
     if (in_.relu && in_.sat) return error(".relu and .sat exclude each other");

@@ -172,7 +172,9 @@ bool WarpInterpreter::exec_mma(const Instruction& in) {
   // Register counts: A holds 16·K elements over 32 lanes, B K·8, C and D 4 a lane.
   const std::uint32_t a_elems = 16 * k_dim / kWarpSize, b_elems = 8 * k_dim / kWarpSize;
   const std::uint32_t a_regs = a_elems / per_reg(at), b_regs = b_elems / per_reg(bt);
-  const std::uint32_t want[4] = {4, a_regs, b_regs, 4};
+  // f16 accumulators: two .f16x2 registers, c0/c1 in the first (low half first), c2/c3.
+  const bool d16 = in.type == Type::kF16, c16 = in.ctype == Type::kF16;
+  const std::uint32_t want[4] = {d16 ? 2u : 4u, a_regs, b_regs, c16 ? 2u : 4u};
   for (std::uint32_t k = 0; k < 4; ++k) {
     const Operand& o = operand(in, k);
     const std::uint32_t got = o.kind == Operand::Kind::kVector ? o.count : 1;
@@ -201,7 +203,10 @@ bool WarpInterpreter::exec_mma(const Instruction& in) {
     }
     for (std::uint32_t i = 0; i < 4; ++i) {
       const Pos p = c_pos(l, i);
-      c[p.row * 8 + p.col] = static_cast<std::uint32_t>(read(reg_of(3, i), l));
+      c[p.row * 8 + p.col] =
+          c16 ? std::bit_cast<std::uint32_t>(fp::f16_to_f32(
+                    static_cast<std::uint16_t>(read(reg_of(3, i / 2), l) >> (16 * (i % 2)))))
+              : static_cast<std::uint32_t>(read(reg_of(3, i), l));
     }
   }
   std::array<std::uint32_t, 16 * 8> d{};
@@ -223,17 +228,28 @@ bool WarpInterpreter::exec_mma(const Instruction& in) {
       double acc = std::bit_cast<float>(c[row * 8 + col]);
       for (std::uint32_t k = 0; k < k_dim; ++k)
         acc += a[row * k_dim + k] * b[k * 8 + col];
+      if (d16) {  // one rounding from the double sum to f16
+        d[row * 8 + col] = fp::round_half16(acc, 0, fp::kF16Format, Round::kRn);
+        continue;
+      }
       const float f = static_cast<float>(acc);
       d[row * 8 + col] = std::isnan(f) ? fp::kCanonicalNanF32 : std::bit_cast<std::uint32_t>(f);
     }
   }
   for (std::uint32_t l = 0; l < kWarpSize; ++l) {
+    if (d16) {
+      for (std::uint32_t r = 0; r < 2; ++r)
+        write(reg_of(0, r), l,
+              d[c_pos(l, 2 * r).row * 8 + c_pos(l, 2 * r).col] |
+                  (d[c_pos(l, 2 * r + 1).row * 8 + c_pos(l, 2 * r + 1).col] << 16));
+      continue;
+    }
     for (std::uint32_t i = 0; i < 4; ++i) {
       const Pos p = c_pos(l, i);
       write(reg_of(0, i), l, d[p.row * 8 + p.col]);
     }
   }
-  for (std::uint32_t i = 0; i < 4; ++i)
+  for (std::uint32_t i = 0; i < want[0]; ++i)
     if (reg_of(0, i).kind == Operand::Kind::kReg)
       mma_gen_[frame().reg_base + reg_of(0, i).reg] = gen_;
   // One issue slot, and tensor-pipe work in units of 1024 f16 FMAs (an m16n8k8.f16): tf32

@@ -1445,6 +1445,44 @@ Case mma_gemm_case(bool bf16) {
 // multiples of 1/64 in [-2, 2) (exact as tf32 and f16; every partial sum exact in f32, so
 // tolerance 0); integer C has entries near the s32 limits, so .satfinite clamps and the plain
 // form wraps.
+// mma_f16acc_k16: f16 accumulators; inputs are multiples of 1/4 in [-1, 1), so every sum is a
+// multiple of 1/16 below 18 in magnitude: exact in f16, whatever rounding the hardware applies.
+Case mma_f16acc_case() {
+  SplitMix64 g{47};
+  const auto quarter = [&g] {
+    return f32_to_f16(static_cast<float>(static_cast<int>(g.u32() % 8) - 4) / 4.0f,
+                      Round::kNearestEven);
+  };
+  std::vector<std::uint16_t> A(16 * 16), B(16 * 8), C(16 * 8);
+  for (auto* v : {&A, &B, &C})
+    for (auto& e : *v)
+      e = quarter();
+  Case c;
+  c.file = "mma_shapes";
+  c.entry = "mma_f16acc_k16";
+  c.grid = {1};
+  c.block = {32};
+  c.buffers = {
+      {"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", to_bytes(C)}, {"D", poison(16 * 8 * 2)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), ptr("D")};
+  c.outputs = {"D"};
+  c.element = "f16";
+  c.reference = [](const BufferMap& m) {
+    const auto A = in<std::uint16_t>(m, "A"), B = in<std::uint16_t>(m, "B"),
+               C = in<std::uint16_t>(m, "C");
+    std::vector<std::uint16_t> D(16 * 8);
+    for (std::uint32_t row = 0; row < 16; ++row)
+      for (std::uint32_t col = 0; col < 8; ++col) {
+        double acc = f16_to_f32(C[row * 8 + col]);
+        for (std::uint32_t k = 0; k < 16; ++k)
+          acc += static_cast<double>(f16_to_f32(A[row * 16 + k])) * f16_to_f32(B[k * 8 + col]);
+        D[row * 8 + col] = f32_to_f16(static_cast<float>(acc), Round::kNearestEven);
+      }
+    return BufferMap{{"D", to_bytes(D)}};
+  };
+  return c;
+}
+
 Case mma_shape_case(const std::string& entry) {
   const bool tf32 = entry == "mma_tf32_k8", f16 = entry == "mma_f16_k8";
   const bool s8 = entry == "mma_s8_k32";
@@ -1720,6 +1758,7 @@ std::vector<Case> hopper_cases() {
   cases.push_back(mma_gemm_case(true));
   for (const char* entry : {"mma_tf32_k8", "mma_f16_k8", "mma_s8_k32", "mma_u8s8_k16"})
     cases.push_back(mma_shape_case(entry));
+  cases.push_back(mma_f16acc_case());
   cases.push_back(wmma_gemm_case(false));
   cases.push_back(wmma_gemm_case(true));
   return cases;

@@ -6,6 +6,7 @@
 //   mma_f16_k8:   m16n8k8  .f32.f16.f16.f32
 //   mma_s8_k32:   m16n8k32 .satfinite.s32.s8.s8.s32
 //   mma_u8s8_k16: m16n8k16 .s32.u8.s8.s32 (wrapping)
+//   mma_f16acc_k16: m16n8k16 .f16.f16.f16.f16
 #include <cstdint>
 
 __device__ __forceinline__ int c_index(int lane, int i) {  // row g + 8 (i / 2), col 2q + i % 2
@@ -96,4 +97,29 @@ extern "C" __global__ void mma_u8s8_k16(const uint8_t* A, const int8_t* B, const
       : "r"(a[0]), "r"(a[1]), "r"(b));
 #pragma unroll
   for (int i = 0; i < 4; ++i) D[c_index(lane, i)] = c[i];
+}
+
+// mma_f16acc_k16: m16n8k16 .f16.f16.f16.f16 (f16 accumulators: c0/c1 and c2/c3 packed in two
+// .f16x2 registers, the lower column in the low half).
+extern "C" __global__ void mma_f16acc_k16(const uint16_t* A, const uint16_t* B, const uint16_t* C,
+                                          uint16_t* D) {
+  const int lane = threadIdx.x, g = lane >> 2, q = lane & 3;
+  uint32_t a[4], b[2], c[2];
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {  // row g + 8 (r % 2), columns 2q + 8 (r / 2) and one more
+    const int at = (g + 8 * (r & 1)) * 16 + 2 * q + 8 * (r >> 1);
+    a[r] = A[at] | (uint32_t{A[at + 1]} << 16);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r)  // k = 2q + 8r and one more, column g
+    b[r] = B[(2 * q + 8 * r) * 8 + g] | (uint32_t{B[(2 * q + 8 * r + 1) * 8 + g]} << 16);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) c[r] = C[c_index(lane, 2 * r)] | (uint32_t{C[c_index(lane, 2 * r + 1)]} << 16);
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, "
+      "{%0, %1};\n"
+      : "+r"(c[0]), "+r"(c[1])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#pragma unroll
+  for (int i = 0; i < 4; ++i) D[c_index(lane, i)] = uint16_t(c[i / 2] >> (16 * (i % 2)));
 }

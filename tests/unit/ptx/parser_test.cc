@@ -104,11 +104,12 @@ TEST(PtxParser, UnmodelledMatrixFormsAreOneLineErrors) {
                     "%f8};"),
             "k.ptx:8:2: 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32': unsupported modifier "
             "'.m8n8k4' (at 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32')");
-  EXPECT_EQ(in_body("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r1, %r2, %r3, "
-                    "%r4}, {%r5, %r6}, {%r7, %r8};"),
-            "k.ptx:8:2: 'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16': this shape and type "
-            "combination is not supported by this front end yet (at "
-            "'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16')");
+  EXPECT_EQ(
+      in_body("mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32 {%r1, %r2}, {%r1, %r2, %r3, "
+              "%r4}, {%r5, %r6}, {%r7, %r8};"),
+      "k.ptx:8:2: 'mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32': this shape and type "
+      "combination is not supported by this front end yet (at "
+      "'mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32')");
   EXPECT_EQ(in_body("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, "
                     "%r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};"),
             "k.ptx:8:2: 'mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32': unsupported modifier "
