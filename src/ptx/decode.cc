@@ -700,15 +700,16 @@ class Decoder {
       if (cols.size() != 2) return error("needs the layouts of A and B (.row/.col twice)");
       in_.trans = cols[0];
       in_.col_b = cols[1];
-      // .f32.f32 (A and B f16) or .f32.bf16.bf16.f32.
-      const bool f16 = types.size() == 2 && types[0] == Type::kF32 && types[1] == Type::kF32;
+      // .DTYPE.CTYPE, each .f16 or .f32 (A and B f16), or .f32.bf16.bf16.f32.
+      const auto acc = [](Type t) { return t == Type::kF16 || t == Type::kF32; };
+      const bool f16 = types.size() == 2 && acc(types[0]) && acc(types[1]);
       const bool bf16 = types.size() == 4 && types[0] == Type::kF32 && types[1] == Type::kBF16 &&
                         types[2] == Type::kBF16 && types[3] == Type::kF32;
       if (!f16 && !bf16)
-        return error("only f32 accumulators on f16 or bf16 are supported by this front end yet");
-      in_.type = Type::kF32;
+        return error("only f16/f32 accumulators on f16, or f32 on bf16, are supported");
+      in_.type = types[0];
       in_.stype = in_.btype = bf16 ? Type::kBF16 : Type::kF16;
-      in_.ctype = Type::kF32;
+      in_.ctype = types.back();
       return arity(4, 4);
     }
     if (cols.size() != 1) return error("needs one layout (.row or .col)");
@@ -716,7 +717,8 @@ class Decoder {
     if (auto st = want_types(types, 1); !st) return st;
     in_.type = types[0];
     const bool ab = in_.sub == Sub::kWmmaLoadA || in_.sub == Sub::kWmmaLoadB;
-    if (ab ? in_.type != Type::kF16 && in_.type != Type::kBF16 : in_.type != Type::kF32)
+    if (ab ? in_.type != Type::kF16 && in_.type != Type::kBF16
+           : in_.type != Type::kF32 && in_.type != Type::kF16)
       return error("this fragment type is not supported by this front end yet");
     if (in_.space == Space::kNone) in_.space = Space::kGeneric;
     return arity(2, 3);

@@ -265,7 +265,7 @@ bool WarpInterpreter::exec_mma(const Instruction& in) {
 // 8 (l % 2) + j. A and B take their layout's major (.row: the row), so a fragment is 16
 // contiguous bytes of memory a lane; accumulators are always row-major. f16 A/B fragments have
 // 8 .f16x2 registers: 0-3 hold the elements in pairs (low half first), 4-7 repeat them; bf16
-// ones are the 4 registers alone; f32 accumulators one element a register.
+// ones are the 4 registers alone; f32 accumulators one element a register, f16 ones two.
 namespace {
 
 Pos wmma_pos(std::uint32_t lane, std::uint32_t j, bool col) {
@@ -275,13 +275,14 @@ Pos wmma_pos(std::uint32_t lane, std::uint32_t j, bool col) {
 
 std::uint32_t wmma_regs(Sub s, Type t) {
   if (s == Sub::kWmmaLoadA || s == Sub::kWmmaLoadB) return t == Type::kF16 ? 8 : 4;
-  return 8;
+  return t == Type::kF16 ? 4 : 8;  // accumulators: f16 in pairs, f32 one a register
 }
 
-// Element j of lane's fragment from its registers (r: the fragment's register operands).
+// Element j of lane's fragment from its registers (reg(r): register r's value); `paired`:
+// 16-bit elements two a register.
 template <class Reg>
-std::uint32_t fragment_element(Reg&& reg, bool ab, std::uint32_t j) {
-  if (!ab) return static_cast<std::uint32_t>(reg(j));
+std::uint32_t fragment_element(Reg&& reg, bool paired, std::uint32_t j) {
+  if (!paired) return static_cast<std::uint32_t>(reg(j));
   return static_cast<std::uint32_t>(reg(j / 2) >> (16 * (j % 2))) & 0xFFFFu;
 }
 
@@ -297,8 +298,10 @@ bool WarpInterpreter::exec_wmma(const Instruction& in) {
   };
   if (in.sub == Sub::kWmmaMma) {
     const Type ab = in.stype;
-    const std::uint32_t want[4] = {8, wmma_regs(Sub::kWmmaLoadA, ab),
-                                   wmma_regs(Sub::kWmmaLoadB, ab), 8};
+    const bool d16 = in.type == Type::kF16, c16 = in.ctype == Type::kF16;
+    const std::uint32_t want[4] = {wmma_regs(Sub::kWmmaStoreD, in.type),
+                                   wmma_regs(Sub::kWmmaLoadA, ab), wmma_regs(Sub::kWmmaLoadB, ab),
+                                   wmma_regs(Sub::kWmmaLoadC, in.ctype)};
     for (std::uint32_t k = 0; k < 4; ++k)
       if (nregs(regs_of(k)) != want[k])
         return fail(in, fmt::format("operand {} needs {} registers, not {}", k + 1, want[k],
@@ -313,21 +316,27 @@ bool WarpInterpreter::exec_wmma(const Instruction& in) {
                   pc = wmma_pos(l, j, false);
         a[pa.row * 16 + pa.col] = element(ab, fragment_element(from(1), true, j), 0);
         b[pb.row * 16 + pb.col] = element(ab, fragment_element(from(2), true, j), 0);
-        c[pc.row * 16 + pc.col] = std::bit_cast<float>(fragment_element(from(3), false, j));
+        const std::uint32_t cv = fragment_element(from(3), c16, j);
+        c[pc.row * 16 + pc.col] =
+            c16 ? fp::f16_to_f32(static_cast<std::uint16_t>(cv)) : std::bit_cast<float>(cv);
       }
     }
     for (std::uint32_t l = 0; l < kWarpSize; ++l) {
+      std::uint32_t out[8] = {};
       for (std::uint32_t j = 0; j < 8; ++j) {
         const Pos p = wmma_pos(l, j, false);
         double acc = c[p.row * 16 + p.col];  // as mma.sync: in double, k order, one rounding
         for (std::uint32_t k = 0; k < 16; ++k)
           acc += a[p.row * 16 + k] * b[k * 16 + p.col];
         const float f = static_cast<float>(acc);
-        write(reg_in(regs_of(0), j), l,
-              std::isnan(f) ? fp::kCanonicalNanF32 : std::bit_cast<std::uint32_t>(f));
+        out[j] = d16             ? fp::round_half16(acc, 0, fp::kF16Format, Round::kRn)
+                 : std::isnan(f) ? fp::kCanonicalNanF32
+                                 : std::bit_cast<std::uint32_t>(f);
       }
+      for (std::uint32_t r = 0; r < want[0]; ++r)
+        write(reg_in(regs_of(0), r), l, d16 ? out[2 * r] | (out[2 * r + 1] << 16) : out[r]);
     }
-    for (std::uint32_t j = 0; j < 8; ++j)
+    for (std::uint32_t j = 0; j < want[0]; ++j)
       if (reg_in(regs_of(0), j).kind == Operand::Kind::kReg)
         mma_gen_[frame().reg_base + reg_in(regs_of(0), j).reg] = gen_;
     count_alu(in, 1, 0, 4);  // 4096 f16 FMAs
@@ -382,7 +391,8 @@ bool WarpInterpreter::exec_wmma(const Instruction& in) {
   if (store) {
     for (std::uint32_t l = 0; l < kWarpSize; ++l)
       for (std::uint32_t j = 0; j < 8; ++j)
-        wmma_vals_[l][j] = static_cast<std::uint32_t>(read(reg_in(frag, j), l));
+        wmma_vals_[l][j] =
+            fragment_element([&](std::uint32_t r) { return read(reg_in(frag, r), l); }, es == 2, j);
   }
   op_in_ = &in;
   op_mask_ = kFullWarp;
@@ -429,15 +439,15 @@ void WarpInterpreter::complete_wmma(const Instruction& in) {
   }
   if (!store) {
     const Operand& frag = operand(in, 0);
-    const bool ab = in.sub != Sub::kWmmaLoadC;
+    const bool paired = wmma_elem_bytes_ == 2;
     const std::uint32_t nregs = frag.kind == Operand::Kind::kVector ? frag.count : 1;
     for (std::uint32_t l = 0; l < kWarpSize; ++l)
       for (std::uint32_t r = 0; r < nregs; ++r) {
         const Operand& d = frag.kind == Operand::Kind::kVector ? member(frag, r) : frag;
-        // f16/bf16: elements in pairs, registers 4-7 repeating 0-3; f32: one a register.
+        // f16/bf16: elements in pairs, A/B registers 4-7 repeating 0-3; f32: one a register.
         const std::uint32_t q = r % 4;
         const std::uint32_t v =
-            ab ? wmma_vals_[l][2 * q] | (wmma_vals_[l][2 * q + 1] << 16) : wmma_vals_[l][r];
+            paired ? wmma_vals_[l][2 * q] | (wmma_vals_[l][2 * q + 1] << 16) : wmma_vals_[l][r];
         write(d, l, v);
       }
   }

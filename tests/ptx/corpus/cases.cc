@@ -1565,6 +1565,45 @@ Case mma_shape_case(const std::string& entry) {
 
 // wmma_gemm_f16 / wmma_gemm_bf16 (layouts in wmma_gemm.cu): inputs are multiples of 1/64 in
 // [-2, 2), so every partial sum is exact in f32 and the comparison bit-exact (tolerance 0).
+// wmma_gemm_f16acc: f16 accumulators; inputs are multiples of 1/4 in [-1, 1) and K = 32, so every
+// partial sum is a multiple of 1/16 below 33 in magnitude: exact in f16 (tolerance 0).
+Case wmma_f16acc_case() {
+  constexpr std::uint32_t M = 32, N = 32, K = 32;
+  SplitMix64 g{52};
+  const auto quarter = [&g] {
+    return f32_to_f16(static_cast<float>(static_cast<int>(g.u32() % 8) - 4) / 4.0f,
+                      Round::kNearestEven);
+  };
+  std::vector<std::uint16_t> A(M * K), B(K * N), C(M * N);
+  for (auto* v : {&A, &B, &C})
+    for (auto& e : *v)
+      e = quarter();
+  Case c;
+  c.file = "wmma_gemm";
+  c.entry = "wmma_gemm_f16acc";
+  c.grid = {N / 16, M / 16};
+  c.block = {32};
+  c.buffers = {
+      {"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", to_bytes(C)}, {"Ct", poison(M * N * 2)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), ptr("Ct"), s32(M), s32(N), s32(K)};
+  c.outputs = {"Ct"};
+  c.element = "f16";
+  c.reference = [](const BufferMap& m) {
+    const auto A = in<std::uint16_t>(m, "A"), B = in<std::uint16_t>(m, "B"),
+               C = in<std::uint16_t>(m, "C");
+    std::vector<std::uint16_t> Ct(M * N);
+    for (std::uint32_t row = 0; row < M; ++row)
+      for (std::uint32_t col = 0; col < N; ++col) {
+        double acc = f16_to_f32(C[row * N + col]);
+        for (std::uint32_t k = 0; k < K; ++k)
+          acc += static_cast<double>(f16_to_f32(A[row * K + k])) * f16_to_f32(B[k * N + col]);
+        Ct[col * M + row] = f32_to_f16(static_cast<float>(acc), Round::kNearestEven);
+      }
+    return BufferMap{{"Ct", to_bytes(Ct)}};
+  };
+  return c;
+}
+
 Case wmma_gemm_case(bool bf16) {
   constexpr std::uint32_t M = 32, N = 32, K = 64;
   SplitMix64 g{bf16 ? 51u : 50u};
@@ -1761,6 +1800,7 @@ std::vector<Case> hopper_cases() {
   cases.push_back(mma_f16acc_case());
   cases.push_back(wmma_gemm_case(false));
   cases.push_back(wmma_gemm_case(true));
+  cases.push_back(wmma_f16acc_case());
   return cases;
 }
 

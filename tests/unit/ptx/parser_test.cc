@@ -127,12 +127,12 @@ TEST(PtxParser, UnmodelledMatrixFormsAreOneLineErrors) {
                     "%r7, %r8}, [%r1], %r2;"),
             "k.ptx:8:2: 'wmma.load.a.sync.aligned.row.m32n8k16.f16': unsupported modifier "
             "'.m32n8k16' (at 'wmma.load.a.sync.aligned.row.m32n8k16.f16')");
-  EXPECT_EQ(in_body("wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16 {%r1, %r2, %r3, %r4}, {%r1, "
-                    "%r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, "
-                    "{%r1, %r2, %r3, %r4};"),
-            "k.ptx:8:2: 'wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16': only f32 accumulators "
-            "on f16 or bf16 are supported by this front end yet (at "
-            "'wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16')");
+  EXPECT_EQ(in_body("wmma.mma.sync.aligned.row.col.m16n16k16.f16.bf16.bf16.f32 {%r1, %r2, %r3, "
+                    "%r4}, {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%f1, %f2, %f3, %f4, %f5, "
+                    "%f6, %f7, %f8};"),
+            "k.ptx:8:2: 'wmma.mma.sync.aligned.row.col.m16n16k16.f16.bf16.bf16.f32': only f16/f32 "
+            "accumulators on f16, or f32 on bf16, are supported (at "
+            "'wmma.mma.sync.aligned.row.col.m16n16k16.f16.bf16.bf16.f32')");
 }
 
 TEST(PtxParser, AMissingEntryNamesTheClosestAndTheList) {
