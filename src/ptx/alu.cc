@@ -938,6 +938,9 @@ not_arith:
     case Opcode::kSetp:
     case Opcode::kSet: {
       const Type ct = in.op == Opcode::kSetp ? t : in.stype;
+      if (ct == Type::kF16x2 || ct == Type::kBF16x2)
+        return fail(in, fmt::format("{} on .{} is not supported by this front end yet",
+                                    in.op == Opcode::kSetp ? "setp" : "set", type_name(ct)));
       const Operand& d0 = operand(in, 0);
       const bool two = d0.kind == Operand::Kind::kVector;  // setp p|q
       const std::uint32_t src = 1;
@@ -951,7 +954,12 @@ not_arith:
         } else if (ct == Type::kF64) {
           r = compare(in.cmp, f64(a), f64(b));
         } else if (ct == Type::kF16 || ct == Type::kBF16) {
-          r = compare(in.cmp, read_float(ct, a), read_float(ct, b));
+          // .ftz (f16): subnormal halves compare as zeros of their sign.
+          const auto h = [&](std::uint64_t v) {
+            const double x = read_float(ct, v);
+            return in.ftz && ct == Type::kF16 && (v & 0x7C00) == 0 ? std::copysign(0.0, x) : x;
+          };
+          r = compare(in.cmp, h(a), h(b));
         } else {
           with_int(ct, [&](auto tag) {
             using T = decltype(tag);

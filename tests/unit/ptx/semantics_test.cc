@@ -198,6 +198,9 @@ const Row kRows[] = {
     {"setp.nan.f32 %pd, %fa, %fb;", f(0.0f), kNanF, 0, Out::kPred, 1},
     {"setp.lo.s32 %pd, %a32, %b32;", s32(-1), 1, 0, Out::kPred, 0},
     {"setp.lt.s32.and %pd, %a32, %b32, %pa;", 1, 2, 0, Out::kPred, 1},
+    {"setp.gt.f16 %pd, %ha, %hb;", 0x0001, 0x8001, 0, Out::kPred, 1},
+    {"setp.gt.ftz.f16 %pd, %ha, %hb;", 0x0001, 0x8001, 0, Out::kPred, 0},  // +0 > -0: false
+    {"setp.ltu.bf16 %pd, %ha, %hb;", 0x7FC0, 0x3F80, 0, Out::kPred, 1},
     // Directed rounding of f32 arithmetic.
     {"add.rz.f32 %fd, %fa, %fb;", f(1.0f), f(0x1p-30f), 0, Out::kF32, f(1.0f)},
     {"add.rp.f32 %fd, %fa, %fb;", f(1.0f), f(0x1p-30f), 0, Out::kF32, 0x3F80'0001},
