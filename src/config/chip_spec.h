@@ -58,6 +58,8 @@ struct SmLatencySpec {
   std::uint32_t alu_cycles = 0;
   std::uint32_t sfu_cycles = 0;
   std::uint32_t sfu_issue_cycles = 0;
+  std::uint32_t mma_cycles = 0;        // PTX mma.sync: latency after its tensor-pipe cycles
+  std::uint32_t mma_issue_cycles = 0;  // tensor-pipe cycles per 1024 f16 FMAs
   std::uint32_t shared_cycles = 0;
   std::uint32_t lsu_issue_cycles = 0;
   std::uint32_t barrier_cycles = 0;

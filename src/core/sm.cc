@@ -399,11 +399,13 @@ void Sm::issue(SubPartition& sp) {
   // An mm's math form takes one issue slot per B column (seed2 ¶102).
   const std::uint64_t math_issues =
       w.op.kind == OpKind::kMm && w.mm.math ? std::max<std::uint32_t>(w.mm.columns, 1) : 0;
+  // kMmaSync: its instructions were counted in the ALU batch before it.
   const std::uint64_t issued =
       w.op.kind == OpKind::kAlu || w.op.kind == OpKind::kAluChain || w.op.kind == OpKind::kSfu
           ? w.op.count
-      : math_issues > 0 ? math_issues
-                        : 1;
+      : math_issues > 0               ? math_issues
+      : w.op.kind == OpKind::kMmaSync ? 0
+                                      : 1;
   instructions_.inc(issued);
   issue_series_.add(now(), static_cast<double>(issued));
   const SmTiming& t = cfg_.timing;
@@ -444,6 +446,16 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       wake(w, cycle + std::uint64_t{std::max<std::uint32_t>(op.count, 1)} * t.sfu_issue_cycles - 1 +
                   t.sfu_latency);
       return;
+    case OpKind::kMmaSync: {
+      // The sub-partition's tensor pipe runs mma work back to back, warps interleaved.
+      SubPartition& sp = *sps_[w.sp];
+      const std::uint64_t start = std::max(cycle, sp.mma_free_cycle);
+      sp.mma_free_cycle =
+          start + std::uint64_t{std::max<std::uint32_t>(op.count, 1)} * t.mma_issue_cycles;
+      stall(w, StallReason::kDependency);
+      wake(w, sp.mma_free_cycle - 1 + t.mma_latency);
+      return;
+    }
     case OpKind::kLoadShared:
     case OpKind::kStoreShared:
     case OpKind::kAtomicShared: {

@@ -205,6 +205,7 @@ struct Sm::SubPartition : sim::Event {
   std::uint64_t last_age = 0;  // the age of the warp issued last
   bool has_last = false;
   std::uint64_t free_cycle = 0;
+  std::uint64_t mma_free_cycle = 0;  // the tensor pipe's next free cycle (PTX mma.sync)
 
  protected:
   void process() override { sm.issue(*this); }

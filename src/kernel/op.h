@@ -53,6 +53,9 @@ enum class OpKind : std::uint8_t {
   // (data + 32 × bytes). Global: performed at L2, timed as a load; shared: in the SM.
   kAtomicGlobal,
   kAtomicShared,
+  // PTX mma.sync work: `count` units of 1024 f16 multiply-adds (one m16n8k8.f16) on the
+  // sub-partition's tensor pipe, after the pipe's earlier work; the warp waits for the result.
+  kMmaSync,
 };
 
 inline constexpr bool is_dsmem(OpKind k) {

@@ -326,7 +326,8 @@ bool convert(const Instruction& in, std::uint64_t src, std::uint64_t& dst, std::
 
 }  // namespace
 
-void WarpInterpreter::count_alu(const Instruction& in, std::uint32_t issues, std::uint32_t sfu) {
+void WarpInterpreter::count_alu(const Instruction& in, std::uint32_t issues, std::uint32_t sfu,
+                                std::uint32_t mma) {
   const Function& fn = *frame().fn;
   std::uint32_t d = 0;
   for (std::uint32_t k = 0; k < in.count; ++k) {
@@ -356,6 +357,7 @@ void WarpInterpreter::count_alu(const Instruction& in, std::uint32_t issues, std
   chain_ = std::max(chain_, d);
   alu_.issues += issues;
   alu_.sfu += sfu;
+  alu_.mma += mma;
 }
 
 bool WarpInterpreter::exec(const Instruction& in, LaneMask m) {
@@ -414,9 +416,11 @@ bool WarpInterpreter::exec(const Instruction& in, LaneMask m) {
           break;
         case Opcode::kMin:
           res = fmin_ptx(in32(1, l), in32(2, l));
+          if (in.nan && (std::isnan(in32(1, l)) || std::isnan(in32(2, l)))) res = NAN;
           break;
         case Opcode::kMax:
           res = fmax_ptx(in32(1, l), in32(2, l));
+          if (in.nan && (std::isnan(in32(1, l)) || std::isnan(in32(2, l)))) res = NAN;
           break;
         case Opcode::kDiv:
           // div.approx / div.full: within 2 ulp by the ISA; we return the exact quotient.
@@ -446,6 +450,7 @@ bool WarpInterpreter::exec(const Instruction& in, LaneMask m) {
     return true;
   }
   if (t == Type::kF64) {
+    if (in.nan) return fail(in, ".NaN is not defined on f64 min/max");
     const Round r = in.round;
     std::uint32_t cost = 2, sfu = 0;
     for_lanes(m, [&](std::uint32_t l) {
@@ -494,6 +499,8 @@ bool WarpInterpreter::exec(const Instruction& in, LaneMask m) {
     count_alu(in, cost, sfu);
     return true;
   }
+  if (t == Type::kF16 || t == Type::kF16x2 || t == Type::kBF16 || t == Type::kBF16x2)
+    return exec_half(in, m);
   if (is_float(t))
     return fail(
         in, fmt::format("arithmetic on .{} is not supported by this front end yet", type_name(t)));
@@ -931,6 +938,9 @@ not_arith:
     case Opcode::kSetp:
     case Opcode::kSet: {
       const Type ct = in.op == Opcode::kSetp ? t : in.stype;
+      if (ct == Type::kF16x2 || ct == Type::kBF16x2)
+        return fail(in, fmt::format("{} on .{} is not supported by this front end yet",
+                                    in.op == Opcode::kSetp ? "setp" : "set", type_name(ct)));
       const Operand& d0 = operand(in, 0);
       const bool two = d0.kind == Operand::Kind::kVector;  // setp p|q
       const std::uint32_t src = 1;
@@ -944,7 +954,12 @@ not_arith:
         } else if (ct == Type::kF64) {
           r = compare(in.cmp, f64(a), f64(b));
         } else if (ct == Type::kF16 || ct == Type::kBF16) {
-          r = compare(in.cmp, read_float(ct, a), read_float(ct, b));
+          // .ftz (f16): subnormal halves compare as zeros of their sign.
+          const auto h = [&](std::uint64_t v) {
+            const double x = read_float(ct, v);
+            return in.ftz && ct == Type::kF16 && (v & 0x7C00) == 0 ? std::copysign(0.0, x) : x;
+          };
+          r = compare(in.cmp, h(a), h(b));
         } else {
           with_int(ct, [&](auto tag) {
             using T = decltype(tag);
@@ -1034,6 +1049,7 @@ not_arith:
       return true;
     }
     case Opcode::kCvt: {
+      if (in.type == Type::kF16x2 || in.type == Type::kBF16x2) return exec_cvt_pack(in, m);
       std::string err;
       bool ok = true;
       for_lanes(m, [&](std::uint32_t l) {

@@ -169,6 +169,10 @@ const std::map<std::string_view, Opcode>& opcodes() {
       {"getctarank", Opcode::kGetctarank},
       {"mbarrier", Opcode::kMbarrier},
       {"cp", Opcode::kCpAsyncBulk},
+      {"ldmatrix", Opcode::kLdmatrix},
+      {"stmatrix", Opcode::kStmatrix},
+      {"mma", Opcode::kMma},
+      {"wmma", Opcode::kWmma},
   };
   return k;
 }
@@ -249,6 +253,13 @@ class Decoder {
       case Opcode::kSetp:
       case Opcode::kSet:
         return setp();
+      case Opcode::kLdmatrix:
+      case Opcode::kStmatrix:
+        return ldstmatrix();
+      case Opcode::kMma:
+        return mma();
+      case Opcode::kWmma:
+        return wmma();
       default:
         break;
     }
@@ -275,6 +286,8 @@ class Decoder {
         in_.cc = true;
       } else if (p == "relu") {
         in_.relu = true;
+      } else if (p == "NaN" && (in_.op == Opcode::kMin || in_.op == Opcode::kMax)) {
+        in_.nan = true;
       } else if (p == "sync") {
         sync_ = true;
       } else if (p == "to") {
@@ -551,6 +564,166 @@ class Decoder {
     return arity(4, 4 + (in_.multicast ? 1 : 0) + hint);
   }
 
+  // ldmatrix/stmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans][.shared[::cta]].b16 (PTX ISA
+  // 9.7.14.5.15-16); the b8 shapes of sm_100 are not modelled.
+  Status ldstmatrix() {
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "sync") {
+        sync_ = true;
+      } else if (p == "aligned") {
+      } else if (p == "m8n8") {
+        in_.shape = MmaShape::kM8n8;
+      } else if (p == "x1" || p == "x2" || p == "x4") {
+        in_.vec = static_cast<std::uint8_t>(p[1] - '0');
+        num_ = true;
+      } else if (p == "trans") {
+        in_.trans = true;
+      } else if (p == "shared" || p == "shared::cta") {
+        in_.space = Space::kShared;
+      } else if (p == "b16") {
+        in_.type = Type::kB16;
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (!sync_) return error("needs .sync.aligned");
+    if (in_.shape != MmaShape::kM8n8) return error("needs the shape .m8n8");
+    if (!num_) return error("needs .x1, .x2 or .x4");
+    if (in_.type != Type::kB16) return error("needs .b16");
+    if (in_.space == Space::kNone) in_.space = Space::kShared;
+    return arity(2, 2);
+  }
+
+  // mma.sync.aligned.SHAPE.row.col[.satfinite].D.A.B.C (PTX ISA 9.7.14.5.14), the shapes and
+  // types listed in docs/ptx.md; any other is an error here.
+  Status mma() {
+    std::vector<Type> types;
+    bool row = false, col = false;
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "sync") {
+        sync_ = true;
+      } else if (p == "aligned") {
+      } else if (p == "m16n8k8") {
+        in_.shape = MmaShape::kM16n8k8;
+      } else if (p == "m16n8k16") {
+        in_.shape = MmaShape::kM16n8k16;
+      } else if (p == "m16n8k32") {
+        in_.shape = MmaShape::kM16n8k32;
+      } else if (p == "row" && !row && !col) {
+        row = true;
+      } else if (p == "col" && row && !col) {
+        col = true;
+      } else if (p == "satfinite") {
+        in_.sat = true;
+      } else if (const Type t = parse_type(p); t != Type::kNone) {
+        types.push_back(t);
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (!sync_) return error("needs .sync.aligned");
+    if (in_.shape == MmaShape::kNone)
+      return error("unsupported shape (m16n8k8, m16n8k16, m16n8k32)");
+    if (!row || !col) return error("needs .row.col");
+    if (auto st = want_types(types, 4); !st) return st;
+    in_.type = types[0];
+    in_.stype = types[1];
+    in_.btype = types[2];
+    in_.ctype = types[3];
+    const Type a = in_.stype, b = in_.btype;
+    // f16 inputs may accumulate in f16 or f32 (D and C apart); bf16 only in f32.
+    const auto acc_ok = [&](Type t) { return t == Type::kF32 || (a == Type::kF16 && t == a); };
+    const bool half =
+        (a == Type::kF16 || a == Type::kBF16) && b == a && acc_ok(in_.type) && acc_ok(in_.ctype);
+    const bool tf32 =
+        a == Type::kTF32 && b == a && in_.type == Type::kF32 && in_.ctype == Type::kF32;
+    const bool int8 = (a == Type::kS8 || a == Type::kU8) && (b == Type::kS8 || b == Type::kU8) &&
+                      in_.type == Type::kS32 && in_.ctype == Type::kS32;
+    bool ok = false;
+    switch (in_.shape) {
+      case MmaShape::kM16n8k8:
+        ok = half || tf32;
+        break;
+      case MmaShape::kM16n8k16:
+        ok = half || int8;
+        break;
+      default:
+        ok = int8;
+        break;
+    }
+    if (!ok) return error("this shape and type combination is not supported by this front end yet");
+    if (in_.sat && !int8) return error(".satfinite is defined on integer mma only");
+    return arity(4, 4);
+  }
+
+  // wmma.load.{a,b,c} / wmma.store.d .sync.aligned.{row,col}.m16n16k16[.space].TYPE and
+  // wmma.mma.sync.aligned.{row,col}.{row,col}.m16n16k16 with f32 accumulators on f16 or bf16
+  // (PTX ISA 9.7.14.4); other shapes and types are errors here.
+  Status wmma() {
+    std::vector<Type> types;
+    std::vector<bool> cols;
+    for (std::size_t k = 1; k < parts_.size(); ++k) {
+      const std::string_view p = parts_[k];
+      if (p == "sync") {
+        sync_ = true;
+      } else if (p == "aligned") {
+      } else if (k == 1 && (p == "load" || p == "store" || p == "mma")) {
+        in_.sub = p == "mma" ? Sub::kWmmaMma : Sub::kNone;
+        if (p != "mma") {
+          if (k + 1 >= parts_.size()) return error("needs .a, .b, .c or .d");
+          const std::string_view w = parts_[++k];
+          if (p == "load" && (w == "a" || w == "b" || w == "c"))
+            in_.sub = w == "a" ? Sub::kWmmaLoadA : w == "b" ? Sub::kWmmaLoadB : Sub::kWmmaLoadC;
+          else if (p == "store" && w == "d")
+            in_.sub = Sub::kWmmaStoreD;
+          else
+            return error(fmt::format("unsupported modifier '.{}'", w));
+        }
+      } else if (p == "row" || p == "col") {
+        cols.push_back(p == "col");
+      } else if (p == "m16n16k16") {
+        in_.shape = MmaShape::kM16n16k16;
+      } else if (auto sp = parse_space(p); sp && (*sp == Space::kGlobal || *sp == Space::kShared)) {
+        in_.space = *sp;
+      } else if (const Type t = parse_type(p); t != Type::kNone) {
+        types.push_back(t);
+      } else {
+        return error(fmt::format("unsupported modifier '.{}'", p));
+      }
+    }
+    if (in_.sub == Sub::kNone) return unsupported();
+    if (!sync_) return error("needs .sync.aligned");
+    if (in_.shape != MmaShape::kM16n16k16) return error("only the shape .m16n16k16 is supported");
+    if (in_.sub == Sub::kWmmaMma) {
+      if (cols.size() != 2) return error("needs the layouts of A and B (.row/.col twice)");
+      in_.trans = cols[0];
+      in_.col_b = cols[1];
+      // .DTYPE.CTYPE, each .f16 or .f32 (A and B f16), or .f32.bf16.bf16.f32.
+      const auto acc = [](Type t) { return t == Type::kF16 || t == Type::kF32; };
+      const bool f16 = types.size() == 2 && acc(types[0]) && acc(types[1]);
+      const bool bf16 = types.size() == 4 && types[0] == Type::kF32 && types[1] == Type::kBF16 &&
+                        types[2] == Type::kBF16 && types[3] == Type::kF32;
+      if (!f16 && !bf16)
+        return error("only f16/f32 accumulators on f16, or f32 on bf16, are supported");
+      in_.type = types[0];
+      in_.stype = in_.btype = bf16 ? Type::kBF16 : Type::kF16;
+      in_.ctype = types.back();
+      return arity(4, 4);
+    }
+    if (cols.size() != 1) return error("needs one layout (.row or .col)");
+    in_.trans = cols[0];
+    if (auto st = want_types(types, 1); !st) return st;
+    in_.type = types[0];
+    const bool ab = in_.sub == Sub::kWmmaLoadA || in_.sub == Sub::kWmmaLoadB;
+    if (ab ? in_.type != Type::kF16 && in_.type != Type::kBF16
+           : in_.type != Type::kF32 && in_.type != Type::kF16)
+      return error("this fragment type is not supported by this front end yet");
+    if (in_.space == Space::kNone) in_.space = Space::kGeneric;
+    return arity(2, 3);
+  }
+
   Status setp() {
     std::vector<Type> types;
     for (std::size_t k = 1; k < parts_.size(); ++k) {
@@ -580,8 +753,38 @@ class Decoder {
     return arity(in_.bool_op == BoolOp::kNone ? 3 : 4, in_.bool_op == BoolOp::kNone ? 3 : 4);
   }
 
+  // f16/bf16 arithmetic (PTX ISA 9.7.4): .rn is its only rounding; bf16 has no .ftz or .sat.
+  Status half_rules() const {
+    const Type t = in_.type;
+    if (t != Type::kF16 && t != Type::kF16x2 && t != Type::kBF16 && t != Type::kBF16x2) return Ok{};
+    if (in_.round != Round::kNone && in_.round != Round::kRn)
+      return error("f16/bf16 arithmetic rounds only to nearest (.rn)");
+    if ((t == Type::kBF16 || t == Type::kBF16x2) && (in_.ftz || in_.sat))
+      return error(".ftz and .sat are not defined on bf16 arithmetic");
+    const bool arith = in_.op == Opcode::kAdd || in_.op == Opcode::kSub || in_.op == Opcode::kMul ||
+                       in_.op == Opcode::kFma;
+    if (in_.sat && !arith) return error(".sat is defined on add, sub, mul and fma only");
+    if (in_.relu && in_.op != Opcode::kFma) return error(".relu is defined on fma only");
+    if (in_.relu && in_.sat) return error(".relu and .sat exclude each other");
+    return Ok{};
+  }
+
   Status check(const std::vector<Type>& types) {
     const Type t = in_.type;
+    switch (in_.op) {
+      case Opcode::kAdd:
+      case Opcode::kSub:
+      case Opcode::kMul:
+      case Opcode::kFma:
+      case Opcode::kMin:
+      case Opcode::kMax:
+      case Opcode::kNeg:
+      case Opcode::kAbs:
+        if (auto st = half_rules(); !st) return st;
+        break;
+      default:
+        break;
+    }
     switch (in_.op) {
       case Opcode::kAdd:
       case Opcode::kSub:
@@ -740,6 +943,7 @@ class Decoder {
   bool sync_ = false;
   bool to_ = false;
   bool cmp_seen_ = false;
+  bool num_ = false;
 
  public:
   bool to() const { return to_; }

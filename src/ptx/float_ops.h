@@ -4,6 +4,7 @@
 // error (error-free transformations), so no host rounding mode is ever changed.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -249,6 +250,99 @@ inline std::uint16_t f32_to_bf16(float f, Round m) {
 
 inline float bf16_to_f32(std::uint16_t b) {
   return std::bit_cast<float>(std::uint32_t{b} << 16);
+}
+
+// A 16-bit float format: f16 (10 fraction bits, 5 exponent bits) or bf16 (7, 8).
+struct Half16 {
+  int frac_bits, bias;
+};
+inline constexpr Half16 kF16Format{10, 15};
+inline constexpr Half16 kBF16Format{7, 127};
+
+inline double half16_to_double(std::uint16_t h, Half16 f) {
+  return f.frac_bits == 10 ? static_cast<double>(f16_to_f32(h)) : bf16_to_f32(h);
+}
+
+// Rounds v + t to format f under mode m, where t is a residual far below one ulp of v in
+// double (from an error-free transformation) whose sign is err_sign: one correct rounding of
+// the exact value, whatever v's magnitude (f16/bf16 arithmetic computes in double first).
+inline std::uint16_t round_half16(double v, int err_sign, Half16 f, Round m) {
+  const int exp_bits = f.frac_bits == 10 ? 5 : 8;
+  const std::uint32_t inf_bits = ((1u << exp_bits) - 1) << f.frac_bits;
+  if (std::isnan(v)) return kCanonicalNanF16;
+  const bool neg = std::signbit(v);
+  const std::uint16_t sign = neg ? 0x8000 : 0;
+  if (std::isinf(v)) return static_cast<std::uint16_t>(sign | inf_bits);
+  const double a = std::fabs(v);
+  if (a == 0) return sign;  // a zero sum or product has no residual
+  // The residual's sign relative to the magnitude.
+  const int mag_err = neg ? -err_sign : err_sign;
+  int e = 0;
+  (void)std::frexp(a, &e);
+  const int emin = 1 - f.bias;
+  int exp = a == 0 ? emin : std::max(e - 1, emin);
+  double step = std::ldexp(1.0, exp - f.frac_bits);
+  const double q = a / step;  // exact: a power-of-two scaling
+  double whole = std::floor(q);
+  const double frac = q - whole;
+  // Where the exact remainder lies: 0 none, 1 below half, 2 half, 3 above half.
+  int rem = 0;
+  if (frac == 0) {
+    if (mag_err > 0) rem = 1;
+    if (mag_err < 0) {
+      // Just below a grid point; at a binade's bottom the grid below is twice as fine.
+      if (whole == std::ldexp(1.0, f.frac_bits) && exp > emin) {
+        step /= 2;
+        whole = 2 * whole;
+      }
+      whole -= 1;
+      rem = 3;
+    }
+  } else if (frac == 0.5) {
+    rem = mag_err > 0 ? 3 : mag_err < 0 ? 1 : 2;
+  } else {
+    rem = frac < 0.5 ? 1 : 3;
+  }
+  bool up = false;
+  switch (m) {
+    case Round::kRz:
+      break;
+    case Round::kRm:
+      up = neg && rem != 0;
+      break;
+    case Round::kRp:
+      up = !neg && rem != 0;
+      break;
+    default:
+      up = rem == 3 || (rem == 2 && std::fmod(whole, 2.0) != 0);
+  }
+  if (up) whole += 1;
+  const double r = whole * step;
+  const double max_finite =
+      std::ldexp(2.0 - std::ldexp(1.0, -f.frac_bits), (1 << exp_bits) - 2 - f.bias);
+  if (r > max_finite) {
+    const bool to_inf = m == Round::kRn || m == Round::kNone || (m == Round::kRp && !neg) ||
+                        (m == Round::kRm && neg);
+    return static_cast<std::uint16_t>(sign | (to_inf ? inf_bits : inf_bits - 1));
+  }
+  if (r == 0) return sign;
+  int re = 0;
+  (void)std::frexp(r, &re);
+  const int rexp = re - 1;
+  if (rexp < emin)  // subnormal: the fraction alone, in units of the smallest step
+    return static_cast<std::uint16_t>(
+        sign | static_cast<std::uint32_t>(r / std::ldexp(1.0, emin - f.frac_bits)));
+  const auto mant =
+      static_cast<std::uint32_t>(r / std::ldexp(1.0, rexp - f.frac_bits)) - (1u << f.frac_bits);
+  return static_cast<std::uint16_t>(
+      sign | (static_cast<std::uint32_t>(rexp + f.bias) << f.frac_bits) | mant);
+}
+
+// The exact error of s = a + b in double (TwoSum), as a sign.
+inline int two_sum_err_sign(double a, double b, double s) {
+  const double bb = s - a;
+  const double e = (a - (s - bb)) + (b - bb);
+  return sign_of(e);
 }
 
 }  // namespace xpusim::ptx::fp

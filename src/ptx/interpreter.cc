@@ -40,6 +40,7 @@ WarpInterpreter::WarpInterpreter(const Program& program, const kernel::Warp& war
   regs_.assign(std::size_t{entry.registers} * kWarpSize, 0);
   depth_.assign(entry.registers, 0);
   depth_gen_.assign(entry.registers, 0);
+  mma_gen_.assign(entry.registers, 0);
   // The kernel's param block, as the launch packed it (little-endian, at each .param's offset).
   params_.assign(entry.param_bytes, 0);
   const kernel::KernelArgs& args = warp.args();
@@ -83,6 +84,10 @@ WarpInterpreter::Stop WarpInterpreter::run() {
   while (true) {
     if (frames_.empty() || (frames_.size() == 1 && frame().lanes == 0)) return Stop::kDone;
     if (!step()) {
+      if (mma_flush_) {  // an mma that needs the batch's mma results: time the batch first
+        mma_flush_ = false;
+        return Stop::kAlu;
+      }
       if (!fault_.empty()) return Stop::kFault;
       if (op_in_ != nullptr) return Stop::kOp;
       if (frames_.empty() || (frames_.size() == 1 && frame().lanes == 0)) return Stop::kDone;
@@ -189,6 +194,11 @@ bool WarpInterpreter::step() {
     return false;
   }
   const Instruction& in = fn.code[pc];
+  if ((in.op == Opcode::kMma || (in.op == Opcode::kWmma && in.sub == Sub::kWmmaMma)) &&
+      alu_.mma > 0 && reads_pending_mma(in)) {
+    mma_flush_ = true;
+    return false;
+  }
   ++instructions_;
   line_ = in.line;
   LaneMask active = mask;
@@ -412,6 +422,7 @@ bool WarpInterpreter::exec_call(const Instruction& in, LaneMask mask, std::uint3
   if (depth_.size() < nf.reg_base + callee.registers) {
     depth_.resize(nf.reg_base + callee.registers, 0);
     depth_gen_.resize(nf.reg_base + callee.registers, 0);
+    mma_gen_.resize(nf.reg_base + callee.registers, 0);
   }
   const std::uint32_t local_need = align16(nf.local_base + callee.local_bytes);
   if (local_need > local_stride_) {
@@ -791,6 +802,19 @@ void WarpInterpreter::complete() {
     } else if (in.sub == Sub::kArrive && dst.kind == Operand::Kind::kReg) {
       for_lanes(op_mask_, [&](std::uint32_t l) { write(dst, l, clock_value_); });
     }
+    op_in_ = nullptr;
+    return;
+  }
+  if (in.op == Opcode::kWmma) {
+    complete_wmma(in);
+    return;
+  }
+  if (in.op == Opcode::kLdmatrix) {
+    complete_ldmatrix(in);
+    op_in_ = nullptr;
+    return;
+  }
+  if (in.op == Opcode::kStmatrix) {
     op_in_ = nullptr;
     return;
   }

@@ -65,9 +65,9 @@ class WarpInterpreter {
   const std::string& fault() const { return fault_; }
 
   // The ALU work executed since the last take: issue slots, the longest dependent chain in
-  // them, and SFU instructions.
+  // them, SFU instructions, and tensor-pipe work of mma.sync (units of 1024 f16 FMAs).
   struct AluWork {
-    std::uint32_t issues = 0, chain = 0, sfu = 0;
+    std::uint32_t issues = 0, chain = 0, sfu = 0, mma = 0;
   };
   AluWork take_alu();
 
@@ -99,6 +99,14 @@ class WarpInterpreter {
                  bool store);
   bool exec_call(const Instruction& in, kernel::LaneMask mask, std::uint32_t pc);
   bool exec_warp_level(const Instruction& in, kernel::LaneMask mask);
+  bool exec_half(const Instruction& in, kernel::LaneMask mask);      // half_ops.cc
+  bool exec_cvt_pack(const Instruction& in, kernel::LaneMask mask);  // half_ops.cc
+  bool exec_matrix(const Instruction& in, kernel::LaneMask mask);    // mma_ops.cc
+  bool exec_mma(const Instruction& in);
+  void complete_ldmatrix(const Instruction& in);
+  bool exec_wmma(const Instruction& in);
+  void wmma_part_op(bool store);
+  void complete_wmma(const Instruction& in);
   bool exec_async(const Instruction& in, kernel::LaneMask mask);
   bool exec_bulk(const Instruction& in, kernel::LaneMask mask);
   bool exec_ldgsts(const Instruction& in, kernel::LaneMask mask);
@@ -133,7 +141,8 @@ class WarpInterpreter {
 
   // Dependency depth of the batch (the register scoreboard): a result's depth is one more
   // than its deepest source's.
-  void count_alu(const Instruction& in, std::uint32_t issues, std::uint32_t sfu = 0);
+  void count_alu(const Instruction& in, std::uint32_t issues, std::uint32_t sfu = 0,
+                 std::uint32_t mma = 0);
 
   // Where a memory operand points: its space and per-lane addresses.
   // `forced`: the operand's own state space where the instruction names one per operand (the
@@ -150,6 +159,11 @@ class WarpInterpreter {
   std::vector<std::uint64_t> regs_;
   std::vector<std::uint32_t> depth_;      // per register slot of the frame stack
   std::vector<std::uint32_t> depth_gen_;  // the batch that set depth_
+  // The batch whose mma.sync wrote the register: an mma reading it ends the batch first, so
+  // dependent mmas wait out each other's latency (independent ones share the pipe back to back).
+  std::vector<std::uint32_t> mma_gen_;
+  bool mma_flush_ = false;
+  bool reads_pending_mma(const Instruction& in) const;
   std::uint32_t gen_ = 1;
   AluWork alu_{};
   std::uint32_t chain_ = 0;
@@ -175,6 +189,12 @@ class WarpInterpreter {
   kernel::Lanes<kernel::Addr> ldgsts_dst_{};
   std::array<std::uint32_t, kernel::kWarpSize> ldgsts_src_size_{};
   bool followup_ = false;
+  // wmma.load / wmma.store in flight: each fragment element's address and value per lane, and
+  // the accesses (runs of elements contiguous in every lane) still to issue.
+  std::array<kernel::Lanes<kernel::Addr>, 8> wmma_addr_{};
+  std::array<std::array<std::uint32_t, 8>, kernel::kWarpSize> wmma_vals_{};
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> wmma_parts_;  // first element, count
+  std::uint32_t wmma_part_ = 0, wmma_elem_bytes_ = 0;
   std::string fault_;
   std::uint64_t instructions_ = 0;
   std::uint32_t line_ = 0;

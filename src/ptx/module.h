@@ -225,7 +225,15 @@ enum class Opcode : std::uint8_t {
   kCpAsyncBulk,  // cp[.reduce].async.bulk[.tensor|.prefetch] and their groups
   kCpAsync,      // cp.async (LDGSTS) and its groups
   kPrefetchTensormap,
+  // warp-level matrix instructions (PTX ISA 9.7.14)
+  kLdmatrix,
+  kStmatrix,
+  kMma,
+  kWmma,  // wmma.load / .store / .mma: `sub`
 };
+
+// The shape of ldmatrix/stmatrix (m8n8) and mma.sync.
+enum class MmaShape : std::uint8_t { kNone, kM8n8, kM16n8k8, kM16n8k16, kM16n8k32, kM16n16k16 };
 
 // The operation of kMbarrier / kCpAsyncBulk / kCpAsync.
 enum class Sub : std::uint8_t {
@@ -249,6 +257,11 @@ enum class Sub : std::uint8_t {
   kWaitGroup,
   kWaitAll,
   kCopy,  // groups; cp.async copy
+  kWmmaLoadA,
+  kWmmaLoadB,
+  kWmmaLoadC,
+  kWmmaStoreD,
+  kWmmaMma,  // wmma
 };
 
 // Modifier values. One enum per axis, so an Instruction stays small.
@@ -332,6 +345,11 @@ struct Instruction {
   bool parity = false, expect_tx = false, multicast = false, im2col = false, read = false,
        cache_hint = false;
   bool ftz = false, sat = false, approx = false, uni = false, cc = false, relu = false;
+  bool nan = false;    // min/max.NaN
+  bool trans = false;  // ldmatrix/stmatrix.trans; wmma load/store and A of wmma.mma: .col
+  bool col_b = false;  // wmma.mma: B is .col
+  MmaShape shape = MmaShape::kNone;
+  Type btype = Type::kNone, ctype = Type::kNone;  // mma: B's and C's types (A's is stype)
   bool guard_negate = false;
   std::uint32_t guard = Operand::kNoReg;  // @%p / @!%p; kNoReg: none
   std::uint32_t first = 0;                // operands [first, first + count) in the pool

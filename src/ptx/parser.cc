@@ -835,7 +835,8 @@ class Parser {
         if (!name) return name.errors();
         if (auto st = resolve_base(*name, b, o); !st) return st.errors();
         if (at("+") || at("-")) {
-          const bool neg = next().text == "-";
+          bool neg = next().text == "-";
+          if (!neg && accept("-")) neg = true;  // nvcc writes [%r1+-128]
           auto v = integer("an offset");
           if (!v) return v.errors();
           o.imm = neg ? negate(static_cast<std::int64_t>(*v)) : static_cast<std::int64_t>(*v);

@@ -28,6 +28,9 @@ sim::Task<> run_ptx_warp(kernel::Warp& w) {
     if (work.sfu > 0)
       co_await kernel::Warp::OpAwaiter(w,
                                        kernel::Op{.kind = kernel::OpKind::kSfu, .count = work.sfu});
+    if (work.mma > 0)
+      co_await kernel::Warp::OpAwaiter(
+          w, kernel::Op{.kind = kernel::OpKind::kMmaSync, .count = work.mma});
     if (stop == WarpInterpreter::Stop::kDone) co_return;
     if (stop == WarpInterpreter::Stop::kFault) {
       co_await w.fault(in.fault());

@@ -23,6 +23,11 @@ bool WarpInterpreter::exec_warp_level(const Instruction& in, LaneMask m) {
     case Opcode::kAtom:
     case Opcode::kRed:
       return exec_memory(in, m);
+    case Opcode::kLdmatrix:
+    case Opcode::kStmatrix:
+    case Opcode::kMma:
+    case Opcode::kWmma:
+      return exec_matrix(in, m);
     case Opcode::kPrefetch:
     case Opcode::kPrefetchu:
       count_alu(in, 1);  // a hint: no data moves, no completion to wait for

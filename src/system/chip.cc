@@ -31,6 +31,8 @@ core::SmTiming sm_timing_of(const config::ChipSpec& spec) {
           .alu_latency = l.alu_cycles,
           .sfu_latency = l.sfu_cycles,
           .sfu_issue_cycles = l.sfu_issue_cycles,
+          .mma_issue_cycles = l.mma_issue_cycles,
+          .mma_latency = l.mma_cycles,
           .shared_latency = l.shared_cycles,
           .lsu_issue_cycles = l.lsu_issue_cycles,
           .barrier_latency = l.barrier_cycles,

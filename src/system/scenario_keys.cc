@@ -275,6 +275,8 @@ constexpr TimingField kTimingFields[] = {
     {"alu_latency", &core::SmTiming::alu_latency, 0, 100'000},
     {"sfu_latency", &core::SmTiming::sfu_latency, 0, 100'000},
     {"sfu_issue_cycles", &core::SmTiming::sfu_issue_cycles, 1, 100'000},
+    {"mma_issue_cycles", &core::SmTiming::mma_issue_cycles, 1, 100'000},
+    {"mma_latency", &core::SmTiming::mma_latency, 0, 100'000},
     {"shared_latency", &core::SmTiming::shared_latency, 0, 100'000},
     {"lsu_issue_cycles", &core::SmTiming::lsu_issue_cycles, 1, 100'000},
     {"barrier_latency", &core::SmTiming::barrier_latency, 0, 100'000},

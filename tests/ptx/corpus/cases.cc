@@ -1398,6 +1398,369 @@ Case warp_intrinsics_case() {
 
 }  // namespace
 
+// mma_gemm_f16 / mma_gemm_bf16: A and B hold multiples of 1/64 in [-2, 2) (exact in both
+// formats), so every product and partial sum is exact in f32: the reference (a double
+// accumulation) and any accumulation order the tensor core uses give the same bits (tolerance
+// 0). Ch is C rounded to the 16-bit format (cvt.rn).
+Case mma_gemm_case(bool bf16) {
+  constexpr std::uint32_t M = 32, N = 32, K = 64;
+  SplitMix64 g{bf16 ? 31u : 30u};
+  const auto narrow16 = [bf16](float v) {
+    return bf16 ? f32_to_bf16(v) : f32_to_f16(v, Round::kNearestEven);
+  };
+  std::vector<std::uint16_t> A(M * K), B(K * N);
+  for (auto& e : A)
+    e = narrow16(static_cast<float>(static_cast<int>(g.u32() % 256) - 128) / 64.0f);
+  for (auto& e : B)
+    e = narrow16(static_cast<float>(static_cast<int>(g.u32() % 256) - 128) / 64.0f);
+  Case c;
+  c.file = "mma_gemm";
+  c.entry = bf16 ? "mma_gemm_bf16" : "mma_gemm_f16";
+  c.grid = {N / 16, M / 16};
+  c.block = {64};
+  c.buffers = {
+      {"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", poison(M * N * 4)}, {"Ch", poison(M * N * 2)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), ptr("Ch"), s32(M), s32(N), s32(K)};
+  c.outputs = {"C", "Ch"};
+  c.element = "u32";  // f32 C and 16-bit Ch, both exact
+  c.reference = [bf16, narrow16](const BufferMap& m) {
+    const auto A = in<std::uint16_t>(m, "A"), B = in<std::uint16_t>(m, "B");
+    const auto wide = [bf16](std::uint16_t h) { return bf16 ? bf16_to_f32(h) : f16_to_f32(h); };
+    std::vector<float> C(M * N);
+    std::vector<std::uint16_t> Ch(M * N);
+    for (std::uint32_t row = 0; row < M; ++row)
+      for (std::uint32_t col = 0; col < N; ++col) {
+        double acc = 0;
+        for (std::uint32_t k = 0; k < K; ++k)
+          acc += static_cast<double>(wide(A[row * K + k])) * wide(B[k * N + col]);
+        C[row * N + col] = static_cast<float>(acc);
+        Ch[row * N + col] = narrow16(C[row * N + col]);
+      }
+    return BufferMap{{"C", to_bytes(C)}, {"Ch", to_bytes(Ch)}};
+  };
+  return c;
+}
+
+// mma_shapes: one warp, one mma of each further shape (docs in mma_shapes.cu). Float inputs are
+// multiples of 1/64 in [-2, 2) (exact as tf32 and f16; every partial sum exact in f32, so
+// tolerance 0); integer C has entries near the s32 limits, so .satfinite clamps and the plain
+// form wraps.
+// mma_f16acc_k16: f16 accumulators; inputs are multiples of 1/4 in [-1, 1), so every sum is a
+// multiple of 1/16 below 18 in magnitude: exact in f16, whatever rounding the hardware applies.
+Case mma_f16acc_case() {
+  SplitMix64 g{47};
+  const auto quarter = [&g] {
+    return f32_to_f16(static_cast<float>(static_cast<int>(g.u32() % 8) - 4) / 4.0f,
+                      Round::kNearestEven);
+  };
+  std::vector<std::uint16_t> A(16 * 16), B(16 * 8), C(16 * 8);
+  for (auto* v : {&A, &B, &C})
+    for (auto& e : *v)
+      e = quarter();
+  Case c;
+  c.file = "mma_shapes";
+  c.entry = "mma_f16acc_k16";
+  c.grid = {1};
+  c.block = {32};
+  c.buffers = {
+      {"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", to_bytes(C)}, {"D", poison(16 * 8 * 2)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), ptr("D")};
+  c.outputs = {"D"};
+  c.element = "f16";
+  c.reference = [](const BufferMap& m) {
+    const auto A = in<std::uint16_t>(m, "A"), B = in<std::uint16_t>(m, "B"),
+               C = in<std::uint16_t>(m, "C");
+    std::vector<std::uint16_t> D(16 * 8);
+    for (std::uint32_t row = 0; row < 16; ++row)
+      for (std::uint32_t col = 0; col < 8; ++col) {
+        double acc = f16_to_f32(C[row * 8 + col]);
+        for (std::uint32_t k = 0; k < 16; ++k)
+          acc += static_cast<double>(f16_to_f32(A[row * 16 + k])) * f16_to_f32(B[k * 8 + col]);
+        D[row * 8 + col] = f32_to_f16(static_cast<float>(acc), Round::kNearestEven);
+      }
+    return BufferMap{{"D", to_bytes(D)}};
+  };
+  return c;
+}
+
+Case mma_shape_case(const std::string& entry) {
+  const bool tf32 = entry == "mma_tf32_k8", f16 = entry == "mma_f16_k8";
+  const bool s8 = entry == "mma_s8_k32";
+  const std::uint32_t K = tf32 || f16 ? 8 : s8 ? 32 : 16;
+  SplitMix64 g{40 + K + (tf32 ? 1u : 0u)};
+  const auto sixty_fourths = [&g] {
+    return static_cast<float>(static_cast<int>(g.u32() % 256) - 128) / 64.0f;
+  };
+  Case c;
+  c.file = "mma_shapes";
+  c.entry = entry;
+  c.grid = {1};
+  c.block = {32};
+  if (tf32 || f16) {
+    std::vector<float> A(16 * K), B(K * 8), C(16 * 8);
+    for (auto* v : {&A, &B, &C})
+      for (auto& e : *v)
+        e = sixty_fourths();
+    if (tf32) {
+      c.buffers = {{"A", to_bytes(A)}, {"B", to_bytes(B)}};
+    } else {
+      std::vector<std::uint16_t> Ah(A.size()), Bh(B.size());
+      for (std::size_t i = 0; i < A.size(); ++i)
+        Ah[i] = f32_to_f16(A[i], Round::kNearestEven);
+      for (std::size_t i = 0; i < B.size(); ++i)
+        Bh[i] = f32_to_f16(B[i], Round::kNearestEven);
+      c.buffers = {{"A", to_bytes(Ah)}, {"B", to_bytes(Bh)}};
+    }
+    c.buffers.push_back({"C", to_bytes(C)});
+    c.element = "f32";
+    c.reference = [A, B, K](const BufferMap& m) {
+      const auto C = in<float>(m, "C");
+      std::vector<float> D(16 * 8);
+      for (std::uint32_t row = 0; row < 16; ++row)
+        for (std::uint32_t col = 0; col < 8; ++col) {
+          double acc = C[row * 8 + col];
+          for (std::uint32_t k = 0; k < K; ++k)
+            acc += static_cast<double>(A[row * K + k]) * B[k * 8 + col];
+          D[row * 8 + col] = static_cast<float>(acc);
+        }
+      return BufferMap{{"D", to_bytes(D)}};
+    };
+  } else {
+    std::vector<std::uint8_t> A(16 * K), B(K * 8);
+    for (auto& e : A)
+      e = static_cast<std::uint8_t>(g.u32());
+    for (auto& e : B)
+      e = static_cast<std::uint8_t>(g.u32());
+    std::vector<std::int32_t> C(16 * 8);
+    for (std::size_t i = 0; i < C.size(); ++i)
+      C[i] = i % 5 == 0   ? 2147483000
+             : i % 5 == 1 ? -2147483000
+                          : static_cast<std::int32_t>(g.u32() % 2001) - 1000;
+    c.buffers = {{"A", A}, {"B", B}, {"C", to_bytes(C)}};
+    c.element = "s32";
+    c.reference = [s8, K](const BufferMap& m) {
+      const auto A = in<std::uint8_t>(m, "A"), B = in<std::uint8_t>(m, "B");
+      const auto C = in<std::int32_t>(m, "C");
+      std::vector<std::int32_t> D(16 * 8);
+      for (std::uint32_t row = 0; row < 16; ++row)
+        for (std::uint32_t col = 0; col < 8; ++col) {
+          std::int64_t acc = C[row * 8 + col];
+          for (std::uint32_t k = 0; k < K; ++k) {
+            const std::int64_t a = s8 ? static_cast<std::int8_t>(A[row * K + k]) : A[row * K + k];
+            acc += a * static_cast<std::int8_t>(B[k * 8 + col]);
+          }
+          if (s8)  // .satfinite
+            acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
+                                           std::numeric_limits<std::int32_t>::max());
+          D[row * 8 + col] = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc));
+        }
+      return BufferMap{{"D", to_bytes(D)}};
+    };
+  }
+  c.buffers.push_back({"D", poison(16 * 8 * 4)});
+  c.args = {ptr("A"), ptr("B"), ptr("C"), ptr("D")};
+  c.outputs = {"D"};
+  return c;
+}
+
+// wmma_gemm_f16 / wmma_gemm_bf16 (layouts in wmma_gemm.cu): inputs are multiples of 1/64 in
+// [-2, 2), so every partial sum is exact in f32 and the comparison bit-exact (tolerance 0).
+// wmma_gemm_f16acc: f16 accumulators; inputs are multiples of 1/4 in [-1, 1) and K = 32, so every
+// partial sum is a multiple of 1/16 below 33 in magnitude: exact in f16 (tolerance 0).
+Case wmma_f16acc_case() {
+  constexpr std::uint32_t M = 32, N = 32, K = 32;
+  SplitMix64 g{52};
+  const auto quarter = [&g] {
+    return f32_to_f16(static_cast<float>(static_cast<int>(g.u32() % 8) - 4) / 4.0f,
+                      Round::kNearestEven);
+  };
+  std::vector<std::uint16_t> A(M * K), B(K * N), C(M * N);
+  for (auto* v : {&A, &B, &C})
+    for (auto& e : *v)
+      e = quarter();
+  Case c;
+  c.file = "wmma_gemm";
+  c.entry = "wmma_gemm_f16acc";
+  c.grid = {N / 16, M / 16};
+  c.block = {32};
+  c.buffers = {
+      {"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", to_bytes(C)}, {"Ct", poison(M * N * 2)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), ptr("Ct"), s32(M), s32(N), s32(K)};
+  c.outputs = {"Ct"};
+  c.element = "f16";
+  c.reference = [](const BufferMap& m) {
+    const auto A = in<std::uint16_t>(m, "A"), B = in<std::uint16_t>(m, "B"),
+               C = in<std::uint16_t>(m, "C");
+    std::vector<std::uint16_t> Ct(M * N);
+    for (std::uint32_t row = 0; row < M; ++row)
+      for (std::uint32_t col = 0; col < N; ++col) {
+        double acc = f16_to_f32(C[row * N + col]);
+        for (std::uint32_t k = 0; k < K; ++k)
+          acc += static_cast<double>(f16_to_f32(A[row * K + k])) * f16_to_f32(B[k * N + col]);
+        Ct[col * M + row] = f32_to_f16(static_cast<float>(acc), Round::kNearestEven);
+      }
+    return BufferMap{{"Ct", to_bytes(Ct)}};
+  };
+  return c;
+}
+
+Case wmma_gemm_case(bool bf16) {
+  constexpr std::uint32_t M = 32, N = 32, K = 64;
+  SplitMix64 g{bf16 ? 51u : 50u};
+  const auto sixty_fourths = [&g] {
+    return static_cast<float>(static_cast<int>(g.u32() % 256) - 128) / 64.0f;
+  };
+  const auto narrow16 = [bf16](float v) {
+    return bf16 ? f32_to_bf16(v) : f32_to_f16(v, Round::kNearestEven);
+  };
+  // A as stored (f16: M x K row-major; bf16: K x M), B as stored (f16: N x K; bf16: K x N).
+  std::vector<std::uint16_t> A(M * K), B(K * N);
+  for (auto& e : A)
+    e = narrow16(sixty_fourths());
+  for (auto& e : B)
+    e = narrow16(sixty_fourths());
+  std::vector<float> C(M * N);
+  for (auto& e : C)
+    e = sixty_fourths();
+  Case c;
+  c.file = "wmma_gemm";
+  c.entry = bf16 ? "wmma_gemm_bf16" : "wmma_gemm_f16";
+  c.grid = {N / 16, M / 16};
+  c.block = {32};
+  c.buffers = {
+      {"A", to_bytes(A)}, {"B", to_bytes(B)}, {"C", bf16 ? poison(M * N * 4) : to_bytes(C)}};
+  c.args = {ptr("A"), ptr("B"), ptr("C"), s32(M), s32(N), s32(K)};
+  c.outputs = {"C"};
+  c.element = "f32";
+  c.reference = [bf16](const BufferMap& m) {
+    const auto A = in<std::uint16_t>(m, "A"), B = in<std::uint16_t>(m, "B");
+    const auto wide = [bf16](std::uint16_t h) { return bf16 ? bf16_to_f32(h) : f16_to_f32(h); };
+    auto C = in<float>(m, "C");
+    for (std::uint32_t row = 0; row < M; ++row)
+      for (std::uint32_t col = 0; col < N; ++col) {
+        double acc = bf16 ? 0.0 : C[row * N + col];
+        for (std::uint32_t k = 0; k < K; ++k) {
+          const float a = wide(bf16 ? A[k * M + row] : A[row * K + k]);
+          const float b = wide(bf16 ? B[k * N + col] : B[col * K + k]);
+          acc += static_cast<double>(a) * b;
+        }
+        if (bf16)
+          C[col * M + row] = static_cast<float>(2 * acc);  // doubled, stored column-major
+        else
+          C[row * N + col] = static_cast<float>(acc);
+      }
+    return BufferMap{{"C", to_bytes(C)}};
+  };
+  return c;
+}
+
+// half_arith / bf16_arith: each half of each .x2 operation, from the exact value in double
+// (inputs have exponents in [-8, 8], so sums, products and fma's a*b+c are exact there) rounded
+// once to nearest even. Some lanes hold NaN, infinities, signed zeros, x - x, an fma that cancels
+// to its residual, and the largest finite value (overflow). Compared per 16-bit element, any NaN
+// equal to any NaN.
+Case half_arith_case(bool bf16) {
+  constexpr std::uint32_t n = 256, block = 128;
+  SplitMix64 g{bf16 ? 61u : 60u};
+  const int frac = bf16 ? 7 : 10, bias = bf16 ? 127 : 15, ebits = bf16 ? 8 : 5;
+  const std::uint16_t nan = bf16 ? 0x7FC0 : 0x7E00, inf = bf16 ? 0x7F80 : 0x7C00;
+  const auto to16 = [frac, bias, ebits](double v) {
+    return static_cast<std::uint16_t>(narrow(decode(v), frac, bias, ebits, Round::kNearestEven));
+  };
+  const auto from16 = [bf16](std::uint16_t h) -> double {
+    return bf16 ? bf16_to_f32(h) : f16_to_f32(h);
+  };
+  const auto random16 = [&g, frac, bias] {
+    const std::uint32_t r = g.u32();
+    const int e = static_cast<int>((r >> 8) % 17) - 8;
+    return static_cast<std::uint16_t>(((r >> 31) << 15) |
+                                      (static_cast<std::uint32_t>(e + bias) << frac) |
+                                      (r & ((1u << frac) - 1)));
+  };
+  std::vector<std::uint32_t> A(n), B(n), C(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::uint16_t a[2], b[2], c[2];
+    for (int h = 0; h < 2; ++h) {
+      a[h] = random16();
+      b[h] = random16();
+      c[h] = random16();
+      switch ((i + 7 * h) % 16) {  // the specials, in different lanes for the two halves
+        case 0:
+          a[h] = nan;
+          break;
+        case 1:
+          b[h] = nan;
+          break;
+        case 2:
+          a[h] = 0x0000;
+          b[h] = 0x8000;
+          break;
+        case 3:
+          a[h] = inf;
+          b[h] = inf | 0x8000;
+          break;
+        case 4:
+          b[h] = a[h];
+          break;
+        case 5:
+          c[h] = to16(-from16(a[h]) * from16(b[h]));
+          break;
+        case 6:
+          a[h] = b[h] = static_cast<std::uint16_t>(inf - 1);
+          break;
+        case 7:
+          b[h] = a[h] ^ 0x8000;
+          break;
+        default:
+          break;
+      }
+    }
+    A[i] = a[0] | (std::uint32_t{a[1]} << 16);
+    B[i] = b[0] | (std::uint32_t{b[1]} << 16);
+    C[i] = c[0] | (std::uint32_t{c[1]} << 16);
+  }
+  Case c;
+  c.file = "half_arith";
+  c.entry = bf16 ? "bf16_arith" : "half_arith";
+  c.grid = {grid_for(n, block)};
+  c.block = {block};
+  c.buffers = {{"a", to_bytes(A)}, {"b", to_bytes(B)}, {"c", to_bytes(C)}, {"out", poison(n * 32)}};
+  c.args = {ptr("a"), ptr("b"), ptr("c"), ptr("out"), s32(n)};
+  c.outputs = {"out"};
+  c.element = bf16 ? "bf16" : "f16";
+  c.reference = [to16, from16, frac, ebits](const BufferMap& m) {
+    const auto A = in<std::uint32_t>(m, "a"), B = in<std::uint32_t>(m, "b"),
+               C = in<std::uint32_t>(m, "c");
+    const auto is_nan = [frac, ebits](std::uint16_t h) {
+      const std::uint32_t e = ((1u << ebits) - 1) << frac;
+      return (h & e) == e && (h & ((1u << frac) - 1)) != 0;
+    };
+    std::vector<std::uint32_t> out(A.size() * 8);
+    for (std::size_t i = 0; i < A.size(); ++i)
+      for (int h = 0; h < 2; ++h) {
+        const auto a = static_cast<std::uint16_t>(A[i] >> (16 * h)),
+                   b = static_cast<std::uint16_t>(B[i] >> (16 * h)),
+                   cc = static_cast<std::uint16_t>(C[i] >> (16 * h));
+        const double x = from16(a), y = from16(b), z = from16(cc);
+        // -0 < +0 for max and min; a NaN operand is dropped by max, poisons min.NaN.
+        const bool a_less = x < y || (x == 0 && y == 0 && (a & 0x8000) != 0);
+        std::uint16_t r[8];
+        r[0] = to16(x + y);
+        r[1] = to16(x - y);
+        r[2] = to16(x * y);
+        r[3] = to16(x * y + z);
+        r[4] = is_nan(a) ? b : is_nan(b) ? a : a_less ? b : a;
+        r[5] = is_nan(a) || is_nan(b) ? 0x7FFF : a_less ? a : b;
+        r[6] = is_nan(r[3]) ? r[3] : (r[3] & 0x8000) != 0 ? 0 : r[3];
+        r[7] = static_cast<std::uint16_t>(a | 0x8000);
+        for (int k = 0; k < 8; ++k)
+          out[8 * i + k] |= std::uint32_t{r[k]} << (16 * h);
+      }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
 std::vector<Case> corpus_cases() {
   std::vector<Case> cases;
   cases.push_back(saxpy_case());
@@ -1416,6 +1779,8 @@ std::vector<Case> corpus_cases() {
   cases.push_back(float_to_int_case());
   cases.push_back(float_results_case());
   cases.push_back(half_bits_case());
+  cases.push_back(half_arith_case(false));
+  cases.push_back(half_arith_case(true));
   return cases;
 }
 
@@ -1428,6 +1793,14 @@ std::vector<Case> hopper_cases() {
   cases.push_back(cp_async_pipeline_case());
   cases.push_back(bulk_copy_case());
   cases.push_back(warp_intrinsics_case());
+  cases.push_back(mma_gemm_case(false));
+  cases.push_back(mma_gemm_case(true));
+  for (const char* entry : {"mma_tf32_k8", "mma_f16_k8", "mma_s8_k32", "mma_u8s8_k16"})
+    cases.push_back(mma_shape_case(entry));
+  cases.push_back(mma_f16acc_case());
+  cases.push_back(wmma_gemm_case(false));
+  cases.push_back(wmma_gemm_case(true));
+  cases.push_back(wmma_f16acc_case());
   return cases;
 }
 

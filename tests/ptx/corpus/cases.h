@@ -13,6 +13,7 @@
 //     int_divmod) names "u32", which every output's size is a multiple of.
 //   - "f32" / "f64" with tolerance 0: bit-exact (+0 and -0 differ), except that any NaN equals
 //     any NaN (payloads may be canonicalized).
+//   - "f16" / "bf16": bitwise per 16-bit element, except that any NaN equals any NaN.
 //   - tolerance > 0: maximum relative error (no current case needs it).
 //
 // Buffers: allocate each at least 128-byte aligned (TMA needs a 16-byte aligned global address
@@ -81,19 +82,20 @@ struct Case {
   std::vector<Buffer> buffers;
   std::vector<Arg> args;             // in .param order
   std::vector<std::string> outputs;  // buffers to compare after the run
-  std::string element;               // "u8", "u16", "u32", "s32", "u64", "s64", "f32", "f64"
-  double tolerance = 0;              // 0: bit-exact (any NaN == any NaN)
+  std::string element;   // "u8", "u16", "u32", "s32", "u64", "s64", "f16", "bf16", "f32", "f64"
+  double tolerance = 0;  // 0: bit-exact (any NaN == any NaN)
   // Expected final contents of every buffer in `outputs`, from the initial contents of all
   // buffers (keyed by name).
   std::function<BufferMap(const BufferMap& inputs)> reference;
 };
 
-// The first batch: plain CUDA kernels (16 cases); no tensor maps, no clusters.
+// The first batch: plain CUDA kernels (18 cases); no tensor maps, no clusters.
 std::vector<Case> corpus_cases();
 
-// The Hopper batch (sm_90a, 7 cases): TMA tile loads / multicast / stores and reduce-adds
+// The Hopper batch (sm_90a, 17 cases): TMA tile loads / multicast / stores and reduce-adds
 // (kTensorMap arguments), clusters with distributed shared memory, cp.async and bulk copies with
-// mbarriers, and warp-level redux / vote / elect. Kept apart so that a harness that does not yet
+// mbarriers, warp-level redux / vote / elect, and warp-level tensor-core GEMMs (ldmatrix,
+// mma.sync, stmatrix, wmma). Kept apart so that a harness that does not yet
 // encode tensor maps or launch clusters can run corpus_cases() alone.
 std::vector<Case> hopper_cases();
 

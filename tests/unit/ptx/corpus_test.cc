@@ -38,10 +38,10 @@ std::string describe_mismatch(const corpus::Case& c, const std::string& buffer,
                               const corpus::Bytes& got, const corpus::Bytes& want) {
   if (got.size() != want.size())
     return fmt::format("{}: {} bytes, want {}", buffer, got.size(), want.size());
-  const std::size_t w = c.element == "f64" || c.element == "u64" || c.element == "s64" ? 8
-                        : c.element == "u16"                                           ? 2
-                        : c.element == "u8"                                            ? 1
-                                                                                       : 4;
+  const std::size_t w = c.element == "f64" || c.element == "u64" || c.element == "s64"    ? 8
+                        : c.element == "u16" || c.element == "f16" || c.element == "bf16" ? 2
+                        : c.element == "u8"                                               ? 1
+                                                                                          : 4;
   for (std::size_t i = 0; i + w <= got.size(); i += w) {
     std::uint64_t a = 0, b = 0;
     std::memcpy(&a, got.data() + i, w);
@@ -52,6 +52,12 @@ std::string describe_mismatch(const corpus::Case& c, const std::string& buffer,
       const float y = std::bit_cast<float>(static_cast<std::uint32_t>(b));
       if (std::isnan(x) && std::isnan(y)) continue;
       return fmt::format("{}[{}] = {} ({:#010x}), want {} ({:#010x})", buffer, i / w, x, a, y, b);
+    }
+    if (c.element == "f16" || c.element == "bf16") {  // NaN: exponent all ones, fraction not 0
+      const std::uint64_t e = c.element == "f16" ? 0x7C00 : 0x7F80;
+      const auto nan = [e](std::uint64_t h) { return (h & e) == e && (h & 0x7FFF & ~e) != 0; };
+      if (nan(a) && nan(b)) continue;
+      return fmt::format("{}[{}] = {:#06x}, want {:#06x}", buffer, i / w, a, b);
     }
     if (c.element == "f64") {
       const double x = std::bit_cast<double>(a), y = std::bit_cast<double>(b);

@@ -39,6 +39,11 @@ const Row kRows[] = {
     {"ld.local.u32 %r1, [l_var+16];",
      "local address 0x10 is outside the thread's 16 bytes of .local"},
     {"ld.shared.u32 %r1, [s_var+2];", "address 0x2 is not 4-byte aligned"},
+    {"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [s_var+4];",
+     "lane 0 row address 0x4 is not 16-byte aligned"},
+    {"mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r0, "
+     "%r1}, {%r0, %r1, %r2, %r3};",
+     "operand 3 needs 1 register, not 2"},
 };
 
 void PrintTo(const Row& r, std::ostream* os) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "functional_harness.h"
+#include "ptx/float_ops.h"
 #include "ptx/parser.h"
 #include "ptx/ptx_kernel.h"
 
@@ -24,7 +25,7 @@ constexpr const char* kPrologue = R"(.version 9.0
   .reg .b32 %a32, %b32, %c32, %d32, %t32;
   .reg .f32 %fa, %fb, %fc, %fd;
   .reg .f64 %da, %db, %dc, %dd;
-  .reg .b16 %ha, %hb, %hd;
+  .reg .b16 %ha, %hb, %hc, %hd;
   .reg .pred %pa, %pb, %pd;
   ld.param.u64 %out, [p_out];
   ld.param.u64 %a64, [p_a];
@@ -41,6 +42,7 @@ constexpr const char* kPrologue = R"(.version 9.0
   mov.b64 %dc, %c64;
   cvt.u16.u32 %ha, %a32;
   cvt.u16.u32 %hb, %b32;
+  cvt.u16.u32 %hc, %c32;
   setp.ne.u32 %pa, %a32, 0;
   setp.ne.u32 %pb, %b32, 0;
   mov.u64 %d64, 0;
@@ -196,6 +198,9 @@ const Row kRows[] = {
     {"setp.nan.f32 %pd, %fa, %fb;", f(0.0f), kNanF, 0, Out::kPred, 1},
     {"setp.lo.s32 %pd, %a32, %b32;", s32(-1), 1, 0, Out::kPred, 0},
     {"setp.lt.s32.and %pd, %a32, %b32, %pa;", 1, 2, 0, Out::kPred, 1},
+    {"setp.gt.f16 %pd, %ha, %hb;", 0x0001, 0x8001, 0, Out::kPred, 1},
+    {"setp.gt.ftz.f16 %pd, %ha, %hb;", 0x0001, 0x8001, 0, Out::kPred, 0},  // +0 > -0: false
+    {"setp.ltu.bf16 %pd, %ha, %hb;", 0x7FC0, 0x3F80, 0, Out::kPred, 1},
     // Directed rounding of f32 arithmetic.
     {"add.rz.f32 %fd, %fa, %fb;", f(1.0f), f(0x1p-30f), 0, Out::kF32, f(1.0f)},
     {"add.rp.f32 %fd, %fa, %fb;", f(1.0f), f(0x1p-30f), 0, Out::kF32, 0x3F80'0001},
@@ -211,6 +216,36 @@ const Row kRows[] = {
     {"copysign.f32 %fd, %fa, %fb;", f(-1.0f), f(2.0f), 0, Out::kF32, f(-2.0f)},
     {"abs.f32 %fd, %fa;", 0xFFC0'0001, 0, 0, Out::kF32, 0x7FC0'0001},
     {"neg.f64 %dd, %da;", d(0.0), 0, 0, Out::kF64, 0x8000'0000'0000'0000ull},
+    // f16 / bf16 arithmetic (expected bits: Python's struct 'e' on the exact value for f16,
+    // worked by hand for bf16): one rounding of the exact result, ties to even.
+    {"add.rn.f16 %hd, %ha, %hb;", 0x3C00, 0x1000, 0, Out::kH16, 0x3C00},  // 1 + half ulp
+    {"add.f16 %hd, %ha, %hb;", 0x3C00, 0x1200, 0, Out::kH16, 0x3C01},     // 1 + 3/4 ulp
+    {"add.rn.f16 %hd, %ha, %hb;", 0xBC00, 0x8C00, 0, Out::kH16, 0xBC00},  // -1 - 1/4 ulp
+    {"add.f16 %hd, %ha, %hb;", 0x0001, 0x0001, 0, Out::kH16, 0x0002},
+    {"add.ftz.f16 %hd, %ha, %hb;", 0x0001, 0x0001, 0, Out::kH16, 0x0000},
+    {"sub.rn.f16 %hd, %ha, %hb;", 0x4000, 0x4000, 0, Out::kH16, 0x0000},
+    {"mul.rn.f16 %hd, %ha, %hb;", 0x5C00, 0x5C00, 0, Out::kH16, 0x7C00},      // 65536: infinity
+    {"mul.rn.sat.f16 %hd, %ha, %hb;", 0x4000, 0x3A00, 0, Out::kH16, 0x3C00},  // 1.5 → 1
+    {"mul.rn.f16 %hd, %ha, %hb;", 0x0400, 0x3800, 0, Out::kH16, 0x0200},      // subnormal result
+    {"fma.rn.f16 %hd, %ha, %hb, %hc;", 0x3C01, 0x3C01, 0xBC02, Out::kH16, 0x0010},  // fused
+    {"fma.rn.ftz.f16 %hd, %ha, %hb, %hc;", 0x0400, 0x3800, 0, Out::kH16, 0x0000},
+    {"min.f16 %hd, %ha, %hb;", 0x7E00, 0x3C00, 0, Out::kH16, 0x3C00},
+    {"min.NaN.f16 %hd, %ha, %hb;", 0x7E00, 0x3C00, 0, Out::kH16, 0x7FFF},
+    {"max.f16 %hd, %ha, %hb;", 0x8000, 0x0000, 0, Out::kH16, 0x0000},
+    {"neg.f16 %hd, %ha;", 0x3C00, 0, 0, Out::kH16, 0xBC00},
+    {"abs.bf16 %hd, %ha;", 0xBF80, 0, 0, Out::kH16, 0x3F80},
+    {"add.rn.bf16 %hd, %ha, %hb;", 0x3F80, 0x3B80, 0, Out::kH16, 0x3F80},  // 1 + half ulp
+    {"add.rn.bf16 %hd, %ha, %hb;", 0x3F80, 0x3BC0, 0, Out::kH16, 0x3F81},
+    {"sub.rn.bf16 %hd, %ha, %hb;", 0x3F80, 0x0D80, 0, Out::kH16, 0x3F80},            // 1 - 2^-100
+    {"fma.rn.bf16 %hd, %ha, %hb, %hc;", 0x3F81, 0x3F81, 0xBF82, Out::kH16, 0x3880},  // 2^-14
+    {"add.rn.f16x2 %d32, %a32, %b32;", 0x3C00'4000, 0x3C00'C000, 0, Out::kD32, 0x4000'0000},
+    {"fma.rn.relu.f16x2 %d32, %a32, %b32, %c32;", 0x3C00'4000, 0xBC00'3C00, 0, Out::kD32,
+     0x0000'4000},
+    {"mul.rn.bf16x2 %d32, %a32, %b32;", 0x4040'3FC0, 0x4040'3FC0, 0, Out::kD32, 0x4110'4010},
+    {"max.bf16x2 %d32, %a32, %b32;", 0x7FC0'C000, 0x3F80'BF80, 0, Out::kD32, 0x3F80'BF80},
+    {"cvt.rn.f16x2.f32 %d32, %fa, %fb;", f(1.0f), f(-2.0f), 0, Out::kD32, 0x3C00'C000},
+    {"cvt.rn.bf16x2.f32 %d32, %fa, %fb;", 0x3F80'8001, 0x3F80'8000, 0, Out::kD32, 0x3F81'3F80},
+    {"min.NaN.f32 %fd, %fa, %fb;", kNanF, f(1.0f), 0, Out::kF32, 0x7FFF'FFFF},
 };
 
 void PrintTo(const Row& r, std::ostream* os) {
@@ -241,6 +276,21 @@ TEST_P(Semantics, GivesTheIsaResult) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, Semantics, testing::ValuesIn(kRows));
+
+// The 16-bit rounding under the directed modes (no f16/bf16 instruction has them; cvt-like
+// helpers may): a residual just below a power of two rounds into the finer binade below.
+TEST(HalfRounding, DirectedModesUseTheResidualsSign) {
+  using fp::kBF16Format;
+  using fp::kF16Format;
+  EXPECT_EQ(fp::round_half16(1.0, -1, kBF16Format, Round::kRz), 0x3F7F);  // 1 - 2^-8
+  EXPECT_EQ(fp::round_half16(1.0, -1, kF16Format, Round::kRz), 0x3BFF);   // 1 - 2^-11
+  EXPECT_EQ(fp::round_half16(1.0, -1, kF16Format, Round::kRn), 0x3C00);
+  EXPECT_EQ(fp::round_half16(1.0, 1, kF16Format, Round::kRp), 0x3C01);
+  EXPECT_EQ(fp::round_half16(-1.0, -1, kF16Format, Round::kRm), 0xBC01);
+  EXPECT_EQ(fp::round_half16(65520.0, 0, kF16Format, Round::kRn), 0x7C00);  // the tie: infinity
+  EXPECT_EQ(fp::round_half16(65520.0, 0, kF16Format, Round::kRz), 0x7BFF);
+  EXPECT_EQ(fp::round_half16(0x1p-25, 1, kF16Format, Round::kRn), 0x0001);  // above half of 2^-24
+}
 
 }  // namespace
 }  // namespace xpusim::ptx

@@ -258,8 +258,9 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
-            "sfu_issue_cycles, shared_latency, lsu_issue_cycles, barrier_latency, "
-            "mbarrier_latency, cluster_barrier_latency, store_queue");
+            "sfu_issue_cycles, mma_issue_cycles, mma_latency, shared_latency, "
+            "lsu_issue_cycles, barrier_latency, mbarrier_latency, cluster_barrier_latency, "
+            "store_queue");
   EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1, clustr: 2}\n"),
             "s.yaml:3:29: launch.clustr: unknown key 'clustr' (did you mean 'cluster'?); valid "
             "keys in launch: grid, block, cluster, dynamic_shared_bytes, registers_per_thread, "
