@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "ptx/decode.h"
+#include "sim/one_line.h"
 
 namespace xpusim::ptx {
 namespace {
@@ -241,7 +242,9 @@ class Parser {
     if (tok.kind == Token::Kind::kEnd)
       return Error{
           fmt::format("{}:{}:{}: {} (at the end of the file)", source_, tok.line, tok.col, what)};
-    return Error{fmt::format("{}:{}:{}: {} (at '{}')", source_, tok.line, tok.col, what, tok.text)};
+    // A token may hold control characters (a directive's rest of line): the error is one line.
+    return Error{fmt::format("{}:{}:{}: {} (at '{}')", source_, tok.line, tok.col, what,
+                             sim::one_line(tok.text))};
   }
   Status expect(std::string_view text) {
     if (accept(text)) return Ok{};
@@ -1007,7 +1010,13 @@ Result<Module> parse_module(std::string_view text, const std::string& source) {
   if (!toks) return toks.errors();
   Parser p(std::move(*toks), source);
   auto m = p.run();
-  if (m) m->text = std::string(text);
+  if (!m) {  // names quoted from strings may hold control characters: each error is one line
+    std::vector<Error> errors = m.errors();
+    for (Error& e : errors)
+      e.message = sim::one_line(e.message);
+    return errors;
+  }
+  m->text = std::string(text);
   return m;
 }
 

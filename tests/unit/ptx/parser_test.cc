@@ -91,6 +91,9 @@ TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
             "k.ptx:4:23: 'counter': module-scope .global variables (__device__ / __constant__) are "
             "not supported by this front end yet (at 'counter')");
   EXPECT_EQ(error_of("\x01"), "k.ptx:4:1: unexpected character '\\x01'");
+  // A string token's control characters are escaped: the error stays one line.
+  EXPECT_EQ(error_of(".target \"sm_90\r\"\n"),
+            "k.ptx:4:9: expected a target (at 'sm_90\\r')");
   // Nesting the parser would recurse on without bound (ptx_parser_fuzz: stack overflows).
   EXPECT_EQ(error_of(".visible .entry k()\n{\n" + std::string(300, '{')),
             "k.ptx:6:256: blocks nested deeper than 256 (at '{')");
