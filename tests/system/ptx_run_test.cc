@@ -217,6 +217,67 @@ TEST_F(PtxCli, AHangIsReportedByPtxLineAndProfileFlagsAreChecked) {
   EXPECT_EQ(r.err, "error: --ptx-profile = no/such/dir/p.csv: cannot open the file for writing\n");
 }
 
+// tools/silicon's own kernels as nvcc compiles them (tools/silicon/ptx) against the C++ kernels
+// and workloads that stand for them (docs/fidelity.md, "The same kernel, two front ends"): the
+// streaming kernels within 10 % of the C++ ones (here over 8 MiB; below that the PTX kernels' span
+// bookkeeping, a bar.sync, two %globaltimer reads and a store, is no longer small), the DSMEM chase
+// too; the shared chase pays its loop's dependent add/setp/bra after each load (3 cycles a hop, a
+// load holds its warp until its data return).
+TEST_F(PtxCli, TheSiliconKernelsTimeAsTheirCppStandIns) {
+  const fs::path ptx_dir = XPUSIM_SILICON_PTX_DIR;
+  fs::copy_file(ptx_dir / "kernels.ptx", dir_ / "kernels.ptx");
+  fs::copy_file(ptx_dir / "latency.ptx", dir_ / "latency.ptx");
+  const auto ran = [&](const std::string& yaml) -> double {
+    write("s.yaml", yaml);
+    const CliRun r = run("run s.yaml");
+    EXPECT_EQ(r.code, 0) << r.err;
+    const auto at = r.out.find(" ran ");
+    return at == std::string::npos ? 0 : std::stod(r.out.substr(at + 5));
+  };
+  const std::string launch =
+      "chip: h100-sxm5\nlaunch: {grid: [528, 1, 1], block: [256, 1, 1]}\n"
+      "buffers:\n  src: {bytes: 8MiB, fill: iota32}\n  dst: {bytes: 8MiB}\n  span: {bytes: 8448}\n";
+  for (const auto& [cpp, ptx] :
+       {std::pair{"kernel: stream_copy\nargs: [{ptr: src}, {ptr: dst}, {u64: 2097152}]\n",
+                  "ptx: kernels.ptx\nkernel: _Z11stream_copyPKjPjyPy\n"
+                  "args: [{ptr: src}, {ptr: dst}, {u64: 2097152}, {ptr: span}]\n"},
+        std::pair{"kernel: stream_fill\nargs: [{ptr: dst}, {u64: 2097152}]\n",
+                  "ptx: kernels.ptx\nkernel: _Z11stream_fillPjyPy\n"
+                  "args: [{ptr: dst}, {u64: 2097152}, {ptr: span}]\n"}}) {
+    const double c = ran(launch + cpp), p = ran(launch + ptx);
+    EXPECT_GT(c, 1000.0) << cpp;
+    EXPECT_NEAR(p / c, 1.0, 0.10) << ptx << ": PTX " << p << " cycles, C++ " << c;
+  }
+  // A chase's out[0] over its hops against the workload's measurement.
+  const auto per_hop = [&](const std::string& yaml, double hops) {
+    write("s.yaml",
+          "chip: h100-sxm5\nptx: latency.ptx\nbuffers: {out: {bytes: 40}}\n"
+          "outputs: {out: out.bin}\n" +
+              yaml);
+    const CliRun r = run("run s.yaml");
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::uint64_t cycles = 0;
+    std::memcpy(&cycles, file("out.bin").data(), 8);
+    return static_cast<double>(cycles) / hops;
+  };
+  const auto measured = [&](const std::string& scenario, const std::string& name) {
+    const CliRun r = run(fmt::format("run '{}/scenarios/{}'", XPUSIM_CONFIG_DIR, scenario));
+    EXPECT_EQ(r.code, 0) << r.err;
+    const auto at = r.out.find("  " + name + " ");
+    return at == std::string::npos ? 0 : std::stod(r.out.substr(at + name.size() + 3));
+  };
+  const double dsmem = per_hop(
+      "kernel: _Z11chase_dsmemjjjjPy\nlaunch: {grid: 2, block: 32, dynamic_shared_bytes: 132096}\n"
+      "args: [{u32: 512}, {u32: 8}, {u32: 512}, {u32: 512}, {ptr: out}]\n",
+      512);
+  EXPECT_NEAR(dsmem / measured("ubench-dsmem-latency.yaml", "DSMEM load latency"), 1.0, 0.10);
+  const double shared = per_hop(
+      "kernel: _Z12chase_sharedjjjjPy\nlaunch: {grid: 1, block: 32, dynamic_shared_bytes: 8192}\n"
+      "args: [{u32: 2048}, {u32: 4}, {u32: 2048}, {u32: 2048}, {ptr: out}]\n",
+      2048);
+  EXPECT_NEAR(shared - measured("ubench-shared-latency.yaml", "shared load latency"), 3.0, 0.5);
+}
+
 TEST_F(PtxCli, ACudaFileIsCompiledByNvcc) {
   if (!fs::exists("/usr/local/cuda/bin/nvcc") && std::system("command -v nvcc > /dev/null") != 0)
     GTEST_SKIP() << "nvcc not found";
