@@ -995,6 +995,38 @@ not_arith:
       count_alu(in, 1);
       return true;
     }
+    case Opcode::kTestp:
+      for_lanes(m, [&](std::uint32_t l) {
+        const double v = in.type == Type::kF32 ? static_cast<double>(f32(A(1, l))) : f64(A(1, l));
+        // The class of the operand's own format: a subnormal f32 is normal as a double.
+        const int c = in.type == Type::kF32 ? std::fpclassify(f32(A(1, l))) : std::fpclassify(v);
+        bool r = false;
+        switch (in.mode) {
+          case Mode::kFinite:
+            r = std::isfinite(v);
+            break;
+          case Mode::kInfinite:
+            r = std::isinf(v);
+            break;
+          case Mode::kNumber:
+            r = !std::isnan(v);
+            break;
+          case Mode::kNotANumber:
+            r = std::isnan(v);
+            break;
+          case Mode::kNormal:
+            r = c == FP_NORMAL;
+            break;
+          case Mode::kSubnormal:
+            r = c == FP_SUBNORMAL;
+            break;
+          default:
+            break;
+        }
+        D(l, r ? 1 : 0);
+      });
+      count_alu(in, 1);
+      return true;
     case Opcode::kSelp:
       for_lanes(m, [&](std::uint32_t l) {
         const Operand& c = operand(in, 3);

@@ -190,6 +190,17 @@ std::optional<Cmp> parse_cmp(std::string_view s) {
   return it->second;
 }
 
+// testp's property (PTX ISA "testp").
+std::optional<Mode> testp_mode(std::string_view s) {
+  static const std::map<std::string_view, Mode> kModes = {
+      {"finite", Mode::kFinite}, {"infinite", Mode::kInfinite},
+      {"number", Mode::kNumber}, {"notanumber", Mode::kNotANumber},
+      {"normal", Mode::kNormal}, {"subnormal", Mode::kSubnormal}};
+  const auto it = kModes.find(s);
+  if (it == kModes.end()) return std::nullopt;
+  return it->second;
+}
+
 std::optional<Round> parse_round(std::string_view s) {
   static const std::map<std::string_view, Round> k = {
       {"rn", Round::kRn},   {"rz", Round::kRz},   {"rm", Round::kRm},   {"rp", Round::kRp},
@@ -286,6 +297,8 @@ class Decoder {
         in_.cc = true;
       } else if (p == "relu") {
         in_.relu = true;
+      } else if (auto tp = testp_mode(p); tp && in_.op == Opcode::kTestp) {
+        in_.mode = *tp;
       } else if (p == "NaN" && (in_.op == Opcode::kMin || in_.op == Opcode::kMax)) {
         in_.nan = true;
       } else if (p == "sync") {
@@ -841,7 +854,14 @@ class Decoder {
         if (auto st = want_types(types, 1); !st) return st;
         return arity(2, 2);
       case Opcode::kTestp:
-        return error("testp is not supported by this front end yet");
+        if (auto st = want_types(types, 1); !st) return st;
+        if (in_.type != Type::kF32 && in_.type != Type::kF64)
+          return error("testp takes .f32 or .f64");
+        if (in_.mode == Mode::kNone)
+          return error(
+              "needs a property: .finite, .infinite, .number, .notanumber, .normal or "
+              ".subnormal");
+        return arity(2, 2);
       case Opcode::kBfe:
         if (auto st = want_types(types, 1); !st) return st;
         return arity(4, 4);

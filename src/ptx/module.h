@@ -325,6 +325,12 @@ enum class Mode : std::uint8_t {
   kShiftAmt,  // bfind.shiftamt
   kArrive,
   kWait,  // barrier.cluster
+  kFinite,
+  kInfinite,
+  kNumber,
+  kNotANumber,
+  kNormal,
+  kSubnormal,  // testp
 };
 
 struct Instruction {

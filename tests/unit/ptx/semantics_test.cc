@@ -197,6 +197,16 @@ const Row kRows[] = {
     {"setp.ltu.f32 %pd, %fa, %fb;", kNanF, f(1.0f), 0, Out::kPred, 1},
     {"setp.nan.f32 %pd, %fa, %fb;", f(0.0f), kNanF, 0, Out::kPred, 1},
     {"setp.lo.s32 %pd, %a32, %b32;", s32(-1), 1, 0, Out::kPred, 0},
+    // testp: the class of the operand in its own format.
+    {"testp.finite.f32 %pd, %fa;", 0x7F80'0000, 0, 0, Out::kPred, 0},
+    {"testp.infinite.f32 %pd, %fa;", 0xFF80'0000, 0, 0, Out::kPred, 1},
+    {"testp.notanumber.f32 %pd, %fa;", kNanF, 0, 0, Out::kPred, 1},
+    {"testp.number.f64 %pd, %da;", 0x7FF8'0000'0000'0000ull, 0, 0, Out::kPred, 0},
+    {"testp.subnormal.f32 %pd, %fa;", 0x0000'0001, 0, 0, Out::kPred, 1},
+    {"testp.subnormal.f32 %pd, %fa;", 0, 0, 0, Out::kPred, 0},
+    {"testp.normal.f32 %pd, %fa;", 0x0000'0001, 0, 0, Out::kPred, 0},
+    {"testp.normal.f64 %pd, %da;", d(1.0), 0, 0, Out::kPred, 1},
+    {"testp.subnormal.f64 %pd, %da;", 0x0000'0000'0000'0001ull, 0, 0, Out::kPred, 1},
     {"setp.lt.s32.and %pd, %a32, %b32, %pa;", 1, 2, 0, Out::kPred, 1},
     {"setp.gt.f16 %pd, %ha, %hb;", 0x0001, 0x8001, 0, Out::kPred, 1},
     {"setp.gt.ftz.f16 %pd, %ha, %hb;", 0x0001, 0x8001, 0, Out::kPred, 0},  // +0 > -0: false
