@@ -360,6 +360,51 @@ void WarpInterpreter::count_alu(const Instruction& in, std::uint32_t issues, std
   alu_.mma += mma;
 }
 
+// add.cc / addc / sub.cc / subc / mad.cc / madc (PTX ISA 9.7.2): each lane's carry flag
+// (CC.CF) is the carry out of an add and the borrow out of a subtract, so that a multi-word
+// subtract chains sub.cc, subc.cc ..., subc as a multi-word add chains add.cc, addc.cc ...
+bool WarpInterpreter::exec_carry(const Instruction& in, LaneMask m) {
+  const auto A = [&](std::uint32_t k, std::uint32_t l) { return read(operand(in, k), l); };
+  const bool wide = type_bytes(in.type) == 8;
+  const bool is_signed = in.type == Type::kS32 || in.type == Type::kS64;
+  const std::uint32_t bits = wide ? 64 : 32;
+  const Uint128 mask = (Uint128{1} << bits) - 1;
+  const bool carry_in = in.op == Opcode::kAddc || in.op == Opcode::kSubc || in.op == Opcode::kMadc;
+  for_lanes(m, [&](std::uint32_t l) {
+    const Uint128 a = A(1, l) & mask, b = A(2, l) & mask;
+    const Uint128 cin = carry_in ? carry_[l] : 0;
+    Uint128 sum = 0;
+    bool carry = false;
+    if (in.op == Opcode::kSub || in.op == Opcode::kSubc) {
+      sum = (a - b - cin) & mask;
+      carry = a < b + cin;  // the borrow
+    } else {
+      Uint128 x = a;
+      if (in.op == Opcode::kMad || in.op == Opcode::kMadc) {
+        // The low or high half of the full product, signed or not, then + c.
+        Uint128 product = a * b;
+        if (is_signed) {
+          const auto sx = [&](Uint128 v) {
+            return static_cast<Int128>(v << (128 - bits)) >> (128 - bits);
+          };
+          product = static_cast<Uint128>(sx(a) * sx(b));
+        }
+        x = (in.mode == Mode::kHi ? product >> bits : product) & mask;
+        const Uint128 c = A(3, l) & mask;
+        sum = x + c + cin;
+      } else {
+        sum = a + b + cin;
+      }
+      carry = (sum >> bits) != 0;
+      sum &= mask;
+    }
+    write(operand(in, 0), l, static_cast<std::uint64_t>(sum));
+    if (in.cc) carry_[l] = carry ? 1 : 0;
+  });
+  count_alu(in, 1);
+  return true;
+}
+
 bool WarpInterpreter::exec(const Instruction& in, LaneMask m) {
   const auto A = [&](std::uint32_t k, std::uint32_t l) { return read(operand(in, k), l); };
   const auto D = [&](std::uint32_t l, std::uint64_t v) { write(operand(in, 0), l, v); };
@@ -367,6 +412,8 @@ bool WarpInterpreter::exec(const Instruction& in, LaneMask m) {
   const std::uint32_t tb = type_bytes(t);
   const std::uint64_t tm = mask_of(tb);
 
+  if (in.cc || in.op == Opcode::kAddc || in.op == Opcode::kSubc || in.op == Opcode::kMadc)
+    return exec_carry(in, m);
   switch (in.op) {
     case Opcode::kAdd:
     case Opcode::kSub:
@@ -1151,12 +1198,6 @@ not_arith:
       });
       count_alu(in, 1);
       return true;
-    case Opcode::kAddc:
-    case Opcode::kSubc:
-    case Opcode::kMadc:
-      return fail(in,
-                  "extended-precision carry arithmetic (addc/subc/madc, .cc) is not supported by "
-                  "this front end yet");
     default:
       return exec_warp_level(in, m);
   }

@@ -798,6 +798,18 @@ class Decoder {
       default:
         break;
     }
+    if (in_.cc || in_.op == Opcode::kAddc || in_.op == Opcode::kSubc || in_.op == Opcode::kMadc) {
+      // Extended-precision arithmetic: 32- and 64-bit integers only (PTX ISA 9.7.2).
+      const bool carry_op = in_.op == Opcode::kAdd || in_.op == Opcode::kSub ||
+                            in_.op == Opcode::kMad || in_.op == Opcode::kAddc ||
+                            in_.op == Opcode::kSubc || in_.op == Opcode::kMadc;
+      if (!carry_op) return error("'.cc' is only for add, sub, mad and their carry forms");
+      if (t != Type::kU32 && t != Type::kS32 && t != Type::kU64 && t != Type::kS64)
+        return error("carry arithmetic takes .u32, .s32, .u64 or .s64");
+      if ((in_.op == Opcode::kMad || in_.op == Opcode::kMadc) && in_.mode != Mode::kLo &&
+          in_.mode != Mode::kHi)
+        return error("carry mad needs .lo or .hi");
+    }
     switch (in_.op) {
       case Opcode::kAdd:
       case Opcode::kSub:
@@ -826,7 +838,8 @@ class Decoder {
       case Opcode::kMad24:
       case Opcode::kSad:
         if (auto st = want_types(types, 1); !st) return st;
-        if (in_.op == Opcode::kMad && !is_float(t) && in_.mode == Mode::kNone)
+        if ((in_.op == Opcode::kMad || in_.op == Opcode::kMadc) && !is_float(t) &&
+            in_.mode == Mode::kNone)
           return error("an integer mad needs .lo, .hi or .wide");
         return arity(4, 4);
       case Opcode::kFma:

@@ -215,7 +215,6 @@ bool WarpInterpreter::step() {
     c.active_lanes += static_cast<std::uint64_t>(std::popcount(mask));
     c.predicated_on += static_cast<std::uint64_t>(std::popcount(active));
   }
-  if (in.cc) return fail(in, "carry arithmetic (.cc) is not supported by this front end yet");
   switch (in.op) {
     case Opcode::kBra: {
       const Operand& t = operand(in, 0);

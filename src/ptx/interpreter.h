@@ -94,6 +94,7 @@ class WarpInterpreter {
 
   bool step();  // one instruction; false: stop (op pending, done or fault)
   bool exec(const Instruction& in, kernel::LaneMask mask);
+  bool exec_carry(const Instruction& in, kernel::LaneMask mask);  // alu.cc
   bool exec_memory(const Instruction& in, kernel::LaneMask mask);
   void move_lane(const Instruction& in, const Operand& vals, std::uint32_t lane, std::uint8_t* p,
                  bool store);
@@ -188,6 +189,7 @@ class WarpInterpreter {
   // follows its load.
   kernel::Lanes<kernel::Addr> ldgsts_dst_{};
   std::array<std::uint32_t, kernel::kWarpSize> ldgsts_src_size_{};
+  std::array<std::uint8_t, kernel::kWarpSize> carry_{};  // CC.CF per lane (.cc, addc ...)
   bool followup_ = false;
   // wmma.load / wmma.store in flight: each fragment element's address and value per lane, and
   // the accesses (runs of elements contiguous in every lane) still to issue.

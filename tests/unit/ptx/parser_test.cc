@@ -91,9 +91,16 @@ TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
             "k.ptx:4:23: 'counter': module-scope .global variables (__device__ / __constant__) are "
             "not supported by this front end yet (at 'counter')");
   EXPECT_EQ(error_of("\x01"), "k.ptx:4:1: unexpected character '\\x01'");
+  EXPECT_EQ(
+      error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmul.lo.cc.u32 %r1, %r1, %r1;\n}\n"),
+      "k.ptx:7:2: 'mul.lo.cc.u32': '.cc' is only for add, sub, mad and their carry forms (at "
+      "'mul.lo.cc.u32')");
+  EXPECT_EQ(
+      error_of(".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\tadd.cc.f32 %f1, %f1, %f1;\n}\n"),
+      "k.ptx:7:2: 'add.cc.f32': carry arithmetic takes .u32, .s32, .u64 or .s64 (at "
+      "'add.cc.f32')");
   // A string token's control characters are escaped: the error stays one line.
-  EXPECT_EQ(error_of(".target \"sm_90\r\"\n"),
-            "k.ptx:4:9: expected a target (at 'sm_90\\r')");
+  EXPECT_EQ(error_of(".target \"sm_90\r\"\n"), "k.ptx:4:9: expected a target (at 'sm_90\\r')");
   // Nesting the parser would recurse on without bound (ptx_parser_fuzz: stack overflows).
   EXPECT_EQ(error_of(".visible .entry k()\n{\n" + std::string(300, '{')),
             "k.ptx:6:256: blocks nested deeper than 256 (at '{')");
