@@ -175,9 +175,7 @@ void Sm::warp_exited(WarpSlot& w) {
   const std::uint64_t cycle = cycle_now();
   for (auto& [id, b] : c.bars) {
     if (b.arrived == 0 || b.arrived < c.alive || b.expected_threads != 0) continue;
-    for (WarpSlot* x : b.waiting)
-      wake(*x, cycle + cfg_.timing.barrier_latency);
-    b = {};
+    release_bar(c, id, cycle);
   }
   if (c.alive > 0) return;
   // TMA operations it issued still name its shared memory and barriers: it retires after them.
@@ -509,6 +507,8 @@ void Sm::dispatch(WarpSlot& w, std::uint64_t cycle) {
       wake(w, cycle + t.alu_latency);
       return;
     case OpKind::kBarrierSync:
+    case OpKind::kBarrierArrive:
+    case OpKind::kBarrierRed:
       bar_sync(w, cycle);
       return;
     case OpKind::kTma:
@@ -598,11 +598,32 @@ void Sm::bar_sync(WarpSlot& w, std::uint64_t cycle) {
   Cta::Bar& b = c.bars[w.op.barrier];
   b.expected_threads = w.op.count;
   ++b.arrived;
-  b.waiting.push_back(&w);
-  stall(w, StallReason::kBarrier);
+  if (w.op.kind == OpKind::kBarrierRed) {
+    b.red_sum += w.op.tx_bytes;
+    b.red_and = b.red_and && w.op.tx_bytes != 0;
+    b.red_or = b.red_or || w.op.tx_bytes != 0;
+  }
+  if (w.op.kind == OpKind::kBarrierArrive) {  // a producer: counted, not held
+    stall(w, StallReason::kDependency);
+    wake(w, cycle + 1);
+  } else {
+    b.waiting.push_back(&w);
+    stall(w, StallReason::kBarrier);
+  }
   if (b.arrived < expected) return;
-  for (WarpSlot* x : b.waiting)
+  release_bar(c, w.op.barrier, cycle);
+}
+
+void Sm::release_bar(Cta& c, std::uint32_t id, std::uint64_t cycle) {
+  Cta::Bar& b = c.bars[id];
+  for (WarpSlot* x : b.waiting) {
+    if (x->op.kind == OpKind::kBarrierRed && x->op.value != nullptr) {
+      *x->op.value = x->op.atom == kernel::AtomOp::kAnd  ? std::uint64_t{b.red_and}
+                     : x->op.atom == kernel::AtomOp::kOr ? std::uint64_t{b.red_or}
+                                                         : b.red_sum;
+    }
     wake(*x, cycle + cfg_.timing.barrier_latency);
+  }
   b = {};
 }
 
@@ -714,7 +735,8 @@ std::vector<std::string> Sm::hang_report() const {
       const kernel::Dim3& b = c->work.block_id;
       // Described from the state now (nothing is formatted while the run goes).
       std::string on = w->faulted ? "faulted" : "an operation that never completed";
-      if (!w->faulted && w->op.kind == OpKind::kBarrierSync) {
+      if (!w->faulted &&
+          (w->op.kind == OpKind::kBarrierSync || w->op.kind == OpKind::kBarrierRed)) {
         const auto it = c->bars.find(w->op.barrier);
         on = fmt::format("bar.sync {} ({} warps arrived, {} alive)", w->op.barrier,
                          it == c->bars.end() ? 0 : it->second.arrived, c->alive);

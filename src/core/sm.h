@@ -192,7 +192,9 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   void finished(const tma::TmaJob& job) override;
   void queue_space() override;
   void group_progress(TmaRecord& r, bool read);
-  void bar_sync(WarpSlot& w, std::uint64_t cycle);
+  void bar_sync(WarpSlot& w, std::uint64_t cycle);  // and bar.arrive, bar.red
+  // Barrier `id`'s round complete: bar.red results written, its waiting warps woken.
+  void release_bar(Cta& c, std::uint32_t id, std::uint64_t cycle);
   void wake(WarpSlot& w, std::uint64_t cycle);
   void stall(WarpSlot& w, StallReason r);
   void raise(WarpSlot& w, const std::string& what);

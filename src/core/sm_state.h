@@ -68,6 +68,10 @@ struct Sm::Cta {
     std::uint32_t arrived = 0;
     std::uint32_t expected_threads = 0;  // 0: every thread of the CTA
     std::vector<WarpSlot*> waiting;
+    // bar.red's reductions of the round's arrivals (each waiting kBarrierRed gets its own).
+    std::uint64_t red_sum = 0;
+    bool red_and = true;
+    bool red_or = false;
   };
   std::map<std::uint32_t, Bar> bars;            // bar.sync id → arrivals of the current round
   std::unique_ptr<ClusterContext> own_cluster;  // a plain CTA's cluster of one

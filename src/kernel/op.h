@@ -23,7 +23,12 @@ enum class OpKind : std::uint8_t {
   kStoreGlobal,  // per-lane st.global of `bytes` each from `data`
   kLoadShared,   // per-lane ld.shared (addresses are CTA shared-window offsets)
   kStoreShared,
-  kBarrierSync,     // bar.sync `barrier`, `count` threads (0: all the CTA's threads)
+  kBarrierSync,  // bar.sync `barrier`, `count` threads (0: all the CTA's threads)
+  // bar.arrive `barrier`, `count` threads: counts as the warp's arrival; the warp goes on.
+  kBarrierArrive,
+  // bar.red: bar.sync that also reduces each warp's `tx_bytes` (popc: its lanes' count; and /
+  // or: 0 or 1) over the arrivals by `atom` (kAdd, kAnd, kOr); *value gets the result.
+  kBarrierRed,
   kMbarInit,        // mbarrier.init [mbar], count
   kMbarArrive,      // mbarrier.arrive[.expect_tx] [mbar], tx = `tx_bytes` (0: plain arrive)
   kMbarExpectTx,    // mbarrier.expect_tx [mbar], tx

@@ -419,7 +419,13 @@ class Decoder {
       }
     }
     if (parts_.size() == 1) return unsupported();
-    if (in_.op == Opcode::kBarRed) return arity(3, 4);
+    if (in_.op == Opcode::kBarRed) {
+      const bool popc = in_.mode == Mode::kPopc && in_.type == Type::kU32;
+      const bool logic =
+          (in_.mode == Mode::kAtomAnd || in_.mode == Mode::kAtomOr) && in_.type == Type::kPred;
+      if (!popc && !logic) return error("bar.red needs .popc.u32, .and.pred or .or.pred");
+      return arity(3, 4);
+    }
     if (in_.op == Opcode::kBarArrive) return arity(2, 2);
     return arity(1, 2);
   }

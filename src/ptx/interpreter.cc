@@ -817,7 +817,8 @@ void WarpInterpreter::complete() {
     op_in_ = nullptr;
     return;
   }
-  if (op_.kind == kernel::OpKind::kClock || op_.kind == kernel::OpKind::kGlobalTimer) {
+  if (op_.kind == kernel::OpKind::kClock || op_.kind == kernel::OpKind::kGlobalTimer ||
+      op_.kind == kernel::OpKind::kBarrierRed) {
     for_lanes(op_mask_, [&](std::uint32_t l) { write(dst, l, clock_value_); });
   } else if (op_.kind == kernel::OpKind::kLoadGlobal || op_.kind == kernel::OpKind::kLoadShared ||
              op_.kind == kernel::OpKind::kLoadDsmem || op_.kind == kernel::OpKind::kAtomicGlobal ||

@@ -211,8 +211,41 @@ bool WarpInterpreter::exec_warp_level(const Instruction& in, LaneMask m) {
       return false;
     }
     case Opcode::kBarArrive:
-    case Opcode::kBarRed:
-      return fail(in, "bar.arrive and bar.red are not supported by this front end yet");
+    case Opcode::kBarRed: {
+      // bar.arrive a, b (the warp goes on) / bar.red.{popc,and,or} d, a{, b}, {!}c.
+      const std::uint32_t first = static_cast<std::uint32_t>(std::countr_zero(m));
+      const bool red = in.op == Opcode::kBarRed;
+      const std::uint32_t at = red ? 1 : 0;
+      const auto id = static_cast<std::uint32_t>(A(at, first));
+      std::uint32_t threads = 0;
+      if (in.count > at + (red ? 2u : 1u)) threads = static_cast<std::uint32_t>(A(at + 1, first));
+      if (id >= 16) return fail(in, fmt::format("barrier {}: PTX has barriers 0 to 15", id));
+      if (threads % kWarpSize != 0)
+        return fail(in, fmt::format("{} with {} threads: a multiple of 32",
+                                    red ? "bar.red" : "bar.arrive", threads));
+      if (!red && threads == 0) return fail(in, "bar.arrive needs a thread count");
+      kernel::Op op{.kind = red ? kernel::OpKind::kBarrierRed : kernel::OpKind::kBarrierArrive,
+                    .mask = m,
+                    .count = threads,
+                    .barrier = id};
+      if (red) {
+        const Operand& c = operand(in, in.count - 1);
+        std::uint32_t set = 0;
+        for_lanes(m, [&](std::uint32_t l) { set += ((read(c, l) & 1) != 0) != c.negate ? 1 : 0; });
+        const auto lanes = static_cast<std::uint32_t>(std::popcount(m));
+        op.atom = in.mode == Mode::kAtomAnd  ? kernel::AtomOp::kAnd
+                  : in.mode == Mode::kAtomOr ? kernel::AtomOp::kOr
+                                             : kernel::AtomOp::kAdd;
+        op.tx_bytes = in.mode == Mode::kAtomAnd  ? (set == lanes ? 1 : 0)
+                      : in.mode == Mode::kAtomOr ? (set > 0 ? 1 : 0)
+                                                 : set;
+        op.value = &clock_value_;
+      }
+      op_ = op;
+      op_in_ = &in;
+      op_mask_ = m;
+      return false;
+    }
     case Opcode::kBarrierCluster:
       if (in.mode == Mode::kWait) {
         count_alu(in, 1);  // the arrive did the waiting (barrier.cluster.arrive + wait pair)

@@ -548,6 +548,71 @@ Case warp_reduce_case() {
   return c;
 }
 
+// Values around 0 (a third each negative, zero, positive) so that every vote differs per CTA;
+// CTA 1 has no negative and CTA 2 no zero, so `all` and `any` take both values.
+Case block_vote_case() {
+  constexpr std::uint32_t block = 256, grid = 4;
+  SplitMix64 g{31};
+  std::vector<std::int32_t> v(grid * block);
+  for (std::uint32_t i = 0; i < v.size(); ++i) {
+    const auto r = static_cast<std::int32_t>(g.u32() % 3) - 1;
+    v[i] = i / block == 1 ? std::abs(r) : i / block == 2 ? (r == 0 ? 5 : r) : r;
+  }
+  Case c;
+  c.file = "block_barriers";
+  c.entry = "block_vote";
+  c.grid = {grid};
+  c.block = {block};
+  c.buffers = {{"in", to_bytes(v)}, {"out", poison(grid * 3 * 4)}};
+  c.args = {ptr("in"), ptr("out")};
+  c.outputs = {"out"};
+  c.element = "s32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::int32_t>(m, "in");
+    std::vector<std::int32_t> out(grid * 3, 0);
+    for (std::uint32_t b = 0; b < grid; ++b) {
+      std::int32_t count = 0, all = 1, any = 0;
+      for (std::uint32_t t = 0; t < block; ++t) {
+        const std::int32_t x = v[b * block + t];
+        count += x > 0 ? 1 : 0;
+        all = all && x != 0;
+        any = any || x < 0;
+      }
+      out[3 * b] = count;
+      out[3 * b + 1] = all;
+      out[3 * b + 2] = any;
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
+Case named_handoff_case() {
+  constexpr std::uint32_t grid = 3;
+  SplitMix64 g{32};
+  std::vector<std::int32_t> v(grid * 64);
+  for (auto& e : v)
+    e = static_cast<std::int32_t>(g.u32() % 100000);
+  Case c;
+  c.file = "block_barriers";
+  c.entry = "named_handoff";
+  c.grid = {grid};
+  c.block = {192};
+  c.buffers = {{"in", to_bytes(v)}, {"out", poison(grid * 64 * 4)}};
+  c.args = {ptr("in"), ptr("out")};
+  c.outputs = {"out"};
+  c.element = "s32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::int32_t>(m, "in");
+    std::vector<std::int32_t> out(grid * 64);
+    for (std::uint32_t b = 0; b < grid; ++b)
+      for (std::uint32_t i = 0; i < 64; ++i)
+        out[b * 64 + i] = (v[b * 64 + i] * 2 + 1) + (v[b * 64 + (i + 1) % 64] * 2 + 1);
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
 Case block_reduce_shared_case() {
   constexpr std::uint32_t n = 3000, block = 256;
   constexpr std::uint32_t grid = grid_for(n, block);
@@ -1769,6 +1834,8 @@ std::vector<Case> corpus_cases() {
   cases.push_back(collatz_case());
   cases.push_back(warp_reduce_case());
   cases.push_back(block_reduce_shared_case());
+  cases.push_back(block_vote_case());
+  cases.push_back(named_handoff_case());
   cases.push_back(histogram_shared_case());
   cases.push_back(sgemm_tiled_case());
   cases.push_back(transpose_shared_case());

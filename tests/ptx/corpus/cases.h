@@ -89,10 +89,10 @@ struct Case {
   std::function<BufferMap(const BufferMap& inputs)> reference;
 };
 
-// The first batch: plain CUDA kernels (18 cases); no tensor maps, no clusters.
+// The first batch: plain CUDA kernels; no tensor maps, no clusters.
 std::vector<Case> corpus_cases();
 
-// The Hopper batch (sm_90a, 17 cases): TMA tile loads / multicast / stores and reduce-adds
+// The Hopper batch (sm_90a): TMA tile loads / multicast / stores and reduce-adds
 // (kTensorMap arguments), clusters with distributed shared memory, cp.async and bulk copies with
 // mbarriers, warp-level redux / vote / elect, and warp-level tensor-core GEMMs (ldmatrix,
 // mma.sync, stmatrix, wmma). Kept apart so that a harness that does not yet
