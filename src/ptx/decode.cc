@@ -161,6 +161,7 @@ const std::map<std::string_view, Opcode>& opcodes() {
       {"fence", Opcode::kFence},
       {"shfl", Opcode::kShfl},
       {"vote", Opcode::kVote},
+      {"match", Opcode::kMatch},
       {"redux", Opcode::kRedux},
       {"activemask", Opcode::kActivemask},
       {"elect", Opcode::kElect},
@@ -318,6 +319,8 @@ class Decoder {
                    : p == "down" ? Mode::kDown
                    : p == "bfly" ? Mode::kBfly
                                  : Mode::kIdx;
+      } else if (in_.op == Opcode::kMatch && (p == "all" || p == "any")) {
+        in_.mode = p == "all" ? Mode::kAll : Mode::kAny;
       } else if (in_.op == Opcode::kVote &&
                  (p == "all" || p == "any" || p == "uni" || p == "ballot")) {
         in_.mode = p == "all"   ? Mode::kAll
@@ -959,6 +962,14 @@ class Decoder {
         return arity(3, 3);
       case Opcode::kRedux:
         if (!sync_) return error("needs .sync");
+        return arity(3, 3);
+      case Opcode::kMatch:
+        // match.{any,all}.sync.{b32,b64} d{|p}, a, membermask (PTX ISA "match.sync").
+        if (!sync_) return error("needs .sync");
+        if (in_.mode == Mode::kNone) return error("match needs .any or .all");
+        if (auto st = want_types(types, 1); !st) return st;
+        if (in_.type != Type::kB32 && in_.type != Type::kB64)
+          return error("match takes .b32 or .b64");
         return arity(3, 3);
       case Opcode::kActivemask:
         return arity(1, 1);

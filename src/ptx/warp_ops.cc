@@ -86,6 +86,32 @@ bool WarpInterpreter::exec_warp_level(const Instruction& in, LaneMask m) {
       count_alu(in, 1);
       return true;
     }
+    case Opcode::kMatch: {
+      // match.any: each lane gets the lanes holding its value; match.all: the executing lanes
+      // if all hold one value, else 0, and the predicate says which (over the executing lanes).
+      const Operand& v = operand(in, 1);
+      const Operand& d = operand(in, 0);
+      std::array<std::uint64_t, kWarpSize> value{};
+      for_lanes(m, [&](std::uint32_t l) { value[l] = read(v, l); });
+      const std::uint32_t first = static_cast<std::uint32_t>(std::countr_zero(m));
+      bool all = true;
+      for_lanes(m, [&](std::uint32_t l) { all = all && value[l] == value[first]; });
+      for_lanes(m, [&](std::uint32_t l) {
+        LaneMask same = 0;
+        for_lanes(m, [&](std::uint32_t k) {
+          if (value[k] == value[l]) same |= LaneMask{1} << k;
+        });
+        const std::uint64_t r = in.mode == Mode::kAny ? same : all ? m : 0;
+        if (d.kind == Operand::Kind::kVector) {
+          write(member(d, 0), l, r);
+          write(member(d, 1), l, all ? 1 : 0);
+        } else {
+          write(d, l, r);
+        }
+      });
+      count_alu(in, 1);
+      return true;
+    }
     case Opcode::kVote: {
       // vote.sync.mode d, {!}a, membermask: over the executing lanes.
       const Operand& p = operand(in, 1);

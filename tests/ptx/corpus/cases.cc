@@ -613,6 +613,60 @@ Case named_handoff_case() {
   return c;
 }
 
+// Keys 0..7 (even keys join the all); the wide values agree in even warps and not in odd ones.
+Case warp_match_case() {
+  constexpr std::uint32_t grid = 2, block = 128, n = grid * block;
+  SplitMix64 g{33};
+  std::vector<std::uint32_t> key(n);
+  std::vector<std::uint64_t> wide(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    key[i] = g.u32() % 8;
+    wide[i] = (i / 32) % 2 == 0 || i % 3 != 0 ? 0x1234'5678'9ABC'DEF0ull : 7;
+  }
+  Case c;
+  c.file = c.entry = "warp_match";
+  c.grid = {grid};
+  c.block = {block};
+  c.buffers = {{"key", to_bytes(key)},
+               {"wide", to_bytes(wide)},
+               {"any", poison(n * 4)},
+               {"all", poison(n * 4)},
+               {"pred", poison(n * 4)}};
+  c.args = {ptr("key"), ptr("wide"), ptr("any"), ptr("all"), ptr("pred")};
+  c.outputs = {"any", "all", "pred"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto key = in<std::uint32_t>(m, "key");
+    const auto wide = in<std::uint64_t>(m, "wide");
+    auto all = in<std::uint32_t>(m, "all");
+    auto pred = in<std::uint32_t>(m, "pred");
+    std::vector<std::uint32_t> any(n);
+    for (std::uint32_t w = 0; w < n / 32; ++w) {
+      std::uint32_t even = 0;
+      bool same = true;
+      std::int64_t first = -1;
+      for (std::uint32_t l = 0; l < 32; ++l) {
+        const std::uint32_t i = w * 32 + l;
+        std::uint32_t mask = 0;
+        for (std::uint32_t k = 0; k < 32; ++k)
+          if (key[w * 32 + k] == key[i]) mask |= 1u << k;
+        any[i] = mask;
+        if (key[i] % 2 != 0) continue;
+        even |= 1u << l;
+        if (first < 0) first = i;
+        same = same && wide[i] == wide[static_cast<std::size_t>(first)];
+      }
+      for (std::uint32_t l = 0; l < 32; ++l) {
+        if (((even >> l) & 1) == 0) continue;
+        all[w * 32 + l] = same ? even : 0;
+        pred[w * 32 + l] = same ? 1 : 0;
+      }
+    }
+    return BufferMap{{"any", to_bytes(any)}, {"all", to_bytes(all)}, {"pred", to_bytes(pred)}};
+  };
+  return c;
+}
+
 Case block_reduce_shared_case() {
   constexpr std::uint32_t n = 3000, block = 256;
   constexpr std::uint32_t grid = grid_for(n, block);
@@ -1836,6 +1890,7 @@ std::vector<Case> corpus_cases() {
   cases.push_back(block_reduce_shared_case());
   cases.push_back(block_vote_case());
   cases.push_back(named_handoff_case());
+  cases.push_back(warp_match_case());
   cases.push_back(histogram_shared_case());
   cases.push_back(sgemm_tiled_case());
   cases.push_back(transpose_shared_case());
