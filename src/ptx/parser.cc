@@ -505,6 +505,80 @@ class Parser {
 
   static constexpr std::size_t kMaxBlockDepth = 256;
 
+  // PTX ISA "Operand Type Information", for the arithmetic, logic and move instructions whose
+  // operands all have the instruction's type: a register must have its size, a .pred register
+  // only a .pred instruction, and a float instruction no .u/.s register (nor the reverse); .b
+  // registers go anywhere of their size. (ld/st/cvt may use wider registers; the others have
+  // operand-specific types and are not checked here.)
+  Status check_register_types(const Instruction& in, const std::vector<Operand>& ops,
+                              std::string_view name) const {
+    switch (in.op) {
+      case Opcode::kAdd:
+      case Opcode::kSub:
+      case Opcode::kMin:
+      case Opcode::kMax:
+      case Opcode::kAnd:
+      case Opcode::kOr:
+      case Opcode::kXor:
+      case Opcode::kNot:
+      case Opcode::kNeg:
+      case Opcode::kAbs:
+      case Opcode::kDiv:
+      case Opcode::kRem:
+      case Opcode::kFma:
+      case Opcode::kAddc:
+      case Opcode::kSubc:
+      case Opcode::kMov:
+        break;
+      case Opcode::kMul:
+      case Opcode::kMad:
+      case Opcode::kMadc:
+        if (in.mode == Mode::kWide) return Ok{};
+        break;
+      default:
+        return Ok{};
+    }
+    const Type t = in.type;
+    const auto kind = [](Type x) {
+      switch (x) {
+        case Type::kU16:
+        case Type::kU32:
+        case Type::kU64:
+        case Type::kS16:
+        case Type::kS32:
+        case Type::kS64:
+          return 'i';
+        case Type::kF32:
+        case Type::kF64:
+          return 'f';
+        case Type::kB16:
+        case Type::kB32:
+        case Type::kB64:
+          return 'b';
+        case Type::kPred:
+          return 'p';
+        default:
+          return '?';
+      }
+    };
+    if (kind(t) == '?') return Ok{};  // halves, packed and 8-bit forms
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].kind != Operand::Kind::kReg) continue;
+      const Type r = fn_->register_types[ops[k].reg];
+      const char rk = kind(r);
+      const bool same_class = (rk == 'p') == (kind(t) == 'p');
+      const bool fits = rk == 'p' || (type_bytes(r) == type_bytes(t) &&
+                                      (rk == 'b' || kind(t) == 'b' || rk == kind(t)));
+      const bool ok = rk == '?' || (same_class && fits);
+      if (!ok)
+        return Error{
+            fmt::format("'{}': operand {} '{}' is a .{} register, which a .{} instruction "
+                        "cannot take (PTX operand type rules)",
+                        name, k, fn_->register_names[ops[k].reg], type_name(r), type_name(t))};
+    }
+    return Ok{};
+  }
+
   // Statements up to the matching '}'.
   Status block() {
     while (!accept("}")) {
@@ -788,6 +862,8 @@ class Parser {
     if (auto st = expect(";"); !st) return st;
     if (ops.size() > 255) return error_at(op_tok, "too many operands");
     if (auto st = decode_name(parts, ops.size(), in); !st)
+      return error_at(op_tok, st.error().message);
+    if (auto st = check_register_types(in, ops, op_tok.text); !st)
       return error_at(op_tok, st.error().message);
     in.first = static_cast<std::uint32_t>(fn_->operands.size());
     in.count = static_cast<std::uint8_t>(ops.size());

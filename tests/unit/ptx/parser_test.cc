@@ -99,6 +99,25 @@ TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
       error_of(".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\tadd.cc.f32 %f1, %f1, %f1;\n}\n"),
       "k.ptx:7:2: 'add.cc.f32': carry arithmetic takes .u32, .s32, .u64 or .s64 (at "
       "'add.cc.f32')");
+  // Operand types (PTX ISA "Operand Type Information").
+  const std::string regs =
+      ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n"
+      "\t.reg .f32 %f<3>;\n\t.reg .pred %p<3>;\n\t.reg .u16 %h<3>;\n";
+  EXPECT_EQ(error_of(regs + "\tadd.u32 %rd1, %r1, %r2;\n}\n"),
+            "k.ptx:11:2: 'add.u32': operand 0 '%rd1' is a .b64 register, which a .u32 instruction "
+            "cannot take (PTX operand type rules) (at 'add.u32')");
+  EXPECT_NE(error_of(regs + "\tadd.f32 %f1, %h1, %f2;\n}\n").find("operand 1 '%h1' is a .u16"),
+            std::string::npos);
+  EXPECT_NE(error_of(regs + "\tadd.s32 %r1, %f1, %r2;\n}\n").find("operand 1 '%f1' is a .f32"),
+            std::string::npos);
+  EXPECT_NE(error_of(regs + "\tand.b32 %r1, %p1, %r2;\n}\n").find("operand 1 '%p1' is a .pred"),
+            std::string::npos);
+  EXPECT_NE(error_of(regs + "\tor.pred %p1, %r1, %p2;\n}\n").find("operand 1 '%r1' is a .b32"),
+            std::string::npos);
+  // .b registers go with any type of their size; ld may widen; mul.wide doubles.
+  EXPECT_EQ(error_of(regs + "\tadd.f32 %f1, %r1, %f2;\n\tld.global.u32 %rd1, [%rd2];\n"
+                            "\tmul.wide.u32 %rd1, %r1, %r2;\n\tmov.b32 %f1, %r1;\n}\n"),
+            "");
   // A string token's control characters are escaped: the error stays one line.
   EXPECT_EQ(error_of(".target \"sm_90\r\"\n"), "k.ptx:4:9: expected a target (at 'sm_90\\r')");
   // Nesting the parser would recurse on without bound (ptx_parser_fuzz: stack overflows).
