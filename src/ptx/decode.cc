@@ -940,8 +940,8 @@ class Decoder {
         return arity(1, 1);
       case Opcode::kBra:
         return arity(1, 1);
-      case Opcode::kCall:
-        return arity(1, 3);
+      case Opcode::kCall:  // {(ret),} func|%reg{, (args)}{, prototype}
+        return arity(1, 4);
       case Opcode::kRet:
       case Opcode::kExit:
       case Opcode::kTrap:

@@ -144,6 +144,16 @@ void WarpInterpreter::exit_lanes(LaneMask m) {
     pop_frame();
 }
 
+// A call's callee operand: the function it names, or else its first register (an indirect call
+// through a function's address); -1 if neither. Before it: the return list, if any.
+std::int32_t WarpInterpreter::callee_operand(const Instruction& call) const {
+  for (std::uint32_t k = 0; k < call.count; ++k)
+    if (operand(call, k).kind == Operand::Kind::kFunc) return static_cast<std::int32_t>(k);
+  for (std::uint32_t k = 0; k < call.count; ++k)
+    if (operand(call, k).kind == Operand::Kind::kReg) return static_cast<std::int32_t>(k);
+  return -1;
+}
+
 void WarpInterpreter::pop_frame() {
   const Frame callee = frames_.back();
   frames_.pop_back();
@@ -151,10 +161,7 @@ void WarpInterpreter::pop_frame() {
   const LaneMask back = callee.entered & ~exited_;
   // Return values into the caller's .param variables named by the call.
   const Instruction& call = caller.fn->code[callee.call_pc];
-  std::int32_t func_at = -1;
-  for (std::uint32_t k = 0; k < call.count; ++k)
-    if (operand(call, k).kind == Operand::Kind::kFunc) func_at = static_cast<std::int32_t>(k);
-  if (func_at > 0) {
+  if (callee_operand(call) > 0) {
     const Operand& rets = operand(call, 0);
     for (std::uint32_t k = 0; k < rets.count && k < callee.fn->returns.size(); ++k) {
       const Operand& r = member(rets, k);
@@ -238,7 +245,7 @@ bool WarpInterpreter::step() {
       if (f.lanes == 0) pop_frame();
       return true;
     case Opcode::kCall:
-      return exec_call(in, active, pc) || !fault_.empty() ? fault_.empty() : false;
+      return exec_call(in, active, mask, pc) || !fault_.empty() ? fault_.empty() : false;
     case Opcode::kTrap:
       if (active == 0) {
         advance(mask, pc);
@@ -267,6 +274,8 @@ std::uint64_t WarpInterpreter::read(const Operand& o, std::uint32_t lane) {
       return static_cast<std::uint64_t>(o.imm);
     case Operand::Kind::kSpecial:
       return special(o.special, lane);
+    case Operand::Kind::kFunc:
+      return kFunctionAddressBase + 16 * static_cast<std::uint64_t>(o.imm);
     case Operand::Kind::kSymbol: {
       // A variable's address in its own state space (cvta makes it generic).
       const Variable& v = module_.variables[static_cast<std::size_t>(o.symbol)];
@@ -390,14 +399,38 @@ std::uint8_t* WarpInterpreter::param_bytes(const Variable& v, std::uint32_t lane
   return nullptr;
 }
 
-bool WarpInterpreter::exec_call(const Instruction& in, LaneMask mask, std::uint32_t pc) {
-  advance(frame().diverged ? mask | 0 : frame().lanes, pc);
+bool WarpInterpreter::exec_call(const Instruction& in, LaneMask active, LaneMask at_pc,
+                                std::uint32_t pc) {
+  // The callee: a function named in the call, or (indirect) the address in its first register
+  // operand, per lane; the lanes of the lowest active lane's target call now, the others with
+  // another target stay at the call and take their turn next.
+  const std::int32_t func_at = callee_operand(in);
+  if (func_at < 0) return fail(in, "a call needs a function or a register holding its address");
+  LaneMask mask = active;
+  std::uint32_t fi = 0;
+  if (operand(in, static_cast<std::uint32_t>(func_at)).kind == Operand::Kind::kFunc) {
+    fi = static_cast<std::uint32_t>(operand(in, static_cast<std::uint32_t>(func_at)).imm);
+  } else if (active != 0) {
+    const Operand& target = operand(in, static_cast<std::uint32_t>(func_at));
+    const auto first = static_cast<std::uint32_t>(std::countr_zero(active));
+    const std::uint64_t address = read(target, first);
+    const std::uint64_t index = (address - kFunctionAddressBase) / 16;
+    if (address < kFunctionAddressBase || address % 16 != 0 || index >= module_.functions.size())
+      return fail(in, fmt::format("lane {}: call through {:#x}, which is no function's address",
+                                  first, address));
+    fi = static_cast<std::uint32_t>(index);
+    mask = 0;
+    for_lanes(active, [&](std::uint32_t l) {
+      if (read(target, l) == address) mask |= LaneMask{1} << l;
+    });
+  }
+  const LaneMask later = active & ~mask;
+  if (later == 0) {
+    advance(frame().diverged ? at_pc : frame().lanes, pc);
+  } else {
+    branch(later, at_pc, pc, pc);  // these lanes stay at the call; the others go past it
+  }
   if (mask == 0) return true;
-  std::int32_t func_at = -1;
-  for (std::uint32_t k = 0; k < in.count; ++k)
-    if (operand(in, k).kind == Operand::Kind::kFunc) func_at = static_cast<std::int32_t>(k);
-  if (func_at < 0) return fail(in, "indirect calls are not supported by this front end yet");
-  const auto fi = static_cast<std::uint32_t>(operand(in, static_cast<std::uint32_t>(func_at)).imm);
   const Function& callee = module_.functions[fi];
   if (callee.code.empty())
     return fail(in, fmt::format("call of '{}', which has no body in this module", callee.name));

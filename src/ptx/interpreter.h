@@ -98,7 +98,9 @@ class WarpInterpreter {
   bool exec_memory(const Instruction& in, kernel::LaneMask mask);
   void move_lane(const Instruction& in, const Operand& vals, std::uint32_t lane, std::uint8_t* p,
                  bool store);
-  bool exec_call(const Instruction& in, kernel::LaneMask mask, std::uint32_t pc);
+  std::int32_t callee_operand(const Instruction& call) const;
+  bool exec_call(const Instruction& in, kernel::LaneMask active, kernel::LaneMask at_pc,
+                 std::uint32_t pc);
   bool exec_warp_level(const Instruction& in, kernel::LaneMask mask);
   bool exec_half(const Instruction& in, kernel::LaneMask mask);      // half_ops.cc
   bool exec_cvt_pack(const Instruction& in, kernel::LaneMask mask);  // half_ops.cc

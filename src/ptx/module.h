@@ -51,6 +51,10 @@ enum class Space : std::uint8_t {
   kConst
 };
 
+// A function's address as a value (`mov.u64 %rd, func;`, a CUDA function pointer): this base
+// plus 16 times its index in Module::functions. No memory is there.
+inline constexpr std::uint64_t kFunctionAddressBase = 0xFFFF'F000'0000'0000ull;
+
 // The state space as PTX spells it (".shared"), for messages.
 std::string_view space_name(Space s);
 

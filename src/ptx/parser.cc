@@ -632,8 +632,16 @@ class Parser {
     }
     if (w == ".shared" || w == ".local" || w == ".param" || w == ".const" || w == ".global")
       return variable_decl(fn_, false);
-    if (w == ".callprototype")
-      return error_at(tok, ".callprototype (indirect calls) is not supported by this front end");
+    if (w == ".callprototype") {
+      // `LABEL: .callprototype (...) _ (...);` names an indirect call's signature; the call
+      // checks its argument count against the callee it reaches instead.
+      next();
+      while (!at(";")) {
+        if (peek().kind == Token::Kind::kEnd) return error_at(peek(), "expected ';'");
+        next();
+      }
+      return expect(";");
+    }
     return error_at(tok, "unsupported directive in a function body");
   }
 
@@ -1001,6 +1009,13 @@ class Parser {
       o.kind = Operand::Kind::kSymbol;
       o.symbol = static_cast<std::int32_t>(module_names_.at(std::string(w.text)));
       return o;
+    }
+    if (!control) {  // a function as a value: its address (a function pointer)
+      if (const int f = find_function(w.text); f >= 0) {
+        o.kind = Operand::Kind::kFunc;
+        o.imm = f;
+        return o;
+      }
     }
     if (control) {
       if (const int f = find_function(w.text); f >= 0) {

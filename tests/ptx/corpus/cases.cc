@@ -667,6 +667,34 @@ Case warp_match_case() {
   return c;
 }
 
+// Inputs 0..999 (non-negative: the table index is in % 3).
+Case indirect_calls_case() {
+  constexpr std::uint32_t grid = 2, block = 128, n = grid * block;
+  SplitMix64 g{34};
+  std::vector<std::int32_t> v(n);
+  for (auto& e : v)
+    e = static_cast<std::int32_t>(g.u32() % 1000);
+  Case c;
+  c.file = c.entry = "indirect_calls";
+  c.grid = {grid};
+  c.block = {block};
+  c.buffers = {{"in", to_bytes(v)}, {"out", poison(n * 4)}};
+  c.args = {ptr("in"), ptr("out")};
+  c.outputs = {"out"};
+  c.element = "s32";
+  c.reference = [](const BufferMap& m) {
+    const auto v = in<std::int32_t>(m, "in");
+    std::vector<std::int32_t> out(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const auto a = static_cast<std::uint32_t>(v[i]);
+      const std::uint32_t r = v[i] % 3 == 0 ? a + i : v[i] % 3 == 1 ? a * i : a - i;
+      out[i] = static_cast<std::int32_t>(r);
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
 Case block_reduce_shared_case() {
   constexpr std::uint32_t n = 3000, block = 256;
   constexpr std::uint32_t grid = grid_for(n, block);
@@ -1891,6 +1919,7 @@ std::vector<Case> corpus_cases() {
   cases.push_back(block_vote_case());
   cases.push_back(named_handoff_case());
   cases.push_back(warp_match_case());
+  cases.push_back(indirect_calls_case());
   cases.push_back(histogram_shared_case());
   cases.push_back(sgemm_tiled_case());
   cases.push_back(transpose_shared_case());
