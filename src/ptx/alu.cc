@@ -112,43 +112,6 @@ F fmax_ptx(F a, F b) {
   return a > b ? a : b;
 }
 
-template <class F>
-bool compare(Cmp c, F a, F b) {
-  const bool unordered = std::isnan(a) || std::isnan(b);
-  switch (c) {
-    case Cmp::kEq:
-      return !unordered && a == b;
-    case Cmp::kNe:
-      return !unordered && a != b;
-    case Cmp::kLt:
-      return !unordered && a < b;
-    case Cmp::kLe:
-      return !unordered && a <= b;
-    case Cmp::kGt:
-      return !unordered && a > b;
-    case Cmp::kGe:
-      return !unordered && a >= b;
-    case Cmp::kEqu:
-      return unordered || a == b;
-    case Cmp::kNeu:
-      return unordered || a != b;
-    case Cmp::kLtu:
-      return unordered || a < b;
-    case Cmp::kLeu:
-      return unordered || a <= b;
-    case Cmp::kGtu:
-      return unordered || a > b;
-    case Cmp::kGeu:
-      return unordered || a >= b;
-    case Cmp::kNum:
-      return !unordered;
-    case Cmp::kNan:
-      return unordered;
-    default:
-      return false;
-  }
-}
-
 template <class T>
 bool compare_int(Cmp c, T a, T b) {
   using U = std::make_unsigned_t<T>;
@@ -985,9 +948,7 @@ not_arith:
     case Opcode::kSetp:
     case Opcode::kSet: {
       const Type ct = in.op == Opcode::kSetp ? t : in.stype;
-      if (ct == Type::kF16x2 || ct == Type::kBF16x2)
-        return fail(in, fmt::format("{} on .{} is not supported by this front end yet",
-                                    in.op == Opcode::kSetp ? "setp" : "set", type_name(ct)));
+      if (ct == Type::kF16x2 || ct == Type::kBF16x2) return exec_compare_x2(in, m);
       const Operand& d0 = operand(in, 0);
       const bool two = d0.kind == Operand::Kind::kVector;  // setp p|q
       const std::uint32_t src = 1;
@@ -997,16 +958,16 @@ not_arith:
         if (ct == Type::kF32) {
           float x = f32(a), y = f32(b);
           if (in.ftz) x = fp::flush(x), y = fp::flush(y);
-          r = compare(in.cmp, x, y);
+          r = fp::compare(in.cmp, x, y);
         } else if (ct == Type::kF64) {
-          r = compare(in.cmp, f64(a), f64(b));
+          r = fp::compare(in.cmp, f64(a), f64(b));
         } else if (ct == Type::kF16 || ct == Type::kBF16) {
           // .ftz (f16): subnormal halves compare as zeros of their sign.
           const auto h = [&](std::uint64_t v) {
             const double x = read_float(ct, v);
             return in.ftz && ct == Type::kF16 && (v & 0x7C00) == 0 ? std::copysign(0.0, x) : x;
           };
-          r = compare(in.cmp, h(a), h(b));
+          r = fp::compare(in.cmp, h(a), h(b));
         } else {
           with_int(ct, [&](auto tag) {
             using T = decltype(tag);

@@ -345,4 +345,43 @@ inline int two_sum_err_sign(double a, double b, double s) {
   return sign_of(e);
 }
 
+// setp / set on floats: the ordered comparisons are false and the unordered true when an
+// operand is NaN.
+template <class F>
+bool compare(Cmp c, F a, F b) {
+  const bool unordered = std::isnan(a) || std::isnan(b);
+  switch (c) {
+    case Cmp::kEq:
+      return !unordered && a == b;
+    case Cmp::kNe:
+      return !unordered && a != b;
+    case Cmp::kLt:
+      return !unordered && a < b;
+    case Cmp::kLe:
+      return !unordered && a <= b;
+    case Cmp::kGt:
+      return !unordered && a > b;
+    case Cmp::kGe:
+      return !unordered && a >= b;
+    case Cmp::kEqu:
+      return unordered || a == b;
+    case Cmp::kNeu:
+      return unordered || a != b;
+    case Cmp::kLtu:
+      return unordered || a < b;
+    case Cmp::kLeu:
+      return unordered || a <= b;
+    case Cmp::kGtu:
+      return unordered || a > b;
+    case Cmp::kGeu:
+      return unordered || a >= b;
+    case Cmp::kNum:
+      return !unordered;
+    case Cmp::kNan:
+      return unordered;
+    default:
+      return false;
+  }
+}
+
 }  // namespace xpusim::ptx::fp

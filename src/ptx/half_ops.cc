@@ -128,6 +128,51 @@ bool WarpInterpreter::exec_half(const Instruction& in, LaneMask m) {
   return true;
 }
 
+// setp.CmpOp{.BoolOp}{.ftz}.{f16x2,bf16x2} p|q, a, b{, {!}c}: p from the low halves, q from the
+// high ones (PTX ISA "setp", half precision); set.CmpOp{.BoolOp}{.ftz}.dtype.{f16x2,bf16x2}
+// d, a, b: each half of d 1.0 (.f16x2) or all ones (.u32/.s32) where its comparison held.
+bool WarpInterpreter::exec_compare_x2(const Instruction& in, LaneMask m) {
+  const bool setp = in.op == Opcode::kSetp;
+  const Type ct = setp ? in.type : in.stype;
+  const fp::Half16 f = ct == Type::kBF16x2 ? fp::kBF16Format : fp::kF16Format;
+  const Operand& d0 = operand(in, 0);
+  if (setp && d0.kind != Operand::Kind::kVector)
+    return fail(in, "setp on two halves writes two predicates (p|q)");
+  if (!setp && in.type != Type::kF16x2 && in.type != Type::kU32 && in.type != Type::kS32)
+    return fail(in, fmt::format("set on .{} writes .f16x2, .u32 or .s32", type_name(ct)));
+  for_lanes(m, [&](std::uint32_t l) {
+    const std::uint64_t a = read(operand(in, 1), l), b = read(operand(in, 2), l);
+    bool c = true;
+    if (in.bool_op != BoolOp::kNone) {
+      const Operand& co = operand(in, 3);
+      c = ((read(co, l) & 1) != 0) != co.negate;
+    }
+    bool t[2] = {false, false};
+    for (std::uint32_t h = 0; h < 2; ++h) {
+      auto x = static_cast<std::uint16_t>(a >> (16 * h));
+      auto y = static_cast<std::uint16_t>(b >> (16 * h));
+      if (in.ftz) {  // subnormal halves compare as zeros of their sign
+        if (is_subnormal(x, f)) x &= 0x8000;
+        if (is_subnormal(y, f)) y &= 0x8000;
+      }
+      const bool r = fp::compare(in.cmp, fp::half16_to_double(x, f), fp::half16_to_double(y, f));
+      t[h] = in.bool_op == BoolOp::kAnd   ? r && c
+             : in.bool_op == BoolOp::kOr  ? r || c
+             : in.bool_op == BoolOp::kXor ? r != c
+                                          : r;
+    }
+    if (setp) {
+      write(member(d0, 0), l, t[0] ? 1 : 0);
+      write(member(d0, 1), l, t[1] ? 1 : 0);
+      return;
+    }
+    const std::uint64_t one = in.type == Type::kF16x2 ? 0x3C00 : 0xFFFF;
+    write(d0, l, (t[0] ? one : 0) | (t[1] ? one : 0) << 16);
+  });
+  count_alu(in, 1);
+  return true;
+}
+
 // cvt{.rnd}{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b: a into the upper half, b the lower.
 bool WarpInterpreter::exec_cvt_pack(const Instruction& in, LaneMask m) {
   if (in.stype != Type::kF32 || in.count != 3)

@@ -102,9 +102,10 @@ class WarpInterpreter {
   bool exec_call(const Instruction& in, kernel::LaneMask active, kernel::LaneMask at_pc,
                  std::uint32_t pc);
   bool exec_warp_level(const Instruction& in, kernel::LaneMask mask);
-  bool exec_half(const Instruction& in, kernel::LaneMask mask);      // half_ops.cc
-  bool exec_cvt_pack(const Instruction& in, kernel::LaneMask mask);  // half_ops.cc
-  bool exec_matrix(const Instruction& in, kernel::LaneMask mask);    // mma_ops.cc
+  bool exec_half(const Instruction& in, kernel::LaneMask mask);        // half_ops.cc
+  bool exec_cvt_pack(const Instruction& in, kernel::LaneMask mask);    // half_ops.cc
+  bool exec_compare_x2(const Instruction& in, kernel::LaneMask mask);  // half_ops.cc
+  bool exec_matrix(const Instruction& in, kernel::LaneMask mask);      // mma_ops.cc
   bool exec_mma(const Instruction& in);
   void complete_ldmatrix(const Instruction& in);
   bool exec_wmma(const Instruction& in);

@@ -211,6 +211,14 @@ const Row kRows[] = {
     {"mad.hi.cc.s32 %d32, %a32, %b32, %c32;", 0x8000'0000, 4, 5, Out::kD32, 3},
     {"add.cc.u32 %t32, %a32, %a32; madc.lo.u32 %d32, %b32, %c32, 0;", 0x8000'0000, 3, 5, Out::kD32,
      16},
+    // Two halves compared: p from the low halves, q from the high ones (2.0 < 1.0, 1.0 < 2.0).
+    {"setp.lt.f16x2 %pd|%pa, %a32, %b32;", 0x3C00'4000, 0x4000'3C00, 0, Out::kPred, 0},
+    {"setp.lt.f16x2 %pa|%pd, %a32, %b32;", 0x3C00'4000, 0x4000'3C00, 0, Out::kPred, 1},
+    {"setp.gt.bf16x2 %pd|%pa, %a32, %b32;", 0x3F80'4000, 0x4000'3F80, 0, Out::kPred, 1},
+    {"set.lt.f16x2.f16x2 %d32, %a32, %b32;", 0x3C00'4000, 0x4000'3C00, 0, Out::kD32, 0x3C00'0000},
+    {"set.ge.u32.f16x2 %d32, %a32, %b32;", 0x3C00'4000, 0x4000'3C00, 0, Out::kD32, 0x0000'FFFF},
+    // A NaN half: unordered.
+    {"setp.equ.f16x2 %pd|%pa, %a32, %b32;", 0x7E00, 0x3C00, 0, Out::kPred, 1},
     // testp: the class of the operand in its own format.
     {"testp.finite.f32 %pd, %fa;", 0x7F80'0000, 0, 0, Out::kPred, 0},
     {"testp.infinite.f32 %pd, %fa;", 0xFF80'0000, 0, 0, Out::kPred, 1},
