@@ -46,6 +46,7 @@ void for_lanes(kernel::LaneMask m, F&& f) {
 struct Program {
   Module module;
   std::uint32_t entry = 0;  // index in module.functions
+  bool has_const = false;   // the module has .const variables (a store's address is checked)
 };
 
 class WarpInterpreter {
@@ -95,6 +96,8 @@ class WarpInterpreter {
   bool step();  // one instruction; false: stop (op pending, done or fault)
   bool exec(const Instruction& in, kernel::LaneMask mask);
   bool exec_memory(const Instruction& in, kernel::LaneMask mask);
+  // The .const variable one of `mask`'s lanes of op_addr_ (global addresses) points into.
+  const Variable* const_variable_at(kernel::LaneMask mask) const;
   void move_lane(const Instruction& in, const Operand& vals, std::uint32_t lane, std::uint8_t* p,
                  bool store);
   bool exec_call(const Instruction& in, kernel::LaneMask mask, std::uint32_t pc);

@@ -89,7 +89,7 @@ struct Case {
   std::function<BufferMap(const BufferMap& inputs)> reference;
 };
 
-// The first batch: plain CUDA kernels (18 cases); no tensor maps, no clusters.
+// The first batch: plain CUDA kernels (19 cases); no tensor maps, no clusters.
 std::vector<Case> corpus_cases();
 
 // The Hopper batch (sm_90a, 17 cases): TMA tile loads / multicast / stores and reduce-adds
