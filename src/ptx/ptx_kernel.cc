@@ -43,7 +43,7 @@ std::shared_ptr<const kernel::DeviceGlobals> device_globals(const Module& module
   for (const Variable& v : module.variables) {
     if (v.space != Space::kGlobal && v.space != Space::kConst) continue;
     if (v.bytes > 0)
-      g->parts.push_back({.name = fmt::format("{}:{}", module.source, v.name),
+      g->parts.push_back({.name = fmt::format("{} ({})", v.name, space_name(v.space)),
                           .offset = v.offset,
                           .bytes = v.bytes});
     if (v.init.empty()) continue;

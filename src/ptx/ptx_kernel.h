@@ -12,8 +12,9 @@
 
 namespace xpusim::ptx {
 
-// The region of `module`'s .global and .const variables (each a part named
-// "SOURCE:NAME"), with their initializers; nullptr when it has none.
+// The region of `module`'s .global and .const variables (each a part named "NAME (.global)"
+// or "NAME (.const)": a fault's message then keeps the PTX line, which names the file), with
+// their initializers; nullptr when it has none.
 std::shared_ptr<const kernel::DeviceGlobals> device_globals(const Module& module);
 
 // The kernel that runs `entry` of `module`. `globals`: the module's variables, shared by its

@@ -209,7 +209,7 @@ TEST_F(PtxCli, ModuleVariablesAreInitializedAndBoundsChecked) {
   write("k.yaml", scenario(1));
   r = run("run k.yaml");
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("0 bytes past the end of 'look.ptx:bias'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("0 bytes past the end of 'bias (.global)'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(at look.ptx:36)"), std::string::npos) << r.err;
   // A store into a .const variable, through a register.
   write("k.yaml", scenario(2));

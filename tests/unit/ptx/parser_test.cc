@@ -115,7 +115,7 @@ TEST(PtxParser, ModuleVariablesGetOffsetsAndInitializerBytes) {
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->bytes, 51u);
   ASSERT_EQ(g->parts.size(), 6u);
-  EXPECT_EQ(g->parts[1].name, "k.ptx:tab");
+  EXPECT_EQ(g->parts[1].name, "tab (.const)");
   EXPECT_EQ(g->parts[1].offset, 4u);
   EXPECT_EQ(g->parts[1].bytes, 6u);
   ASSERT_GE(g->init.size(), 51u);
