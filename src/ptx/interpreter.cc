@@ -535,6 +535,11 @@ bool WarpInterpreter::resolve(const Instruction& in, const Operand& a, LaneMask 
 const Variable* WarpInterpreter::const_variable_at(LaneMask mask) const {
   const std::uint64_t base = warp_.args().globals_address();
   if (base == 0 || !program_.has_const) return nullptr;
+  bool in_region = false;  // most stores are to buffers: one range check per lane
+  for_lanes(mask, [&](std::uint32_t l) {
+    in_region = in_region || (op_addr_[l] >= base && op_addr_[l] < base + module_.globals_bytes);
+  });
+  if (!in_region) return nullptr;
   const Variable* hit = nullptr;
   for (const Variable& v : module_.variables) {
     if (v.space != Space::kConst) continue;
