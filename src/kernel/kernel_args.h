@@ -82,6 +82,10 @@ class KernelArgs {
   // command processor): the parameters' own addresses, as PTX `cvta.param` gives them.
   std::uint64_t segment_address() const { return segment_; }
   void set_segment_address(std::uint64_t a) { segment_ = a; }
+  // Where the kernel's module variables (KernelDef::globals) sit in device memory (0: none
+  // placed).
+  std::uint64_t globals_address() const { return globals_; }
+  void set_globals_address(std::uint64_t a) { globals_ = a; }
 
   // Errors: a different count, or argument i of another kind (named by its declared name).
   Status check(std::string_view kernel, const std::vector<ArgDecl>& signature) const;
@@ -97,6 +101,7 @@ class KernelArgs {
   std::vector<std::uint64_t> bits_;  // kTensorMap: the index in blobs_
   std::vector<std::array<std::byte, kTensorMapArgBytes>> blobs_;
   std::uint64_t segment_ = 0;
+  std::uint64_t globals_ = 0;
 };
 
 }  // namespace xpusim::kernel

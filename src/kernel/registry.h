@@ -26,6 +26,23 @@ using KernelBody = sim::Task<> (*)(Warp&);
 using KernelCheck = Result<std::string> (*)(const mem::GlobalMemory& memory, const KernelArgs& args,
                                             const LaunchParams& launch);
 
+// A module's device variables (PTX module-scope .global / .const: CUDA __device__ and
+// __constant__): one region per chip, shared by every kernel of the module. The chip places it
+// at the first launch of one of them (DeviceAllocator), writes `init` there in functional mode,
+// names each part in the buffer map and hands its address to the launch
+// (KernelArgs::globals_address()).
+struct DeviceGlobals {
+  struct Part {
+    std::string name;  // the buffer map's name: out-of-range accesses name it
+    std::uint64_t offset = 0;
+    std::uint64_t bytes = 0;
+  };
+  std::string what;  // for allocation errors: "kernels.ptx: .global/.const variables"
+  std::uint64_t bytes = 0;
+  std::vector<std::uint8_t> init;  // the region's first bytes (zeros after them)
+  std::vector<Part> parts;
+};
+
 struct KernelDef {
   std::string name;
   std::string description;
@@ -35,6 +52,8 @@ struct KernelDef {
   KernelCheck check = nullptr;            // nullptr: no reference (a run reports "not checked")
   // What the body reads through Warp::context(): e.g. a decoded PTX program (src/ptx/).
   std::shared_ptr<const void> context{};
+  // Its module's device variables (nullptr: none); kernels of one module share one.
+  std::shared_ptr<const DeviceGlobals> globals{};
   // What the compiled kernel fixes about its launch (PTX .reqntid, .maxntid,
   // .reqnctapercluster; ptxas's register count); zeros: nothing.
   std::uint32_t registers_per_thread = 0;  // overrides the launch's

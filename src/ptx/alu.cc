@@ -1122,8 +1122,7 @@ not_arith:
                       "cvta.param: the kernel's parameters have no device address (launch it "
                       "through the command processor)");
       }
-      if (in.space == Space::kConst)
-        return fail(in, "cvta.const is not supported by this front end yet");
+      // cvta.const: a .const variable's address is a global one already (window 0).
       for_lanes(m, [&](std::uint32_t l) {
         const std::uint64_t a = A(1, l);
         D(l, (to ? a - window : a + window) & tm);

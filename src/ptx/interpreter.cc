@@ -282,6 +282,9 @@ std::uint64_t WarpInterpreter::read(const Operand& o, std::uint32_t lane) {
       if (v.space == Space::kShared)
         return v.extern_shared ? align16(frames_.front().fn->shared_bytes) : v.offset;
       if (v.space == Space::kLocal) return frame().local_base + v.offset;
+      // .global/.const: in the module's region the chip placed (a global address).
+      if (v.space == Space::kGlobal || v.space == Space::kConst)
+        return warp_.args().globals_address() + v.offset;
       return v.offset;
     }
     default:
@@ -521,6 +524,11 @@ bool WarpInterpreter::resolve(const Instruction& in, const Operand& a, LaneMask 
       for_lanes(mask, [&](std::uint32_t l) { addr[l] = static_cast<kernel::Addr>(a.imm); });
       return true;
     }
+    if ((v.space == Space::kGlobal || v.space == Space::kConst) &&
+        warp_.args().globals_address() == 0)
+      return fail(in, fmt::format("'{}': the module's variables have no device address (launch "
+                                  "the kernel on a chip)",
+                                  v.name));
     Operand sym;
     sym.kind = Operand::Kind::kSymbol;
     sym.symbol = a.symbol;
@@ -551,7 +559,28 @@ bool WarpInterpreter::resolve(const Instruction& in, const Operand& a, LaneMask 
   });
   if (mixed) return fail(in, "a generic access whose lanes point into different state spaces");
   if (space == Space::kGeneric) space = lane_space;
+  // .const addresses are global ones (the module's region), timed as global loads.
+  if (space == Space::kConst) space = Space::kGlobal;
   return true;
+}
+
+const Variable* WarpInterpreter::const_variable_at(LaneMask mask) const {
+  const std::uint64_t base = warp_.args().globals_address();
+  if (base == 0 || !program_.has_const) return nullptr;
+  bool in_region = false;  // most stores are to buffers: one range check per lane
+  for_lanes(mask, [&](std::uint32_t l) {
+    in_region = in_region || (op_addr_[l] >= base && op_addr_[l] < base + module_.globals_bytes);
+  });
+  if (!in_region) return nullptr;
+  const Variable* hit = nullptr;
+  for (const Variable& v : module_.variables) {
+    if (v.space != Space::kConst) continue;
+    for_lanes(mask, [&](std::uint32_t l) {
+      if (op_addr_[l] >= base + v.offset && op_addr_[l] < base + v.offset + v.bytes) hit = &v;
+    });
+    if (hit != nullptr) return hit;
+  }
+  return nullptr;
 }
 
 // A param or local access of lane `l` at host bytes `p`: stores the lane's values there, or
@@ -580,7 +609,20 @@ bool WarpInterpreter::exec_memory(const Instruction& in, LaneMask mask) {
   const bool atomic = in.op == Opcode::kAtom || in.op == Opcode::kRed;
   const Operand& a = operand(in, store || in.op == Opcode::kRed ? 0 : 1);
   Space space = Space::kNone;
+  if ((store || atomic) && a.kind == Operand::Kind::kAddr) {
+    // PTX has no st.const: a store or atomic on a .const variable, named or by address.
+    const Variable* cv =
+        a.symbol >= 0 ? &module_.variables[static_cast<std::size_t>(a.symbol)] : nullptr;
+    if (cv != nullptr && cv->space != Space::kConst) cv = nullptr;
+    if (cv == nullptr && in.space == Space::kConst)
+      return fail(in, "the .const state space is read-only");
+    if (cv != nullptr) return fail(in, fmt::format("'{}' is a .const variable", cv->name));
+  }
   if (!resolve(in, a, mask, space, op_addr_)) return false;
+  if ((store || atomic) && space == Space::kGlobal) {
+    if (const Variable* cv = const_variable_at(mask); cv != nullptr)
+      return fail(in, fmt::format("'{}' is a .const variable", cv->name));
+  }
   const std::uint32_t eb = type_bytes(in.type);
   const std::uint32_t bytes = eb * in.vec;
   if (bytes > 16 || (bytes & (bytes - 1)) != 0)

@@ -46,6 +46,7 @@ void for_lanes(kernel::LaneMask m, F&& f) {
 struct Program {
   Module module;
   std::uint32_t entry = 0;  // index in module.functions
+  bool has_const = false;   // the module has .const variables (a store's address is checked)
 };
 
 class WarpInterpreter {
@@ -96,6 +97,8 @@ class WarpInterpreter {
   bool exec(const Instruction& in, kernel::LaneMask mask);
   bool exec_carry(const Instruction& in, kernel::LaneMask mask);  // alu.cc
   bool exec_memory(const Instruction& in, kernel::LaneMask mask);
+  // The .const variable one of `mask`'s lanes of op_addr_ (global addresses) points into.
+  const Variable* const_variable_at(kernel::LaneMask mask) const;
   void move_lane(const Instruction& in, const Operand& vals, std::uint32_t lane, std::uint8_t* p,
                  bool store);
   std::int32_t callee_operand(const Instruction& call) const;

@@ -373,7 +373,9 @@ struct Variable {
   Space space = Space::kNone;
   std::uint32_t align = 1;
   std::uint64_t bytes = 0;
-  std::uint64_t offset = 0;    // shared: in the CTA window; local/param: in the frame's area
+  // shared: in the CTA window; local/param: in the frame's area; global/const: in the module's
+  // variable region (Module::globals_bytes), which the chip places at launch
+  std::uint64_t offset = 0;
   bool extern_shared = false;  // `.extern .shared ... []`: the dynamic shared memory base
   // A .param's block: a body's own .param variable (call arguments), the function's inputs
   // (for an entry: the kernel parameters), or a .func's return values.
@@ -423,6 +425,7 @@ struct Module {
   std::vector<Function> functions;
   // Every variable: module-scope ones and each function's (.shared, .local, .param).
   std::vector<Variable> variables;
+  std::uint64_t globals_bytes = 0;  // the .global and .const variables' region
   const Function* find(const std::string& name) const {
     for (const Function& f : functions)
       if (f.name == name) return &f;

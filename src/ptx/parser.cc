@@ -745,12 +745,15 @@ class Parser {
       if (auto st = initializer(v, ty); !st) return st;
     }
     if (auto st = expect(";"); !st) return st;
-    if (v.space == Space::kGlobal || v.space == Space::kConst)
-      return error_at(name_tok,
-                      fmt::format("'{}': module-scope {} variables (__device__ / __constant__) are "
-                                  "not supported by this front end yet",
-                                  v.name, v.space == Space::kGlobal ? ".global" : ".const"));
     switch (v.space) {
+      case Space::kGlobal:
+      case Space::kConst:
+        // One region per module (the chip places it at launch): each variable at its offset.
+        v.offset = align_up(m_.globals_bytes, v.align);
+        m_.globals_bytes = v.offset + v.bytes;
+        if (m_.globals_bytes > (std::uint64_t{1} << 32))
+          return error_at(name_tok, "more than 4 GiB of .global and .const variables");
+        break;
       case Space::kShared:
         if (v.extern_shared) {
           v.offset = 0;  // resolved at launch: after the static shared memory
@@ -794,16 +797,66 @@ class Parser {
     return Ok{};
   }
 
+  // `= 5`, `= {1, 2, 0f3F800000}`: the variable's first bytes (the rest are zeros). Integers
+  // fill an integer element; a decimal float or `0f`/`0d` bits fill a float element.
   Status initializer(Variable& v, Type ty) {
     const bool braces = accept("{");
     do {
       bool neg = accept("-");
       const Token& tok = peek();
+      if (tok.kind == Token::Kind::kWord &&
+          (tok.text == "generic" || tok.text.starts_with("$") || tok.text.starts_with("_") ||
+           std::isalpha(static_cast<unsigned char>(tok.text[0])) != 0))
+        return error_at(tok, fmt::format("'{}': address initializers (generic(NAME), NAME) are "
+                                         "not supported by this front end yet",
+                                         tok.text));
       const Number n = tok.kind == Token::Kind::kWord ? parse_number(tok.text) : Number{};
-      if (!n.ok) return error_at(tok, "expected a number in the initializer");
-      next();
-      std::int64_t bits = neg ? negate(n.bits) : n.bits;
+      if (!n.ok)
+        return error_at(tok, fmt::format("'{}': expected a number in the initializer of '{}'",
+                                         tok.text, v.name));
       const std::uint32_t b = type_bytes(ty);
+      if (v.init.size() + b > v.bytes)
+        return error_at(tok, fmt::format("'{}': the initializer has more than its {} element{}",
+                                         v.name, v.bytes / b, v.bytes / b == 1 ? "" : "s"));
+      next();
+      std::int64_t bits = n.bits;
+      if (n.is_float && !is_float(ty))
+        return error_at(tok, fmt::format("'{}': a float literal in the initializer of .{} '{}'",
+                                         tok.text, type_name(ty), v.name));
+      if ((ty == Type::kF32 || ty == Type::kF64) && !n.is_float && !tok.text.starts_with("0f") &&
+          !tok.text.starts_with("0F") && !tok.text.starts_with("0d") &&
+          !tok.text.starts_with("0D")) {
+        // An integer literal for a float element: its value.
+        double d = static_cast<double>(bits);
+        std::memcpy(&bits, &d, 8);
+      }
+      if (n.is_float && ty != Type::kF32 && ty != Type::kF64)
+        return error_at(tok, fmt::format("'{}': a decimal float initializes only .f32 and .f64 "
+                                         "elements ('{}' is .{})",
+                                         tok.text, v.name, type_name(ty)));
+      if (ty == Type::kF32) {
+        // f64 bits of a decimal literal (or of an integer's value) → f32; 0f.. is f32 already.
+        const bool f32_bits = tok.text.starts_with("0f") || tok.text.starts_with("0F");
+        if (!f32_bits) {
+          double d = 0;
+          std::memcpy(&d, &bits, 8);
+          const float f = static_cast<float>(d);
+          std::uint32_t u = 0;
+          std::memcpy(&u, &f, 4);
+          bits = u;
+        }
+      } else if (ty == Type::kF64 && (tok.text.starts_with("0f") || tok.text.starts_with("0F"))) {
+        float f = 0;
+        const auto u = static_cast<std::uint32_t>(bits);
+        std::memcpy(&f, &u, 4);
+        const double d = f;
+        std::memcpy(&bits, &d, 8);
+      }
+      if (neg)  // a float's sign bit; an integer's two's complement
+        bits = ty == Type::kF32   ? bits ^ 0x8000'0000ll
+               : ty == Type::kF64 ? static_cast<std::int64_t>(static_cast<std::uint64_t>(bits) ^
+                                                              (std::uint64_t{1} << 63))
+                                  : negate(bits);
       for (std::uint32_t k = 0; k < b; ++k)
         v.init.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(bits) >> (8 * k)));
     } while (braces && accept(","));

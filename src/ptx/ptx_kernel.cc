@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ptx/interpreter.h"
 #include "sim/suggest.h"
 
@@ -34,8 +36,28 @@ kernel::ArgDecl arg_decl(const Param& p) {
 
 }  // namespace
 
+std::shared_ptr<const kernel::DeviceGlobals> device_globals(const Module& module) {
+  auto g = std::make_shared<kernel::DeviceGlobals>();
+  g->what = fmt::format("{}: .global/.const variables", module.source);
+  g->bytes = module.globals_bytes;
+  for (const Variable& v : module.variables) {
+    if (v.space != Space::kGlobal && v.space != Space::kConst) continue;
+    if (v.bytes > 0)
+      g->parts.push_back({.name = fmt::format("{} ({})", v.name, space_name(v.space)),
+                          .offset = v.offset,
+                          .bytes = v.bytes});
+    if (v.init.empty()) continue;
+    if (g->init.size() < v.offset + v.init.size()) g->init.resize(v.offset + v.init.size());
+    std::copy(v.init.begin(), v.init.end(),
+              g->init.begin() + static_cast<std::ptrdiff_t>(v.offset));
+  }
+  if (g->parts.empty()) return nullptr;
+  return g;
+}
+
 Result<kernel::KernelDef> make_kernel(std::shared_ptr<const Module> module,
-                                      const std::string& entry) {
+                                      const std::string& entry,
+                                      std::shared_ptr<const kernel::DeviceGlobals> globals) {
   std::vector<std::string> entries;
   for (const Function& f : module->functions)
     if (f.is_entry) entries.push_back(f.name);
@@ -61,7 +83,11 @@ Result<kernel::KernelDef> make_kernel(std::shared_ptr<const Module> module,
                       "to 8 bytes) and 128-byte tensor maps are supported by this front end yet",
                       module->source, f.line, f.name, p.name, p.bytes)};
   }
-  auto program = std::make_shared<Program>(Program{.module = *module, .entry = index});
+  bool has_const = false;
+  for (const Variable& v : module->variables)
+    has_const = has_const || v.space == Space::kConst;
+  auto program =
+      std::make_shared<Program>(Program{.module = *module, .entry = index, .has_const = has_const});
   kernel::KernelDef def;
   def.name = f.name;
   def.description = fmt::format("PTX .entry from {}", module->source);
@@ -76,13 +102,15 @@ Result<kernel::KernelDef> make_kernel(std::shared_ptr<const Module> module,
   if (f.maxntid[0] != 0) def.max_block = dim(f.maxntid);
   if (f.reqnctapercluster[0] != 0) def.required_cluster = dim(f.reqnctapercluster);
   def.context = std::move(program);
+  def.globals = globals != nullptr ? std::move(globals) : device_globals(*module);
   return def;
 }
 
 Status register_module(std::shared_ptr<const Module> module, kernel::KernelRegistry& registry) {
+  const auto globals = device_globals(*module);
   for (const Function& f : module->functions) {
     if (!f.is_entry) continue;
-    auto def = make_kernel(module, f.name);
+    auto def = make_kernel(module, f.name, globals);
     if (!def) return def.errors();
     if (auto st = registry.add(std::move(def).value()); !st) return st;
   }

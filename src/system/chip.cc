@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <utility>
 
 #include "sched/policy.h"
@@ -215,6 +216,20 @@ sched::GridSpec Chip::grid_spec(const kernel::KernelDef& k, const kernel::Launch
   return g;
 }
 
+Result<mem::Addr> Chip::place_globals(const kernel::KernelDef& k) {
+  if (k.globals == nullptr) return mem::Addr{0};
+  for (const PlacedGlobals& g : globals_)
+    if (g.globals == k.globals) return g.address;
+  const kernel::DeviceGlobals& d = *k.globals;
+  auto at = allocator_.allocate_parts(d.what, d.bytes, d.parts);
+  if (!at) return at.errors();
+  if (options_.functional && !d.init.empty()) {
+    if (auto st = memory_.write(*at, std::as_bytes(std::span(d.init))); !st) return st.errors();
+  }
+  globals_.push_back({.globals = k.globals, .address = *at});
+  return *at;
+}
+
 Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::LaunchParams& given,
                                    const kernel::KernelArgs& args,
                                    std::function<void(const KernelRun&)> done,
@@ -316,6 +331,8 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
         "(HSA)",
         k.name, any.size())};
   }
+  auto globals = place_globals(k);
+  if (!globals) return Error{fmt::format("{}: {}", k.name, globals.error().message)};
   auto kernarg = encode_kernarg(args, p);
   if (!kernarg) return Error{fmt::format("{}: {}", k.name, kernarg.error().message)};
   auto address = cp_->kernarg(*kernarg);
@@ -353,6 +370,7 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
                                                         .args = args,
                                                         .queue = o.queue,
                                                         .kernarg_address = *address,
+                                                        .globals_address = *globals,
                                                         .signal = signal,
                                                         .submitted = cwd_->timeline_now(),
                                                         .group = current_group_}));
@@ -406,6 +424,7 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   r.params = params;
   r.args = std::move(decoded->args);
   r.args.set_segment_address(p.kernarg_address);
+  r.args.set_globals_address(r.globals_address);
   r.dispatched = cwd_->timeline_now();
   r.agent_launch = cp_->agent(q).launches().size();  // the agent records it next
   const sim::Tick skipped = cwd_->skipped_ticks();

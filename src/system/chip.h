@@ -118,14 +118,15 @@ struct KernelRun {
   kernel::KernelArgs args{};  // as the command processor read them from the kernarg segment
   std::uint32_t queue = 0;
   std::uint64_t kernarg_address = 0;
-  std::uint64_t signal = 0;        // completion signal handle (0: none)
-  sim::Tick submitted = 0;         // the host dispatched it (chip timeline)
-  sim::Tick dispatched = 0;        // the kernel agent launched it on the distributor
-  sim::Tick first_start = 0;       // its first CTA's first instruction
-  sim::Tick completed = 0;         // the distributor has heard its last CTA exit
-  std::uint32_t grid = ~0u;        // its index in the distributor's task table, once dispatched
-  std::uint64_t agent_launch = 0;  // index into its queue agent's launches()
-  std::uint32_t group = ~0u;       // its LaunchGroup (~0u: none)
+  std::uint64_t globals_address = 0;  // its module's variables (KernelDef::globals; 0: none)
+  std::uint64_t signal = 0;           // completion signal handle (0: none)
+  sim::Tick submitted = 0;            // the host dispatched it (chip timeline)
+  sim::Tick dispatched = 0;           // the kernel agent launched it on the distributor
+  sim::Tick first_start = 0;          // its first CTA's first instruction
+  sim::Tick completed = 0;            // the distributor has heard its last CTA exit
+  std::uint32_t grid = ~0u;           // its index in the distributor's task table, once dispatched
+  std::uint64_t agent_launch = 0;     // index into its queue agent's launches()
+  std::uint32_t group = ~0u;          // its LaunchGroup (~0u: none)
   bool done = false;
   // Its first fault: its queue is then in the HSA error state, its CTAs not yet launched never
   // are, and it never completes (kernels on other queues go on).
@@ -280,6 +281,14 @@ class Chip : public sched::CtaExecutor {
   std::uint32_t current_group_ = ~0u;  // the group launches join now (~0u: none)
   void group_launch_done(std::uint32_t g);
   DeviceAllocator allocator_;
+  // Each module's device variables, placed at the first launch of one of its kernels.
+  struct PlacedGlobals {
+    std::shared_ptr<const kernel::DeviceGlobals> globals;
+    mem::Addr address = 0;
+  };
+  std::vector<PlacedGlobals> globals_;
+  // Where k's module variables are (placing them first); 0 when it has none.
+  Result<mem::Addr> place_globals(const kernel::KernelDef& k);
 };
 
 }  // namespace xpusim::system

@@ -21,6 +21,23 @@ std::uint64_t align_up(std::uint64_t x) {
 
 Status DeviceAllocator::reserve(std::string_view what, mem::Addr at, std::uint64_t bytes,
                                 std::string_view name) {
+  if (auto st = place(what, at, bytes); !st) return st;
+  map_.add(name.empty() ? what : name, at, bytes);
+  return Ok{};
+}
+
+Result<mem::Addr> DeviceAllocator::allocate_parts(
+    std::string_view what, std::uint64_t bytes,
+    const std::vector<kernel::DeviceGlobals::Part>& parts) {
+  if (bytes == 0) return Error{fmt::format("{}a buffer of 0 bytes", prefix(what))};
+  const mem::Addr at = align_up(next_);
+  if (auto st = place(what, at, bytes); !st) return st.errors();
+  for (const kernel::DeviceGlobals::Part& p : parts)
+    map_.add(p.name, at + p.offset, p.bytes);
+  return at;
+}
+
+Status DeviceAllocator::place(std::string_view what, mem::Addr at, std::uint64_t bytes) {
   if (at < next_ || at % kAlign != 0) {
     return Error{
         fmt::format("{}{:#x} is below the buffers already placed (they end at {:#x}) "
@@ -38,7 +55,6 @@ Status DeviceAllocator::reserve(std::string_view what, mem::Addr at, std::uint64
   }
   next_ = at + bytes;
   ++buffers_;
-  map_.add(name.empty() ? what : name, at, bytes);
   return Ok{};
 }
 

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "kernel/registry.h"
 #include "mem/buffer_map.h"
 #include "mem/global_memory.h"
 #include "sim/result.h"
@@ -31,6 +33,12 @@ class DeviceAllocator {
   Status reserve(std::string_view what, mem::Addr at, std::uint64_t bytes,
                  std::string_view name = {});
 
+  // A buffer of `bytes` (>= 1) at the next kAlign boundary whose `parts` (at offsets from its
+  // start) are what the buffer map names: a module's device variables, each its own buffer for
+  // the access check. Errors: as for allocate.
+  Result<mem::Addr> allocate_parts(std::string_view what, std::uint64_t bytes,
+                                   const std::vector<kernel::DeviceGlobals::Part>& parts);
+
   // Every buffer placed so far: what a kernel may access when the chip checks accesses.
   const mem::BufferMap& buffer_map() const { return map_; }
 
@@ -40,6 +48,9 @@ class DeviceAllocator {
   std::uint64_t buffers() const { return buffers_; }
 
  private:
+  // The checks of reserve and the bookkeeping, without naming it in the map.
+  Status place(std::string_view what, mem::Addr at, std::uint64_t bytes);
+
   std::uint64_t capacity_;
   mem::Addr next_ = kBase;  // the end of the last buffer
   std::uint64_t buffers_ = 0;

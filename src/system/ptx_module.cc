@@ -120,9 +120,10 @@ Status register_ptx_file(const fs::path& ptx, const std::string& shown,
   auto regs = ptxas_registers(ptx);
   if (!regs) return regs.errors();
   auto shared = std::make_shared<const ptx::Module>(std::move(module).value());
+  const auto globals = ptx::device_globals(*shared);  // one per module: its kernels share it
   for (const ptx::Function& f : shared->functions) {
     if (!f.is_entry) continue;
-    auto def = ptx::make_kernel(shared, f.name);
+    auto def = ptx::make_kernel(shared, f.name, globals);
     if (!def) return def.errors();
     if (const auto it = regs->find(f.name); it != regs->end())
       def->registers_per_thread = std::max(it->second, 1u);

@@ -139,6 +139,87 @@ TEST_F(PtxCli, BadModulesLaunchesAndKernelsAreOneLineErrors) {
   EXPECT_FALSE(fs::exists(dir_ / "out.bin"));
 }
 
+// Module variables: a .const table read by ld.const through a register and at [tab+4], a
+// .global read through a generic address; n = 1 stores just past 'bias', n = 2 stores into
+// the .const table through a register.
+constexpr const char* kLook = R"(.version 9.0
+.target sm_90a
+.address_size 64
+
+.const .align 4 .b8 tab[16] = {10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40};
+.visible .global .align 4 .u32 bias = 1000;
+
+.visible .entry look(
+	.param .u64 look_param_0,
+	.param .u32 look_param_1
+)
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<9>;
+	.reg .b64 	%rd<10>;
+
+	ld.param.u64 	%rd1, [look_param_0];
+	ld.param.u32 	%r1, [look_param_1];
+	mov.u32 	%r2, %tid.x;
+	and.b32 	%r3, %r2, 3;
+	mul.wide.u32 	%rd2, %r3, 4;
+	mov.u64 	%rd3, tab;
+	add.s64 	%rd4, %rd3, %rd2;
+	ld.const.u32 	%r4, [%rd4];
+	ld.const.u32 	%r5, [tab+4];
+	mov.u64 	%rd5, bias;
+	cvta.global.u64 	%rd6, %rd5;
+	ld.u32 	%r6, [%rd6];
+	add.s32 	%r7, %r4, %r5;
+	add.s32 	%r8, %r7, %r6;
+	cvta.to.global.u64 	%rd7, %rd1;
+	mul.wide.u32 	%rd8, %r2, 4;
+	add.s64 	%rd9, %rd7, %rd8;
+	st.global.u32 	[%rd9], %r8;
+	setp.eq.u32 	%p1, %r1, 1;
+	@%p1 st.global.u32 	[bias+4], %r8;
+	setp.eq.u32 	%p2, %r1, 2;
+	@%p2 st.global.u32 	[%rd4], %r8;
+	ret;
+}
+)";
+
+TEST_F(PtxCli, ModuleVariablesAreInitializedAndBoundsChecked) {
+  write("look.ptx", kLook);
+  const auto scenario = [](int n) {
+    return fmt::format(
+        "chip: tiny\nptx: look.ptx\nkernel: look\nlaunch: {{grid: 1, block: 32}}\n"
+        "buffers: {{out: {{bytes: 128}}}}\nargs: [{{ptr: out}}, {{u32: {}}}]\n"
+        "outputs: {{out: out.bin}}\n",
+        n);
+  };
+  write("k.yaml", scenario(0));
+  CliRun r = run("run k.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string out = file("out.bin");
+  ASSERT_EQ(out.size(), 128u);
+  for (std::uint32_t i = 0; i < 32; ++i) {
+    std::uint32_t got = 0;
+    std::memcpy(&got, out.data() + 4 * i, 4);
+    const std::uint32_t tab[4] = {10, 20, 30, 40};
+    EXPECT_EQ(got, tab[i & 3] + 20 + 1000) << i;
+  }
+  fs::remove(dir_ / "out.bin");
+  // Past the variable: the buffer check names it.
+  write("k.yaml", scenario(1));
+  r = run("run k.yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("0 bytes past the end of 'bias (.global)'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(at look.ptx:36)"), std::string::npos) << r.err;
+  // A store into a .const variable, through a register.
+  write("k.yaml", scenario(2));
+  r = run("run k.yaml");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("'tab' is a .const variable"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("look.ptx:38"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.bin"));
+}
+
 // Per PTX line: the warp-instructions, the lane shares of a divergent guard, and stall cycles
 // whose sums are the SMs' stall counters (every warp of the run is a PTX warp).
 TEST_F(PtxCli, APtxProfileCountsEachLineAndItsStalls) {

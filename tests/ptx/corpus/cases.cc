@@ -893,6 +893,57 @@ Case local_array_case() {
   return c;
 }
 
+Case device_globals_case() {
+  // The kernel's module variables, restated (device_globals.cu).
+  constexpr std::uint32_t n = 250, block = 64, blocks = grid_for(n, block);
+  SplitMix64 g{41};
+  std::vector<float> x(n);
+  std::vector<std::uint32_t> keys(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    x[i] = rand_f32(g, -3, 2);
+    keys[i] = g.u32();
+  }
+  Case c;
+  c.file = c.entry = "device_globals";
+  c.grid = {blocks};
+  c.block = {block};
+  c.buffers = {{"x", to_bytes(x)},
+               {"keys", to_bytes(keys)},
+               {"y", poison(n * 4)},
+               {"z", poison(n * 4)},
+               {"totals", poison(blocks * 4)}};
+  c.args = {ptr("x"), ptr("keys"), ptr("y"), ptr("z"), ptr("totals"), s32(n)};
+  c.outputs = {"y", "z", "totals"};
+  c.element = "u32";  // y is f32, compared bit for bit
+  c.reference = [](const BufferMap& m) {
+    static constexpr float coeff[8] = {1.0f, -0.5f, 0.25f, 0.125f, -2.0f, 3.0f, 0.0625f, -1.5f};
+    static constexpr std::uint32_t shifts[4] = {1, 3, 0, 0};
+    static constexpr std::uint32_t lut[16] = {0x9e3779b9u, 0x7f4a7c15u, 0xf39cc060u, 0x5ced1b6du,
+                                              0x1b873593u, 0xcc9e2d51u, 0x85ebca6bu, 0xc2b2ae35u,
+                                              0x27d4eb2fu, 0x165667b1u, 0xd3a2646cu, 0xfd7046c5u,
+                                              0xb55a4f09u, 0x3c6ef372u, 0xa54ff53au, 0x510e527fu};
+    std::uint32_t counters[4] = {7, 100, 0, 0};
+    const auto x = in<float>(m, "x");
+    const auto keys = in<std::uint32_t>(m, "keys");
+    std::vector<float> y(x.size());
+    std::vector<std::uint32_t> z(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      float acc = coeff[7];
+      for (int k = 6; k >= 0; --k)
+        acc = std::fma(acc, x[i], coeff[k]);
+      const std::uint32_t key = keys[i];
+      y[i] = acc + coeff[key & 7];
+      z[i] = lut[key & 15] ^ keys[i] ^ (key >> shifts[key & 3]);
+      counters[(i / block) & 3] += key & 255;
+    }
+    std::vector<std::uint32_t> totals(blocks);
+    for (std::uint32_t b = 0; b < blocks; ++b)
+      totals[b] = counters[b & 3];
+    return BufferMap{{"y", to_bytes(y)}, {"z", to_bytes(z)}, {"totals", to_bytes(totals)}};
+  };
+  return c;
+}
+
 std::uint32_t hash32(std::uint32_t v) {
   v ^= v >> 16;
   v *= 0x7feb352du;
@@ -1932,6 +1983,7 @@ std::vector<Case> corpus_cases() {
   cases.push_back(half_bits_case());
   cases.push_back(half_arith_case(false));
   cases.push_back(half_arith_case(true));
+  cases.push_back(device_globals_case());
   return cases;
 }
 

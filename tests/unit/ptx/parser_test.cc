@@ -69,6 +69,81 @@ TEST(PtxParser, AnOffsetMayBePlusMinus) {  // nvcc 13 writes [%r1+-128]
   EXPECT_EQ(f.operands[f.code[0].first + 1].imm, -128);
 }
 
+TEST(PtxParser, ModuleVariablesGetOffsetsAndInitializerBytes) {
+  auto m = parse_module(std::string(kHeader) + R"(
+.global .u32 counter;
+.const .align 4 .b8 tab[6] = {1, 2, 255};
+.visible .global .align 8 .f64 c[2] = {0d3FF0000000000000, -2.5};
+.extern .const .align 4 .f32 k[3] = {0f3F800000, 1.5, -1};
+.weak .global .s16 w = -2;
+.global .align 4 .u8 flags[3] = {0x7f, 0b1, 010};
+.visible .entry e()
+{
+	.reg .b64 %rd<3>;
+	mov.u64 %rd1, tab;
+	ret;
+}
+)",
+                        "k.ptx");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  auto var = [&](const std::string& name) -> const Variable& {
+    for (const Variable& v : m->variables)
+      if (v.name == name) return v;
+    ADD_FAILURE() << name;
+    return m->variables.front();
+  };
+  EXPECT_EQ(var("counter").space, Space::kGlobal);
+  EXPECT_EQ(var("counter").offset, 0u);
+  EXPECT_TRUE(var("counter").init.empty());
+  EXPECT_EQ(var("tab").space, Space::kConst);
+  EXPECT_EQ(var("tab").offset, 4u);
+  EXPECT_EQ(var("tab").bytes, 6u);
+  EXPECT_EQ(var("tab").init, (std::vector<std::uint8_t>{1, 2, 255}));  // partial: zeros after
+  EXPECT_EQ(var("c").offset, 16u);                                     // .align 8 after 10
+  EXPECT_EQ(var("c").init, (std::vector<std::uint8_t>{0, 0, 0, 0, 0, 0, 0xf0, 0x3f,  //
+                                                      0, 0, 0, 0, 0, 0, 0x04, 0xc0}));
+  EXPECT_EQ(var("k").offset, 32u);
+  EXPECT_EQ(var("k").init, (std::vector<std::uint8_t>{0, 0, 0x80, 0x3f, 0, 0, 0xc0, 0x3f,  //
+                                                      0, 0, 0x80, 0xbf}));
+  EXPECT_EQ(var("w").offset, 44u);
+  EXPECT_EQ(var("w").init, (std::vector<std::uint8_t>{0xfe, 0xff}));
+  EXPECT_EQ(var("flags").offset, 48u);
+  EXPECT_EQ(var("flags").init, (std::vector<std::uint8_t>{0x7f, 1, 8}));
+  EXPECT_EQ(m->globals_bytes, 51u);
+  // Every kernel of the module shares one region with the initializers at their offsets.
+  const auto g = device_globals(*m);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->bytes, 51u);
+  ASSERT_EQ(g->parts.size(), 6u);
+  EXPECT_EQ(g->parts[1].name, "tab (.const)");
+  EXPECT_EQ(g->parts[1].offset, 4u);
+  EXPECT_EQ(g->parts[1].bytes, 6u);
+  ASSERT_GE(g->init.size(), 51u);
+  EXPECT_EQ(g->init[4], 1);
+  EXPECT_EQ(g->init[6], 255);
+  EXPECT_EQ(g->init[23], 0x3f);
+  EXPECT_EQ(g->init[50], 8);
+}
+
+TEST(PtxParser, ModuleVariableInitializerErrorsAreOneLine) {
+  EXPECT_EQ(error_of(".global .align 4 .b8 t[2] = {1, 2, 3};\n"),
+            "k.ptx:4:36: 't': the initializer has more than its 2 elements (at '3')");
+  EXPECT_EQ(error_of(".const .u32 one = {1, 2};\n"),
+            "k.ptx:4:23: 'one': the initializer has more than its 1 element (at '2')");
+  EXPECT_EQ(error_of(".const .f32 k[2] = {1.0, 0fXYZ};\n"),
+            "k.ptx:4:26: '0fXYZ': expected a number in the initializer of 'k' (at '0fXYZ')");
+  EXPECT_EQ(error_of(".global .u32 n = 1.5;\n"),
+            "k.ptx:4:18: '1.5': a float literal in the initializer of .u32 'n' (at '1.5')");
+  EXPECT_EQ(error_of(".global .u32 a;\n.global .u64 p[1] = {generic(a)};\n"),
+            "k.ptx:5:22: 'generic': address initializers (generic(NAME), NAME) are not supported "
+            "by this front end yet (at 'generic')");
+  EXPECT_EQ(error_of(".global .u32 a;\n.global .u64 p = a;\n"),
+            "k.ptx:5:18: 'a': address initializers (generic(NAME), NAME) are not supported by "
+            "this front end yet (at 'a')");
+  EXPECT_EQ(error_of(".global .u32 a;\n.const .u32 a;\n"),
+            "k.ptx:5:13: 'a' declared twice (at 'a')");
+}
+
 TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
   EXPECT_EQ(error_of(".visible .entry k()\n{\n\tmov.u32 %r1, 1;\n}\n"),
             "k.ptx:6:10: undeclared register '%r1' (at '%r1')");
@@ -87,9 +162,6 @@ TEST(PtxParser, ErrorsNameFileLineColumnAndToken) {
             "k.ptx:7:1: expected '}' to close the body (at the end of the file)");
   EXPECT_EQ(error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmul.s32 %r1, %r1, %r1;\n}\n"),
             "k.ptx:7:2: 'mul.s32': an integer mul needs .lo, .hi or .wide (at 'mul.s32')");
-  EXPECT_EQ(error_of(".global .align 4 .u32 counter;\n"),
-            "k.ptx:4:23: 'counter': module-scope .global variables (__device__ / __constant__) are "
-            "not supported by this front end yet (at 'counter')");
   EXPECT_EQ(error_of("\x01"), "k.ptx:4:1: unexpected character '\\x01'");
   EXPECT_EQ(
       error_of(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmul.lo.cc.u32 %r1, %r1, %r1;\n}\n"),
