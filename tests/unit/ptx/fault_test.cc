@@ -55,9 +55,7 @@ class Faults : public testing::TestWithParam<Row> {};
 TEST_P(Faults, StopTheWarpWithAOneLineMessage) {
   const Row& r = GetParam();
   const std::string text = std::string(kPrologue) + "  " + r.body + "\n  ret;\n}\n";
-  auto module = parse_module(text, "row.ptx");
-  ASSERT_TRUE(module.ok()) << module.error().message;
-  auto def = make_kernel(std::make_shared<const Module>(std::move(module).value()), "t");
+  auto def = test::kernel_of(text);
   ASSERT_TRUE(def.ok()) << def.error().message;
   const auto& program = *static_cast<const Program*>(def->context.get());
   test::FlatMemory mem(64);

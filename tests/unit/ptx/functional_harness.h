@@ -5,11 +5,14 @@
 
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kernel/warp.h"
 #include "ptx/interpreter.h"
+#include "ptx/parser.h"
+#include "ptx/ptx_kernel.h"
 
 namespace xpusim::ptx::test {
 
@@ -55,6 +58,15 @@ class FlatMemory : public kernel::WarpExecutor {
 };
 
 // Runs warp `warp` of a block of `threads` threads to its end; returns "" or the fault.
+// The module `text` (named `source` in messages) read and its entry `entry` made a kernel: the
+// kernel, or the reader's errors.
+inline Result<kernel::KernelDef> kernel_of(const std::string& text, const std::string& entry = "t",
+                                           const std::string& source = "row.ptx") {
+  auto module = parse_module(text, source);
+  if (!module) return module.errors();
+  return make_kernel(std::make_shared<const Module>(std::move(module).value()), entry);
+}
+
 inline std::string run_warp(const Program& program, FlatMemory& memory,
                             const kernel::KernelArgs& args, std::uint32_t threads = 32,
                             std::uint32_t warp = 0) {
