@@ -41,6 +41,13 @@ struct DeviceGlobals {
   std::uint64_t bytes = 0;
   std::vector<std::uint8_t> init;  // the region's first bytes (zeros after them)
   std::vector<Part> parts;
+  // Pointers in the initial bytes (a table of addresses of the region's own variables): the
+  // 8 bytes at `at` get the region's address plus `offset` when it is placed.
+  struct Relocation {
+    std::uint64_t at = 0;
+    std::uint64_t offset = 0;
+  };
+  std::vector<Relocation> relocations;
 };
 
 struct KernelDef {

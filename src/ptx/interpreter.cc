@@ -847,6 +847,10 @@ bool WarpInterpreter::exec_memory(const Instruction& in, LaneMask mask) {
 void WarpInterpreter::complete() {
   if (op_in_ == nullptr) return;
   const Instruction& in = *op_in_;
+  if (in.count == 0) {  // fences, commit groups, barrier.cluster: nothing comes back
+    op_in_ = nullptr;
+    return;
+  }
   // The instruction's frame is the current one: nothing ran since it was issued.
   const Operand& dst = operand(in, 0);
   if (in.op == Opcode::kCpAsync) {

@@ -381,6 +381,14 @@ struct Variable {
   // (for an entry: the kernel parameters), or a .func's return values.
   enum class ParamRole : std::uint8_t { kLocal, kInput, kReturn } param_role = ParamRole::kLocal;
   std::vector<std::uint8_t> init;  // initializer bytes (.global/.const)
+  // Address initializers naming module variables (`generic(x)`, `x+8`): the 8 bytes at `at` of
+  // init hold the variable `target`'s address plus `addend` once the region is placed.
+  struct AddressOf {
+    std::uint64_t at = 0;
+    std::uint32_t target = 0;  // index in Module::variables
+    std::int64_t addend = 0;
+  };
+  std::vector<AddressOf> address_of;
 };
 
 struct Param {

@@ -216,6 +216,11 @@ class Parser {
     while (peek().kind != Token::Kind::kEnd) {
       if (auto st = top_level(); !st) return st.errors();
     }
+    for (const Token& tok : forward_) {  // a forward declaration's body must follow
+      const Function& f = m_.functions[static_cast<std::size_t>(find_function(tok.text))];
+      if (f.code.empty())
+        return error_at(tok, fmt::format("function '{}' declared without a body", f.name));
+    }
     // Each entry's static shared memory: the module's, then its own (laid out after it).
     for (Function& f : m_.functions)
       f.shared_bytes = std::max(f.shared_bytes, static_cast<std::uint32_t>(module_shared_));
@@ -441,9 +446,9 @@ class Parser {
         break;
       }
     }
-    if (accept(";")) {  // a prototype (an extern declaration)
-      if (!is_extern && find_function(f.name) < 0)
-        return error_at(name_tok, fmt::format("function '{}' declared without a body", f.name));
+    if (accept(";")) {  // a prototype: an extern declaration, or a forward one (nvcc's, when
+                        // a function is named before its body, e.g. in an initializer)
+      if (!is_extern && find_function(f.name) < 0) forward_.push_back(name_tok);
       if (find_function(f.name) < 0) {
         declared_.push_back(f.name);
         m_.functions.push_back(std::move(f));
@@ -797,6 +802,52 @@ class Parser {
     return Ok{};
   }
 
+  // An element that holds an address: `generic(NAME)` or `NAME`, `+ N` bytes: of a function
+  // (its value, kFunctionAddressBase + 16 x index) or of a module .global/.const variable
+  // (known once the chip places the region: recorded in Variable::address_of).
+  Status address_initializer(Variable& v, Type ty) {
+    const Token& tok = peek();
+    const bool generic = tok.text == "generic";
+    next();
+    const Token* name_tok = &tok;
+    if (generic) {
+      if (auto st = expect("("); !st) return st;
+      name_tok = &peek();
+      next();
+      if (auto st = expect(")"); !st) return st;
+    }
+    std::int64_t addend = 0;
+    if (accept("+")) {
+      auto n = integer("an address offset");
+      if (!n) return n.errors();
+      addend = static_cast<std::int64_t>(*n);
+    }
+    if (type_bytes(ty) != 8)
+      return error_at(*name_tok,
+                      fmt::format("'{}': an address fills a 64-bit element ('{}' is .{})",
+                                  name_tok->text, v.name, type_name(ty)));
+    if (v.init.size() + 8 > v.bytes)
+      return error_at(*name_tok, fmt::format("'{}': the initializer has more than its {} elements",
+                                             v.name, v.bytes / 8));
+    std::uint64_t value = 0;
+    const std::string name(name_tok->text);
+    if (const int f = find_function(name); f >= 0) {
+      value = kFunctionAddressBase + 16 * static_cast<std::uint64_t>(f) +
+              static_cast<std::uint64_t>(addend);
+    } else if (const auto it = module_names_.find(name);
+               it != module_names_.end() && (m_.variables[it->second].space == Space::kGlobal ||
+                                             m_.variables[it->second].space == Space::kConst)) {
+      v.address_of.push_back({.at = v.init.size(), .target = it->second, .addend = addend});
+    } else {
+      return error_at(*name_tok, fmt::format("'{}': not a function or a module .global/.const "
+                                             "variable declared before '{}'",
+                                             name, v.name));
+    }
+    for (std::uint32_t k = 0; k < 8; ++k)
+      v.init.push_back(static_cast<std::uint8_t>(value >> (8 * k)));
+    return Ok{};
+  }
+
   // `= 5`, `= {1, 2, 0f3F800000}`: the variable's first bytes (the rest are zeros). Integers
   // fill an integer element; a decimal float or `0f`/`0d` bits fill a float element.
   Status initializer(Variable& v, Type ty) {
@@ -806,10 +857,11 @@ class Parser {
       const Token& tok = peek();
       if (tok.kind == Token::Kind::kWord &&
           (tok.text == "generic" || tok.text.starts_with("$") || tok.text.starts_with("_") ||
-           std::isalpha(static_cast<unsigned char>(tok.text[0])) != 0))
-        return error_at(tok, fmt::format("'{}': address initializers (generic(NAME), NAME) are "
-                                         "not supported by this front end yet",
-                                         tok.text));
+           std::isalpha(static_cast<unsigned char>(tok.text[0])) != 0)) {
+        if (neg) return error_at(tok, "an address cannot be negated");
+        if (auto st = address_initializer(v, ty); !st) return st;
+        continue;
+      }
       const Number n = tok.kind == Token::Kind::kWord ? parse_number(tok.text) : Number{};
       if (!n.ok)
         return error_at(tok, fmt::format("'{}': expected a number in the initializer of '{}'",
@@ -1141,6 +1193,7 @@ class Parser {
   std::vector<Fixup> fixups_;
   std::string last_label_;
   std::vector<std::string> declared_;
+  std::vector<Token> forward_;  // non-extern prototypes: each needs its body later
   std::uint64_t module_shared_ = 0;
   std::uint64_t local_bytes_ = 0;
   std::uint64_t local_param_bytes_ = 0;

@@ -46,6 +46,11 @@ std::shared_ptr<const kernel::DeviceGlobals> device_globals(const Module& module
       g->parts.push_back({.name = fmt::format("{} ({})", v.name, space_name(v.space)),
                           .offset = v.offset,
                           .bytes = v.bytes});
+    for (const Variable::AddressOf& a : v.address_of) {
+      const Variable& t = module.variables[a.target];
+      g->relocations.push_back(
+          {.at = v.offset + a.at, .offset = t.offset + static_cast<std::uint64_t>(a.addend)});
+    }
     if (v.init.empty()) continue;
     if (g->init.size() < v.offset + v.init.size()) g->init.resize(v.offset + v.init.size());
     std::copy(v.init.begin(), v.init.end(),

@@ -226,6 +226,13 @@ Result<mem::Addr> Chip::place_globals(const kernel::KernelDef& k) {
   if (options_.functional && !d.init.empty()) {
     if (auto st = memory_.write(*at, std::as_bytes(std::span(d.init))); !st) return st.errors();
   }
+  if (options_.functional) {
+    for (const kernel::DeviceGlobals::Relocation& r : d.relocations) {
+      const std::uint64_t address = *at + r.offset;
+      if (auto st = memory_.write(*at + r.at, std::as_bytes(std::span(&address, 1))); !st)
+        return st.errors();
+    }
+  }
   globals_.push_back({.globals = k.globals, .address = *at});
   return *at;
 }

@@ -695,6 +695,26 @@ Case indirect_calls_case() {
   return c;
 }
 
+Case device_pointers_case() {
+  constexpr std::uint32_t n = 96;
+  Case c;
+  c.file = c.entry = "device_pointers";
+  c.grid = {1};
+  c.block = {n};
+  c.buffers = {{"out", poison(n * 4)}};
+  c.args = {ptr("out")};
+  c.outputs = {"out"};
+  c.element = "s32";
+  c.reference = [](const BufferMap&) {
+    const std::int32_t pointed[3] = {2, 7, 1};  // a[1], b, a[0]
+    std::vector<std::int32_t> out(n);
+    for (std::uint32_t i = 0; i < n; ++i)
+      out[i] = 2 * pointed[i % 3] + static_cast<std::int32_t>(i);
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
 Case block_reduce_shared_case() {
   constexpr std::uint32_t n = 3000, block = 256;
   constexpr std::uint32_t grid = grid_for(n, block);
@@ -1971,6 +1991,7 @@ std::vector<Case> corpus_cases() {
   cases.push_back(named_handoff_case());
   cases.push_back(warp_match_case());
   cases.push_back(indirect_calls_case());
+  cases.push_back(device_pointers_case());
   cases.push_back(histogram_shared_case());
   cases.push_back(sgemm_tiled_case());
   cases.push_back(transpose_shared_case());

@@ -134,12 +134,13 @@ TEST(PtxParser, ModuleVariableInitializerErrorsAreOneLine) {
             "k.ptx:4:26: '0fXYZ': expected a number in the initializer of 'k' (at '0fXYZ')");
   EXPECT_EQ(error_of(".global .u32 n = 1.5;\n"),
             "k.ptx:4:18: '1.5': a float literal in the initializer of .u32 'n' (at '1.5')");
-  EXPECT_EQ(error_of(".global .u32 a;\n.global .u64 p[1] = {generic(a)};\n"),
-            "k.ptx:5:22: 'generic': address initializers (generic(NAME), NAME) are not supported "
-            "by this front end yet (at 'generic')");
-  EXPECT_EQ(error_of(".global .u32 a;\n.global .u64 p = a;\n"),
-            "k.ptx:5:18: 'a': address initializers (generic(NAME), NAME) are not supported by "
-            "this front end yet (at 'a')");
+  EXPECT_EQ(error_of(".global .u32 a;\n.global .u32 p[1] = {generic(a)};\n"),
+            "k.ptx:5:30: 'a': an address fills a 64-bit element ('p' is .u32) (at 'a')");
+  EXPECT_EQ(error_of(".func f\n(\n)\n;\n"),
+            "k.ptx:4:7: function 'f' declared without a body (at 'f')");
+  EXPECT_EQ(error_of(".global .u32 a;\n.global .u64 p = nope;\n"),
+            "k.ptx:5:18: 'nope': not a function or a module .global/.const variable declared "
+            "before 'p' (at 'nope')");
   EXPECT_EQ(error_of(".global .u32 a;\n.const .u32 a;\n"),
             "k.ptx:5:13: 'a' declared twice (at 'a')");
 }
