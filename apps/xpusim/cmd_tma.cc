@@ -78,10 +78,16 @@ std::uint64_t inner_row_bytes(const TensorMap& map) {
   return tma::packed_bytes(map.data_type, map.box_dim[0]);
 }
 
-int lint(const std::string& path) {
+int lint(const std::string& path, bool cuda) {
   Result<TensorMap> loaded = read_map(path);
   if (!loaded) return fail(loaded.errors());
   const TensorMap& m = *loaded;
+  if (cuda) {  // what a real GPU's cuTensorMapEncode takes: no xpusim extension
+    std::vector<Error> errors;
+    for (std::string& line : tma::cuda_extensions(m))
+      errors.push_back(Error{fmt::format("{}: --cuda: {}", path == "-" ? "<stdin>" : path, line)});
+    if (!errors.empty()) return fail(errors);
+  }
   // A copy engine that refuses a valid map is reported, not fatal: the rules are the lint.
   Result<std::size_t> requests = origin_requests(m);
 
@@ -111,7 +117,9 @@ int lint(const std::string& path) {
   row("swizzle",
       span == 0 ? std::string("NONE") : fmt::format("{} (span {} B)", name(m.swizzle), span));
   row("l2Promotion", std::string(name(m.l2_promotion)));
-  row("oobFill", std::string(name(m.oob_fill)));
+  row("oobFill", m.oob_fill == tma::OobFill::kConstant
+                     ? fmt::format("CONSTANT ({:#x}; xpusim extension)", m.oob_fill_value)
+                     : std::string(name(m.oob_fill)));
   const std::uint64_t bytes = tma::box_bytes(m);
   row("bytes per box", fmt::format("{}", bytes));
   row("expect_tx bytes", fmt::format("{} (per destination CTA)", bytes));
@@ -145,11 +153,15 @@ void add_tma_lint(CLI::App& tma, const GlobalOptions& g, Action& action) {
       "Check a tensor map file (.yaml/.yml/.json, or - for stdin) against every "
       "cuTensorMapEncode rule; print all violations, or a summary of the valid map");
   auto file = std::make_shared<std::string>();
+  auto cuda = std::make_shared<bool>(false);
   cmd->add_option("FILE", *file, "tensor map file (see docs/tma.md)")->required();
-  cmd->callback([&g, &action, file] {
-    action = [&g, file] {
+  cmd->add_flag("--cuda", *cuda,
+                "Also refuse xpusim's extensions (oobFill: CONSTANT): the map must be one a real "
+                "GPU's cuTensorMapEncode takes");
+  cmd->callback([&g, &action, file, cuda] {
+    action = [&g, file, cuda] {
       if (auto errors = reject_sim_outputs(g, "tma lint"); !errors.empty()) return fail(errors);
-      return lint(*file);
+      return lint(*file, *cuda);
     };
   });
 }

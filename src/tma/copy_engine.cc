@@ -42,6 +42,11 @@ Result<std::vector<SmemTarget>> multicast_targets(std::span<mem::SharedMemory* c
 std::vector<std::byte> oob_fill_pattern(const TensorMap& map) {
   const std::uint32_t bytes = std::max<std::uint32_t>(1, element_bits(map.data_type) / 8);
   std::vector<std::byte> out(bytes, std::byte{0});
+  if (map.oob_fill == OobFill::kConstant) {  // seed0 ¶78-80: the programmed constant
+    for (std::size_t i = 0; i < out.size() && i < 8; ++i)
+      out[i] = static_cast<std::byte>(map.oob_fill_value >> (8 * i) & 0xFF);
+    return out;
+  }
   if (map.oob_fill != OobFill::kNanRequestZeroFma || !is_float(map.data_type)) return out;
   // H200 silicon fills every float type with the 16-bit pattern 0x7FF7 repeated (f16
   // 0x7FF7, f32 0x7FF77FF7, f64 0x7FF77FF77FF77FF7): a quiet NaN in each format.

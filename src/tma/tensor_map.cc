@@ -142,6 +142,8 @@ std::string_view name(OobFill f) {
       return "NONE";
     case OobFill::kNanRequestZeroFma:
       return "NAN_REQUEST_ZERO_FMA";
+    case OobFill::kConstant:
+      return "CONSTANT";
   }
   return "?";
 }

@@ -44,7 +44,10 @@ enum class Swizzle : std::uint8_t {
 
 enum class L2Promotion : std::uint8_t { kNone = 0, k64B, k128B, k256B };
 
-enum class OobFill : std::uint8_t { kNone = 0, kNanRequestZeroFma };
+// kConstant is an xpusim extension (seed0 ¶78-80: "0 or a programmed constant"): out-of-bounds
+// elements read TensorMap::oob_fill_value. CUDA's CUtensorMapFloatOOBfill has only the first two,
+// so `xpusim tma lint --cuda` refuses it.
+enum class OobFill : std::uint8_t { kNone = 0, kNanRequestZeroFma, kConstant };
 
 enum class Mode : std::uint8_t { kTiled = 0, kIm2col };
 
@@ -64,6 +67,9 @@ struct TensorMap {
   Swizzle swizzle = Swizzle::kNone;
   L2Promotion l2_promotion = L2Promotion::kNone;
   OobFill oob_fill = OobFill::kNone;
+  // oob_fill == kConstant: the fill element's bits (element_bits wide, little-endian in
+  // memory); otherwise 0.
+  std::uint64_t oob_fill_value = 0;
   // im2col mode: corner offsets of spatial dimension i+1 (W, H, D for i = 0, 1, 2), rank-2
   // entries used
   std::array<std::int32_t, kMaxRank - 2> pixel_box_lower_corner{};

@@ -15,7 +15,9 @@ namespace {
 //   0  magic "XTM"        3  version        4  mode           5  dataType       6  rank
 //   7  interleave         8  swizzle        9  l2Promotion   10  oobFill       11  reserved 0
 //  12  u16 channelsPerPixel                14  u16 pixelsPerColumn
-//  16  u64 globalAddress  24  u64[5] globalDim  64  u64[4] globalStrides
+//  16  u64 globalAddress  24  u32[5] globalDim - 1  44  u64 oobFillValue  52  reserved 0 (12)
+//  64  u64[4] globalStrides
+// (version 1, still read: 24 u64[5] globalDim, no oobFillValue)
 //  96  u16[5] boxDim     106  u8[5] elementStrides  111  reserved 0
 // 112  i16[3] pixelBoxLowerCorner  118  i16[3] pixelBoxUpperCorner  124  u32 CRC-32 of 0..123
 constexpr std::array<std::uint8_t, 3> kMagic = {'X', 'T', 'M'};
@@ -71,8 +73,12 @@ TensorMapBlob to_blob(const TensorMap& m) {
   w.put(12, m.channels_per_pixel, 2);
   w.put(14, m.pixels_per_column, 2);
   w.put(16, m.global_address, 8);
-  for (std::size_t i = 0; i < kMaxRank; ++i)
-    w.put(24 + 8 * i, m.global_dim[i], 8);
+  for (std::size_t i = 0; i < m.rank && i < kMaxRank; ++i) {
+    XPUSIM_CHECK(m.global_dim[i] >= 1 && m.global_dim[i] <= (std::uint64_t{1} << 32),
+                 "to_blob: the map was not built by the encoder");
+    w.put(24 + 4 * i, m.global_dim[i] - 1, 4);
+  }
+  w.put(44, m.oob_fill_value, 8);
   for (std::size_t i = 0; i + 1 < kMaxRank; ++i)
     w.put(64 + 8 * i, m.global_strides[i], 8);
   for (std::size_t i = 0; i < kMaxRank; ++i) {
@@ -106,10 +112,12 @@ Result<TensorMap> from_blob(std::span<const std::byte> b) {
                       get(b, 0, 1), get(b, 1, 1), get(b, 2, 1)));
     }
   }
-  if (get(b, 3, 1) != kBlobVersion) {
-    return fail(
-        fmt::format("byte 3 (version) = {}: only version {} is known", get(b, 3, 1), kBlobVersion));
+  const std::uint64_t version = get(b, 3, 1);
+  if (version != 1 && version != kBlobVersion) {
+    return fail(fmt::format("byte 3 (version) = {}: only versions 1 and {} are known", version,
+                            kBlobVersion));
   }
+  const bool v1 = version == 1;  // u64 globalDim, no oobFillValue
   const std::uint32_t stored = static_cast<std::uint32_t>(get(b, kCrcOffset, 4));
   const std::uint32_t actual = crc32(b.first(kCrcOffset));
   if (stored != actual) {
@@ -120,7 +128,10 @@ Result<TensorMap> from_blob(std::span<const std::byte> b) {
   }
   std::vector<Error> errors;
   const auto bad = [&](std::string msg) { errors.push_back(fail(std::move(msg))); };
-  for (std::size_t at : {std::size_t{11}, std::size_t{111}}) {
+  std::vector<std::size_t> reserved = {11, 111};
+  for (std::size_t at = 52; !v1 && at < 64; ++at)
+    reserved.push_back(at);
+  for (std::size_t at : reserved) {
     if (get(b, at, 1) != 0)
       bad(fmt::format("byte {} (reserved) = {}: must be 0", at, get(b, at, 1)));
   }
@@ -141,7 +152,7 @@ Result<TensorMap> from_blob(std::span<const std::byte> b) {
       }
     }
   };
-  unused("globalDim", kMaxRank, used, 24, 8);
+  unused("globalDim", kMaxRank, used, 24, v1 ? 8 : 4);
   unused("globalStrides", kMaxRank - 1, used == 0 ? 0 : used - 1, 64, 8);
   unused("boxDim", kMaxRank, im2col ? 0 : used, 96, 2);
   unused("elementStrides", kMaxRank, used, 106, 1);
@@ -157,7 +168,7 @@ Result<TensorMap> from_blob(std::span<const std::byte> b) {
   std::vector<std::uint64_t> dims, strides;
   std::vector<std::uint32_t> box, estrides;
   for (std::size_t i = 0; i < used; ++i) {
-    dims.push_back(get(b, 24 + 8 * i, 8));
+    dims.push_back(v1 ? get(b, 24 + 8 * i, 8) : get(b, 24 + 4 * i, 4) + 1);
     box.push_back(static_cast<std::uint32_t>(get(b, 96 + 2 * i, 2)));
     estrides.push_back(static_cast<std::uint32_t>(get(b, 106 + i, 1)));
     if (i + 1 < used) strides.push_back(get(b, 64 + 8 * i, 8));
@@ -173,6 +184,7 @@ Result<TensorMap> from_blob(std::span<const std::byte> b) {
     p.swizzle = static_cast<Swizzle>(get(b, 8, 1));
     p.l2_promotion = static_cast<L2Promotion>(get(b, 9, 1));
     p.oob_fill = static_cast<OobFill>(get(b, 10, 1));
+    p.oob_fill_value = v1 ? 0 : get(b, 44, 8);
   };
   std::vector<Violation> violations;
   if (!im2col) {

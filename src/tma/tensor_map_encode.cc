@@ -36,7 +36,7 @@ bool valid_enum(L2Promotion v) {
   return static_cast<unsigned>(v) <= 3;
 }
 bool valid_enum(OobFill v) {
-  return static_cast<unsigned>(v) <= 1;
+  return static_cast<unsigned>(v) <= 2;  // 2: CONSTANT, the xpusim extension
 }
 
 // The 16U4_ALIGN16B and 16U6_ALIGN16B types share their alignment rules.
@@ -94,6 +94,7 @@ struct Common {
   Swizzle swizzle;
   L2Promotion l2_promotion;
   OobFill oob_fill;
+  std::uint64_t oob_fill_value;
   bool im2col;
 };
 
@@ -389,13 +390,32 @@ class Checker {
   void check_oob_fill() {
     if (!valid_enum(c_.oob_fill)) {
       fail("oobFill", -1, dec(static_cast<unsigned>(c_.oob_fill)),
-           "not a CUtensorMapFloatOOBfill value (0 to 1)");
+           "not a CUtensorMapFloatOOBfill value (0 to 1) or xpusim's CONSTANT (2)");
       return;
     }
     if (type_ok_ && c_.oob_fill == OobFill::kNanRequestZeroFma && !is_float(c_.data_type)) {
       fail("oobFill", -1, name(c_.oob_fill),
            fmt::format("needs a floating-point, non-packed tensorDataType, got {}{}",
                        name(c_.data_type), nearest({"NONE"})));
+    }
+    // seed0 ¶78-80: a programmed constant, one element of the tensor's type.
+    if (type_ok_ && c_.oob_fill == OobFill::kConstant && is_packed(c_.data_type)) {
+      fail("oobFill", -1, name(c_.oob_fill),
+           fmt::format("needs a non-packed tensorDataType, got {}{}", name(c_.data_type),
+                       nearest({"NONE"})));
+      return;
+    }
+    if (c_.oob_fill != OobFill::kConstant && c_.oob_fill_value != 0) {
+      fail("oobFillValue", -1, hex(c_.oob_fill_value),
+           fmt::format("only an oobFill = CONSTANT map has a fill value, this one's is {}{}",
+                       name(c_.oob_fill), nearest({"0"})));
+    }
+    if (type_ok_ && c_.oob_fill == OobFill::kConstant) {
+      const std::uint32_t bits = element_bits(c_.data_type);
+      if (bits < 64 && c_.oob_fill_value >> bits != 0) {
+        fail("oobFillValue", -1, hex(c_.oob_fill_value),
+             fmt::format("wider than the {} bits of a {} element", bits, name(c_.data_type)));
+      }
     }
   }
 
@@ -412,17 +432,9 @@ class Checker {
 
 template <class P>
 Common common_of(const P& p, bool im2col) {
-  return Common{p.data_type,
-                p.rank,
-                p.global_address,
-                p.global_dim,
-                p.global_strides,
-                p.element_strides,
-                p.interleave,
-                p.swizzle,
-                p.l2_promotion,
-                p.oob_fill,
-                im2col};
+  return Common{p.data_type,       p.rank,       p.global_address, p.global_dim,   p.global_strides,
+                p.element_strides, p.interleave, p.swizzle,        p.l2_promotion, p.oob_fill,
+                p.oob_fill_value,  im2col};
 }
 
 template <class P>
@@ -437,6 +449,7 @@ void fill_common(TensorMap& m, const P& p) {
   m.swizzle = p.swizzle;
   m.l2_promotion = p.l2_promotion;
   m.oob_fill = p.oob_fill;
+  m.oob_fill_value = p.oob_fill_value;
 }
 
 template <class P>
@@ -451,6 +464,7 @@ void read_common(P& p, const TensorMap& m) {
   p.swizzle = m.swizzle;
   p.l2_promotion = m.l2_promotion;
   p.oob_fill = m.oob_fill;
+  p.oob_fill_value = m.oob_fill_value;
 }
 
 Result<TensorMap> to_result(std::vector<Violation> violations) {
@@ -546,6 +560,17 @@ Im2colParams im2col_params(const TensorMap& map) {
   p.channels_per_pixel = map.channels_per_pixel;
   p.pixels_per_column = map.pixels_per_column;
   return p;
+}
+
+std::vector<std::string> cuda_extensions(const TensorMap& m) {
+  std::vector<std::string> out;
+  if (m.oob_fill == OobFill::kConstant) {
+    out.push_back(fmt::format(
+        "oobFill = CONSTANT (oobFillValue = {:#x}): an xpusim extension (seed0 ¶78-80); "
+        "CUtensorMapFloatOOBfill has only NONE and NAN_REQUEST_ZERO_FMA",
+        m.oob_fill_value));
+  }
+  return out;
 }
 
 std::vector<std::string> overlapping_strides(const TensorMap& m) {

@@ -29,6 +29,7 @@ struct TiledParams {
   Swizzle swizzle = Swizzle::kNone;
   L2Promotion l2_promotion = L2Promotion::kNone;
   OobFill oob_fill = OobFill::kNone;
+  std::uint64_t oob_fill_value = 0;  // oob_fill == CONSTANT: the fill element's bits
 };
 
 // cuTensorMapEncodeIm2col's parameters. The corners have tensorRank - 2 entries, one per
@@ -49,6 +50,7 @@ struct Im2colParams {
   Swizzle swizzle = Swizzle::kNone;
   L2Promotion l2_promotion = L2Promotion::kNone;
   OobFill oob_fill = OobFill::kNone;
+  std::uint64_t oob_fill_value = 0;  // oob_fill == CONSTANT: the fill element's bits
 };
 
 // One broken rule. `param` is cuda.h's parameter name ("globalStrides"), `index` the array
@@ -75,6 +77,11 @@ Im2colParams im2col_params(const TensorMap& map);
 // view, almost always a mistake, so `xpusim tma lint` warns; cuTensorMapEncode accepts it
 // (H200 driver, tools/silicon), and so does encode_*. One line per stride.
 std::vector<std::string> overlapping_strides(const TensorMap& map);
+
+// What a map uses that cuTensorMapEncodeTiled / Im2col cannot express (xpusim's extensions,
+// e.g. oobFill = CONSTANT), one line each naming the field, the value and the rule; empty for
+// a map a real GPU can take. `xpusim tma lint --cuda` refuses a map with any.
+std::vector<std::string> cuda_extensions(const TensorMap& map);
 
 // Bytes `count` elements of `t` occupy in global memory, rounded up (packed types: 4 or 6
 // bits each, cuda.h's boxDim[0] * elementSizeInBytes).

@@ -2,8 +2,12 @@
 #include "tma/tensor_map_io.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -15,8 +19,10 @@
 
 #include "config/yaml_node.h"
 #include "sim/file_read.h"
+#include "sim/float_formats.h"
 #include "sim/one_line.h"
 #include "sim/suggest.h"
+#include "tma/load_convert.h"
 #include "tma/tensor_map_encode.h"
 
 namespace xpusim::tma {
@@ -74,6 +80,7 @@ enum class Kind {
   kSwizzle,
   kL2Promotion,
   kOobFill,
+  kFillValue,
   kU32,
   kU64,
   kU32List,
@@ -97,7 +104,7 @@ struct KeyDecl {
 
 // How many names each enum has (tensor_map.h).
 constexpr unsigned kDataTypes = 16, kInterleaves = 3, kSwizzles = 7, kL2Promotions = 4,
-                   kOobFills = 2;
+                   kOobFills = 3;
 
 constexpr KeyDecl kKeys[] = {
     {"mode", Kind::kMode, Modes::kBoth, false, "mode",
@@ -131,7 +138,11 @@ constexpr KeyDecl kKeys[] = {
     {"l2Promotion", Kind::kL2Promotion, Modes::kBoth, false, "l2Promotion",
      "L2 promotion of the loads (cuda.h CU_TENSOR_MAP_L2_PROMOTION_*)"},
     {"oobFill", Kind::kOobFill, Modes::kBoth, false, "oobFill",
-     "What out-of-bounds elements read (cuda.h CU_TENSOR_MAP_FLOAT_OOB_FILL_*)"},
+     "What out-of-bounds elements read (cuda.h CU_TENSOR_MAP_FLOAT_OOB_FILL_*, or CONSTANT: "
+     "oobFillValue, an xpusim extension)"},
+    {"oobFillValue", Kind::kFillValue, Modes::kBoth, false, "oobFillValue",
+     "oobFill: CONSTANT only (xpusim extension, seed0 ¶78-80): the value out-of-bounds elements "
+     "read, a number of the map's dataType (floats rounded to nearest even; .nan, .inf, -.inf)"},
 };
 
 bool applies(const KeyDecl& k, Mode mode) {
@@ -140,6 +151,24 @@ bool applies(const KeyDecl& k, Mode mode) {
 
 std::string_view mode_name(Mode m) {
   return m == Mode::kTiled ? "tiled" : "im2col";
+}
+
+// An oobFillValue's bits as the number the reader takes back to the same bits.
+std::string fill_value_text(DataType t, std::uint64_t bits) {
+  if (!is_float(t)) {
+    if (t == DataType::kInt32) return fmt::format("{}", static_cast<std::int32_t>(bits));
+    if (t == DataType::kInt64) return fmt::format("{}", static_cast<std::int64_t>(bits));
+    return fmt::format("{}", bits);
+  }
+  const auto b32 = static_cast<std::uint32_t>(bits);
+  const auto b16 = static_cast<std::uint16_t>(bits);
+  const double d = t == DataType::kFloat64    ? std::bit_cast<double>(bits)
+                   : t == DataType::kFloat16  ? half_to_float(b16)
+                   : t == DataType::kBfloat16 ? bf16_to_float(b16)
+                                              : std::bit_cast<float>(b32);
+  if (std::isnan(d)) return ".nan";
+  if (std::isinf(d)) return d < 0 ? "-.inf" : ".inf";
+  return fmt::format("{}", d);
 }
 
 // Reads one document into encoder parameters, recording where each value came from.
@@ -378,6 +407,10 @@ class MapReader {
         return read_enum(k, v, pos, kL2Promotions, l2_promotion_);
       case Kind::kOobFill:
         return read_enum(k, v, pos, kOobFills, oob_fill_);
+      case Kind::kFillValue:
+        fill_node_ = v;
+        fill_pos_ = pos;
+        return;
       case Kind::kU64:
         if (read_int(v, key, pos, 0, UINT64_MAX, &wide)) global_address_ = wide;
         return;
@@ -430,17 +463,98 @@ class MapReader {
     p.oob_fill = oob_fill_;
   }
 
+  // oobFillValue as an element of the map's dataType: its bits (seed0 ¶78-80).
+  std::optional<std::uint64_t> fill_value_bits() {
+    const YAML::Node& v = *fill_node_;
+    const DataType t = data_type_;
+    const std::uint32_t bits = element_bits(t);
+    if (is_packed(t)) return 0;  // the encoder refuses CONSTANT for packed types
+    if (!is_float(t)) {
+      const bool is_signed = t == DataType::kInt32 || t == DataType::kInt64;
+      const std::uint64_t top = bits == 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
+      const std::int64_t lo = is_signed ? -static_cast<std::int64_t>(top >> 1) - 1 : 0;
+      const std::uint64_t hi = is_signed ? top >> 1 : top;
+      std::uint64_t wide = 0;
+      const auto n = read_int(v, "oobFillValue", fill_pos_, lo, hi, &wide);
+      if (!n) return std::nullopt;
+      const std::uint64_t b = *n < 0 ? static_cast<std::uint64_t>(*n) : wide;
+      return bits == 64 ? b : b & top;
+    }
+    std::string text = v.IsScalar() ? v.Scalar() : "";
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool minus = text.starts_with('-');
+    std::string_view body(text);
+    if (minus || body.starts_with('+')) body.remove_prefix(1);
+    if (body.starts_with('.')) body.remove_prefix(body == ".nan" || body == ".inf" ? 1 : 0);
+    double d = 0;
+    if (body == "nan") {
+      d = std::numeric_limits<double>::quiet_NaN();
+    } else if (body == "inf") {
+      d = minus ? -std::numeric_limits<double>::infinity()
+                : std::numeric_limits<double>::infinity();
+    } else {
+      const char* end = text.data() + text.size();
+      const char* from = text.starts_with('+') ? text.data() + 1 : text.data();
+      const auto [ptr, ec] = std::from_chars(from, end, d);
+      if (text.empty() || ec != std::errc() || ptr != end) {
+        error(fill_pos_, "oobFillValue",
+              fmt::format("expected a number (or .nan, .inf, -.inf) for a {} map, got {}", name(t),
+                          describe(v)));
+        return std::nullopt;
+      }
+    }
+    const double max = t == DataType::kFloat16    ? 65504.0
+                       : t == DataType::kBfloat16 ? 0x1.FEp127
+                       : t == DataType::kFloat64  ? std::numeric_limits<double>::max()
+                                                  : std::numeric_limits<float>::max();
+    if (std::isfinite(d) && std::fabs(d) > max) {
+      error(fill_pos_, "oobFillValue",
+            fmt::format("{} is outside the finite range of {} (magnitude at most {}); write .inf "
+                        "for infinity",
+                        v.Scalar(), name(t), max));
+      return std::nullopt;
+    }
+    switch (t) {
+      case DataType::kFloat64:
+        return std::isnan(d) ? 0x7FFFFFFFFFFFFFFFull : std::bit_cast<std::uint64_t>(d);
+      case DataType::kFloat16:
+        return float_to_half(static_cast<float>(d));
+      case DataType::kBfloat16:
+        return float_to_bf16(static_cast<float>(d));
+      default: {  // FLOAT32(_FTZ), TFLOAT32(_FTZ): NaN is the canonical 0x7FFFFFFF
+        const std::uint32_t f =
+            std::isnan(d) ? 0x7FFFFFFFu : std::bit_cast<std::uint32_t>(static_cast<float>(d));
+        return load_converts(t) ? round_to_tf32(f) : f;
+      }
+    }
+  }
+
   Result<TensorMap> encode() {
+    std::uint64_t fill_value = 0;
+    if (fill_node_ && oob_fill_ != OobFill::kConstant) {
+      error(fill_pos_, "oobFillValue",
+            fmt::format("only an 'oobFill: CONSTANT' map has a fill value (oobFill is {})",
+                        name(oob_fill_)));
+    } else if (!fill_node_ && oob_fill_ == OobFill::kConstant) {
+      error(where(Violation{.param = "oobFill", .index = -1, .message = ""}), "oobFill",
+            "CONSTANT needs 'oobFillValue', the value out-of-bounds elements read");
+    } else if (fill_node_) {
+      if (auto b = fill_value_bits()) fill_value = *b;
+    }
+    if (!errors_.empty()) return take_errors();
     std::vector<Violation> violations;
     if (mode_ == Mode::kTiled) {
       TiledParams p;
       fill(p);
+      p.oob_fill_value = fill_value;
       p.box_dim = box_dim_;
       violations = check_tiled(p);
       if (violations.empty()) return encode_tiled(p);
     } else {
       Im2colParams p;
       fill(p);
+      p.oob_fill_value = fill_value;
       p.pixel_box_lower_corner = lower_;
       p.pixel_box_upper_corner = upper_;
       p.channels_per_pixel = channels_;
@@ -473,6 +587,8 @@ class MapReader {
   Swizzle swizzle_ = Swizzle::kNone;
   L2Promotion l2_promotion_ = L2Promotion::kNone;
   OobFill oob_fill_ = OobFill::kNone;
+  std::optional<YAML::Node> fill_node_;
+  Pos fill_pos_{1, 1};
 };
 
 template <class T, std::size_t N>
@@ -538,6 +654,9 @@ std::string to_yaml(const TensorMap& m) {
   out += fmt::format("swizzle: {}\n", name(m.swizzle));
   out += fmt::format("l2Promotion: {}\n", name(m.l2_promotion));
   out += fmt::format("oobFill: {}\n", name(m.oob_fill));
+  if (m.oob_fill == OobFill::kConstant) {
+    out += fmt::format("oobFillValue: {}\n", fill_value_text(m.data_type, m.oob_fill_value));
+  }
   return out;
 }
 
@@ -563,6 +682,19 @@ nlohmann::json to_json(const TensorMap& m) {
   j["swizzle"] = name(m.swizzle);
   j["l2Promotion"] = name(m.l2_promotion);
   j["oobFill"] = name(m.oob_fill);
+  if (m.oob_fill == OobFill::kConstant) {
+    const std::string text = fill_value_text(m.data_type, m.oob_fill_value);
+    // JSON has no NaN or infinity: those stay strings, which the reader takes.
+    if (text == ".nan" || text == ".inf" || text == "-.inf") {
+      j["oobFillValue"] = text == ".nan" ? "nan" : text == ".inf" ? "inf" : "-inf";
+    } else if (is_float(m.data_type)) {
+      j["oobFillValue"] = std::stod(text);
+    } else if (text.starts_with('-')) {
+      j["oobFillValue"] = std::stoll(text);
+    } else {
+      j["oobFillValue"] = std::stoull(text);
+    }
+  }
   return j;
 }
 
@@ -623,6 +755,9 @@ nlohmann::ordered_json tensor_map_schema() {
         break;
       case Kind::kOobFill:
         node = {{"type", "string"}, {"enum", names(names_of<OobFill>(kOobFills))}};
+        break;
+      case Kind::kFillValue:
+        node = {{"type", Json::array({"number", "string"})}};
         break;
       case Kind::kU32:
         node = {{"type", "integer"}, {"minimum", 0}, {"maximum", UINT32_MAX}};

@@ -19,7 +19,7 @@
 namespace xpusim::tma {
 
 inline constexpr std::size_t kBlobBytes = 128;
-inline constexpr std::uint8_t kBlobVersion = 1;
+inline constexpr std::uint8_t kBlobVersion = 2;  // 1 is still read (docs/tma.md)
 using TensorMapBlob = std::array<std::byte, kBlobBytes>;
 
 TensorMapBlob to_blob(const TensorMap& map);

@@ -359,6 +359,37 @@ TEST_F(PtxCli, TheSiliconKernelsTimeAsTheirCppStandIns) {
   EXPECT_NEAR(shared - measured("ubench-shared-latency.yaml", "shared load latency"), 3.0, 0.5);
 }
 
+// oobFill: CONSTANT reaches a real kernel: tma_tile_load (the corpus kernel) loads boxes that
+// run past every edge of a 100 x 20 u32 tensor; out-of-bounds elements read the constant.
+TEST_F(PtxCli, ATensorMapArgumentsConstantFillReachesTheKernel) {
+  fs::copy_file(fs::path(XPUSIM_PTX_CORPUS_DIR) / "tma_tile_load.ptx", dir_ / "t.ptx");
+  write("s.yaml",
+        "chip: tiny\nptx: t.ptx\nkernel: tma_tile_load\n"
+        "launch: {grid: [4, 3, 1], block: [128, 1, 1]}\n"
+        "buffers:\n  in: {bytes: 8000, fill: iota32}\n  out: {bytes: 24576}\n"
+        "args: [{tensor_map: {dataType: UINT32, rank: 2, globalAddress: in, globalDim: [100, 20], "
+        "globalStrides: [400], boxDim: [32, 8], oobFill: CONSTANT, oobFillValue: 0xDEADBEEF}}, "
+        "{ptr: out}]\noutputs: {out: out.bin}\n");
+  const CliRun r = run("run s.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string out = file("out.bin");
+  ASSERT_EQ(out.size(), 24576u);
+  std::size_t filled = 0;
+  for (std::uint32_t cta = 0; cta < 12; ++cta)
+    for (std::uint32_t load = 0; load < 2; ++load)
+      for (std::uint32_t i = 0; i < 256; ++i) {
+        const std::int64_t x = (cta % 4) * 32 + i % 32 + 4 * load - 8;
+        const std::int64_t y = (cta / 4) * 8 + i / 32 + 4 * load - 3;
+        const bool inside = x >= 0 && x < 100 && y >= 0 && y < 20;
+        std::uint32_t got = 0;
+        std::memcpy(&got, out.data() + 4 * ((cta * 2 + load) * 256 + i), 4);
+        ASSERT_EQ(got, inside ? static_cast<std::uint32_t>(y * 100 + x) : 0xDEADBEEFu)
+            << "cta " << cta << " load " << load << " element " << i;
+        filled += inside ? 0 : 1;
+      }
+  EXPECT_GT(filled, 1000u);  // every edge box reads some of the fill
+}
+
 TEST_F(PtxCli, ACudaFileIsCompiledByNvcc) {
   if (!fs::exists("/usr/local/cuda/bin/nvcc") && std::system("command -v nvcc > /dev/null") != 0)
     GTEST_SKIP() << "nvcc not found";

@@ -1,5 +1,7 @@
 // `xpusim tma lint`: a valid map prints its summary (exit 0), an invalid one prints one
 // `error:` line per broken rule (exit 2), a narrow inner row adds a sector warning.
+#include <fstream>
+
 #include "cli_harness.h"
 
 namespace {
@@ -63,6 +65,26 @@ TEST_F(TmaLint, ValidIm2colJsonPrintsTheSummary) {
   EXPECT_EQ(r.value("bytes per box"), "16384");
   EXPECT_EQ(r.value("expect_tx bytes"), "16384 (per destination CTA)");
   EXPECT_EQ(r.value("global requests"), "105 (<= 128 B each, box at the origin)");
+}
+
+// oobFill: CONSTANT (seed0 ¶78-80) is xpusim's: lint shows it; --cuda refuses it by name.
+TEST_F(TmaLint, ConstantFillIsAnExtensionThatCudaModeRefuses) {
+  const std::string map = (dir_ / "c.yaml").string();
+  std::ofstream(map) << "dataType: FLOAT16\nrank: 2\nglobalAddress: 0x1000\n"
+                        "globalDim: [64, 64]\nglobalStrides: [128]\nboxDim: [64, 8]\n"
+                        "oobFill: CONSTANT\noobFillValue: -1.5\n";
+  const LintResult r = run("tma lint '" + map + "'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.value("oobFill"), "CONSTANT (0xbe00; xpusim extension)");
+  const LintResult c = run("tma lint --cuda '" + map + "'");
+  EXPECT_EQ(c.code, 2);
+  EXPECT_EQ(c.out, "");
+  EXPECT_EQ(c.err, "error: " + map +
+                       ": --cuda: oobFill = CONSTANT (oobFillValue = 0xbe00): an xpusim extension "
+                       "(seed0 ¶78-80); CUtensorMapFloatOOBfill has only NONE and "
+                       "NAN_REQUEST_ZERO_FMA\n");
+  // A map CUDA can take passes --cuda as it passes lint.
+  EXPECT_EQ(run("tma lint --cuda '" + data("gemm_tile.yaml") + "'").code, 0);
 }
 
 TEST_F(TmaLint, NarrowRowsGetASectorWarning) {

@@ -1097,7 +1097,13 @@ TEST(Im2colRandom, MatchesNaiveReference) {
     const std::int64_t max_ch = span == 0 ? 48 : span / e;
     m.channels_per_pixel = static_cast<std::uint32_t>(pick(1, std::min<std::int64_t>(48, max_ch)));
     m.pixels_per_column = static_cast<std::uint32_t>(pick(1, 120));
-    if (is_float(m.data_type) && pick(0, 1) == 1) m.oob_fill = OobFill::kNanRequestZeroFma;
+    if (is_float(m.data_type) && pick(0, 1) == 1) {
+      m.oob_fill = OobFill::kNanRequestZeroFma;
+    } else if (pick(0, 2) == 0) {  // xpusim's CONSTANT fill
+      m.oob_fill = OobFill::kConstant;
+      m.oob_fill_value = static_cast<std::uint64_t>(pick(1, 0xFFFFFF)) * 0x9E3779B97F4A7C15ull >>
+                         (64 - 8 * std::min<std::uint32_t>(8, e));
+    }
 
     std::vector<std::int32_t> coords(m.rank);
     // Channel runs start on 16 B (Hopper faults otherwise, H200 silicon).

@@ -133,7 +133,11 @@ Counts load_tile(const TensorMap& map, std::span<const std::int32_t> coords,
       const std::uint32_t size = bits / 8;
       std::array<std::byte, 32> v{};
       for (std::uint32_t b = 0; b < size; ++b) {
-        v[b] = nan ? std::byte{static_cast<unsigned char>(b % 2 == 0 ? 0xF7 : 0x7F)} : std::byte{0};
+        v[b] = map.oob_fill == OobFill::kConstant
+                   ? std::byte{static_cast<unsigned char>(
+                         map.oob_fill_value >> (8 * (b % (element_bits(map.data_type) / 8))))}
+               : nan ? std::byte{static_cast<unsigned char>(b % 2 == 0 ? 0xF7 : 0x7F)}
+                     : std::byte{0};
         if (e.in_bounds) v[b] = global_byte(global, global_bit(map, e) / 8 + b);
       }
       const bool rounds =

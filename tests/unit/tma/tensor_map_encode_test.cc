@@ -454,8 +454,35 @@ const std::vector<RuleCase> kRuleCases = {
      {"oobFill = NAN_REQUEST_ZERO_FMA: needs a floating-point, non-packed tensorDataType, got "
       "16U4_ALIGN8B (nearest: NONE)"}},
     {"OobFillEnumBad",
-     T([](TiledParams& p) { p.oob_fill = static_cast<OobFill>(2); }),
-     {"oobFill = 2: not a CUtensorMapFloatOOBfill value (0 to 1)"}},
+     T([](TiledParams& p) { p.oob_fill = static_cast<OobFill>(3); }),
+     {"oobFill = 3: not a CUtensorMapFloatOOBfill value (0 to 1) or xpusim's CONSTANT (2)"}},
+    // xpusim's CONSTANT fill (seed0 ¶78-80): one element of the tensor's type.
+    {"OobConstantOk",
+     T(
+         [](TiledParams& p) {
+           p.oob_fill = OobFill::kConstant;
+           p.oob_fill_value = 0xFFFF;
+         }),
+     {}},
+    {"OobConstantTooWide",
+     T(
+         [](TiledParams& p) {
+           p.oob_fill = OobFill::kConstant;
+           p.oob_fill_value = 0x10000;
+         }),
+     {"oobFillValue = 0x10000: wider than the 16 bits of a FLOAT16 element"}},
+    {"OobConstantPackedBad",
+     T(
+         [](TiledParams& p) {
+           p.oob_fill = OobFill::kConstant;
+           p.oob_fill_value = 1;
+         },
+         u4_align8),
+     {"oobFill = CONSTANT: needs a non-packed tensorDataType, got 16U4_ALIGN8B (nearest: NONE)"}},
+    {"OobValueWithoutConstant",
+     T([](TiledParams& p) { p.oob_fill_value = 7; }),
+     {"oobFillValue = 0x7: only an oobFill = CONSTANT map has a fill value, this one's is NONE "
+      "(nearest: 0)"}},
 
     // im2col corners: range by rank.
     {"Corner3Ok",

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/float_formats.h"
 #include "tma/tensor_map_encode.h"
 #include "tma/tensor_map_io.h"
 
@@ -51,6 +54,17 @@ class MapGenerator {
     p.swizzle = p.interleave == Interleave::k32B ? Swizzle::k32B : static_cast<Swizzle>(pick(0, 6));
     p.l2_promotion = static_cast<L2Promotion>(pick(0, 3));
     p.oob_fill = is_float(p.data_type) && pick(0, 1) ? OobFill::kNanRequestZeroFma : OobFill::kNone;
+    if (!is_packed(p.data_type) && pick(0, 3) == 0) {  // xpusim's CONSTANT fill
+      p.oob_fill = OobFill::kConstant;
+      const float v = static_cast<float>(static_cast<std::int64_t>(pick(0, 2000)) - 1000) / 4;
+      const std::uint32_t bits = element_bits(p.data_type);
+      p.oob_fill_value = p.data_type == DataType::kFloat64 ? std::bit_cast<std::uint64_t>(double{v})
+                         : p.data_type == DataType::kFloat16  ? float_to_half(v)
+                         : p.data_type == DataType::kBfloat16 ? float_to_bf16(v)
+                         : is_float(p.data_type)              ? std::bit_cast<std::uint32_t>(v)
+                         : bits == 64                         ? pick(0, UINT64_MAX)
+                                                              : pick(0, (1ull << bits) - 1);
+    }
   }
 
   // Inner row count that fits 16 B multiples and the swizzle span most of the time.
@@ -200,10 +214,13 @@ TEST(TensorMapBlob, FollowsTheDocumentedByteMap) {
   EXPECT_EQ(le(b, 9, 1), 2u);   // L2_128B
   EXPECT_EQ(le(b, 10, 1), 1u);  // NaN fill
   EXPECT_EQ(le(b, 16, 8), 0x7f0000001000u);
-  EXPECT_EQ(le(b, 24, 8), 64u);
-  EXPECT_EQ(le(b, 32, 8), 32u);
-  EXPECT_EQ(le(b, 40, 8), 8u);
-  EXPECT_EQ(le(b, 48, 8), 0u);
+  EXPECT_EQ(le(b, 24, 4), 63u);  // globalDim - 1
+  EXPECT_EQ(le(b, 28, 4), 31u);
+  EXPECT_EQ(le(b, 32, 4), 7u);
+  EXPECT_EQ(le(b, 36, 8), 0u);
+  EXPECT_EQ(le(b, 44, 8), 0u);  // oobFillValue
+  EXPECT_EQ(le(b, 52, 8), 0u);  // reserved
+  EXPECT_EQ(le(b, 60, 4), 0u);
   EXPECT_EQ(le(b, 64, 8), 128u);
   EXPECT_EQ(le(b, 72, 8), 4096u);
   EXPECT_EQ(le(b, 96, 2), 64u);
@@ -221,6 +238,31 @@ TEST(TensorMapBlob, FollowsTheDocumentedByteMap) {
   EXPECT_EQ(le(c, 118, 2), 0xFFFFu);
   EXPECT_EQ(le(c, 120, 2), 3u);
   EXPECT_EQ(le(c, 96, 2), 0u);  // no boxDim in im2col
+
+  TensorMap k = sample_tiled();
+  k.oob_fill = OobFill::kConstant;
+  k.oob_fill_value = 0xBFC0;  // bf16 -1.5
+  const TensorMapBlob d = to_blob(k);
+  EXPECT_EQ(le(d, 10, 1), 2u);
+  EXPECT_EQ(le(d, 44, 8), 0xBFC0u);
+  EXPECT_EQ(from_blob(d).value(), k);
+}
+
+// A version-1 blob (u64 globalDim, no fill value) still decodes to the same map.
+TEST(TensorMapBlob, ReadsVersionOne) {
+  for (const TensorMap& m : {sample_tiled(), sample_im2col()}) {
+    TensorMapBlob b = to_blob(m);
+    b[3] = std::byte{1};
+    for (std::size_t i = 24; i < 64; ++i)
+      b[i] = std::byte{0};
+    for (std::size_t i = 0; i < m.rank; ++i)
+      for (std::size_t k = 0; k < 8; ++k)
+        b[24 + 8 * i + k] = static_cast<std::byte>(m.global_dim[i] >> (8 * k) & 0xFF);
+    reseal(b);
+    Result<TensorMap> back = from_blob(b);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*back, m);
+  }
 }
 
 TEST(TensorMapBlob, AnyFlippedBitIsACorruptionError) {
@@ -245,10 +287,10 @@ TEST(TensorMapBlob, HeaderErrors) {
             std::vector<std::string>{"tensor map blob: bytes 0-2 = 0x00 0x00 0x00: not the magic "
                                      "\"XTM\" (not a tensor map blob)"});
   TensorMapBlob v = b;
-  v[3] = std::byte{2};
-  EXPECT_EQ(
-      messages(from_blob(v)),
-      std::vector<std::string>{"tensor map blob: byte 3 (version) = 2: only version 1 is known"});
+  v[3] = std::byte{3};
+  EXPECT_EQ(messages(from_blob(v)),
+            std::vector<std::string>{
+                "tensor map blob: byte 3 (version) = 3: only versions 1 and 2 are known"});
   TensorMapBlob c = b;
   c[124] ^= std::byte{1};
   const auto crc = messages(from_blob(c));
@@ -272,14 +314,16 @@ TEST(TensorMapBlob, ResealedBadFieldsGoThroughTheEncoder) {
 
 TEST(TensorMapBlob, ResealedUnusedEntriesAndReservedBytesMustBeZero) {
   TensorMapBlob b = to_blob(sample_tiled());
-  b[48] = std::byte{5};  // globalDim[3] with rank 3
+  b[36] = std::byte{5};  // globalDim[3] with rank 3
   b[11] = std::byte{1};  // reserved
+  b[60] = std::byte{2};  // reserved
   b[4] = std::byte{7};   // mode
   b[12] = std::byte{3};  // channelsPerPixel in a tiled map
   reseal(b);
   EXPECT_EQ(messages(from_blob(b)),
             (std::vector<std::string>{
                 "tensor map blob: byte 11 (reserved) = 1: must be 0",
+                "tensor map blob: byte 60 (reserved) = 2: must be 0",
                 "tensor map blob: byte 4 (mode) = 7: must be 0 (tiled) or 1 (im2col)",
                 "tensor map blob: globalDim[3] = 5: unused by this map (mode tiled, tensorRank = "
                 "3), must be 0",
@@ -374,7 +418,7 @@ TEST(TensorMapText, ReadErrorsCarryFileLineColumnAndKey) {
                 "bad.yaml:5:16: globalStrides: expected a sequence of integers, got \"128\"",
                 "bad.yaml:6:1: swizle: unknown key 'swizle' (did you mean 'swizzle'?); valid keys "
                 "here: mode, dataType, rank, globalAddress, globalDim, globalStrides, boxDim, "
-                "elementStrides, interleave, swizzle, l2Promotion, oobFill",
+                "elementStrides, interleave, swizzle, l2Promotion, oobFill, oobFillValue",
                 "bad.yaml:7:1: pixelsPerColumn: only an im2col map has this key (add 'mode: "
                 "im2col')",
                 "bad.yaml:9:1: interleave: duplicate key; first given at line 8",
@@ -459,7 +503,7 @@ TEST(TensorMapText, SyntaxErrorsHavePositions) {
             std::vector<std::string>{
                 "l.yaml:1:1: expected a mapping with keys mode, dataType, rank, globalAddress, "
                 "globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, "
-                "l2Promotion, oobFill, got a sequence"});
+                "l2Promotion, oobFill, oobFillValue, got a sequence"});
 }
 
 TEST(TensorMapText, JsonErrorsHavePositionsToo) {
@@ -477,7 +521,8 @@ TEST(TensorMapText, JsonErrorsHavePositionsToo) {
             std::vector<std::string>{"t.json:8:2: swizzel: unknown key 'swizzel' (did you mean "
                                      "'swizzle'?); valid keys here: mode, dataType, rank, "
                                      "globalAddress, globalDim, globalStrides, boxDim, "
-                                     "elementStrides, interleave, swizzle, l2Promotion, oobFill"});
+                                     "elementStrides, interleave, swizzle, l2Promotion, oobFill, "
+                                     "oobFillValue"});
   std::string fixed = json;
   fixed.replace(fixed.find("\"swizzel\""), 9, "\"swizzle\"");
   EXPECT_EQ(messages(parse_tensor_map_json(fixed, "t.json")),
@@ -507,6 +552,79 @@ TEST(TensorMapText, QuotedLineBreaksAreEscaped) {
   EXPECT_EQ(messages(parse_tensor_map_yaml("rank: \"\\\r\"\n", "q.yaml")),
             std::vector<std::string>{"q.yaml:1:10: YAML syntax error: unknown escape character: "
                                      "\\r"});
+}
+
+// oobFill: CONSTANT (seed0 ¶78-80, an xpusim extension): oobFillValue is a number of the map's
+// type, stored as that type's bits (expected bits worked out by hand).
+std::string constant_map(std::string_view type, std::string_view value) {
+  return fmt::format(
+      "dataType: {}\nrank: 1\nglobalAddress: 0x1000\nglobalDim: [64]\nboxDim: [16]\n"
+      "oobFill: CONSTANT\noobFillValue: {}\n",
+      type, value);
+}
+
+TEST(TensorMapText, ConstantFillValuesAreElementsOfTheMapsType) {
+  const struct {
+    const char* type;
+    const char* value;
+    std::uint64_t bits;
+  } good[] = {
+      {"FLOAT16", "1.5", 0x3E00},
+      {"FLOAT16", "-2", 0xC000},
+      {"FLOAT16", "0.1", 0x2E66},  // rounded to nearest
+      {"FLOAT16", ".nan", 0x7FFF},
+      {"FLOAT16", "-.inf", 0xFC00},
+      {"BFLOAT16", "-1.5", 0xBFC0},
+      {"BFLOAT16", "3", 0x4040},
+      {"FLOAT32", "0.1", 0x3DCCCCCD},
+      {"FLOAT32", "inf", 0x7F800000},
+      {"FLOAT32", "1e-45", 0x00000001},
+      {"TFLOAT32", "0.1", 0x3DCCC000},  // rounded to tf32's 10 fraction bits
+      {"FLOAT64", "0.1", 0x3FB999999999999A},
+      {"FLOAT64", "nan", 0x7FFFFFFFFFFFFFFF},
+      {"INT32", "-1", 0xFFFFFFFF},
+      {"INT64", "-2", 0xFFFFFFFFFFFFFFFE},
+      {"UINT8", "255", 0xFF},
+      {"UINT16", "0x1234", 0x1234},
+      {"UINT64", "18446744073709551615", UINT64_MAX},
+  };
+  for (const auto& g : good) {
+    Result<TensorMap> m = parse_tensor_map_yaml(constant_map(g.type, g.value), "t.yaml");
+    ASSERT_TRUE(m.ok()) << g.type << " " << g.value << ": " << m.error().message;
+    EXPECT_EQ(m->oob_fill, OobFill::kConstant);
+    EXPECT_EQ(m->oob_fill_value, g.bits) << g.type << " " << g.value;
+    // Written back as a number that reads to the same bits, in YAML and JSON.
+    EXPECT_EQ(parse_tensor_map_yaml(to_yaml(*m), "w.yaml").value(), *m) << to_yaml(*m);
+    EXPECT_EQ(from_json(to_json(*m)).value(), *m) << to_json(*m).dump();
+  }
+  EXPECT_EQ(messages(parse_tensor_map_yaml(constant_map("UINT8", "256"), "t.yaml")),
+            std::vector<std::string>{"t.yaml:7:15: oobFillValue: 256 is out of range [0, 255]"});
+  EXPECT_EQ(messages(parse_tensor_map_yaml(constant_map("FLOAT16", "1e6"), "t.yaml")),
+            std::vector<std::string>{
+                "t.yaml:7:15: oobFillValue: 1e6 is outside the finite range of FLOAT16 "
+                "(magnitude at most 65504); write .inf for infinity"});
+  EXPECT_EQ(messages(parse_tensor_map_yaml(constant_map("FLOAT32", "abc"), "t.yaml")),
+            std::vector<std::string>{"t.yaml:7:15: oobFillValue: expected a number (or .nan, "
+                                     ".inf, -.inf) for a FLOAT32 map, got \"abc\""});
+  const std::string none =
+      "dataType: UINT8\nrank: 1\nglobalAddress: 0x1000\nglobalDim: [64]\n"
+      "boxDim: [16]\noobFillValue: 3\n";
+  EXPECT_EQ(messages(parse_tensor_map_yaml(none, "t.yaml")),
+            std::vector<std::string>{"t.yaml:6:15: oobFillValue: only an 'oobFill: CONSTANT' map "
+                                     "has a fill value (oobFill is NONE)"});
+  const std::string missing =
+      "dataType: UINT8\nrank: 1\nglobalAddress: 0x1000\nglobalDim: [64]\n"
+      "boxDim: [16]\noobFill: CONSTANT\n";
+  EXPECT_EQ(messages(parse_tensor_map_yaml(missing, "t.yaml")),
+            std::vector<std::string>{"t.yaml:6:10: oobFill: CONSTANT needs 'oobFillValue', the "
+                                     "value out-of-bounds elements read"});
+  // Only xpusim takes it: cuda_extensions names it for `lint --cuda`.
+  const TensorMap m = parse_tensor_map_yaml(constant_map("UINT8", "7"), "t.yaml").value();
+  EXPECT_EQ(cuda_extensions(m),
+            std::vector<std::string>{"oobFill = CONSTANT (oobFillValue = 0x7): an xpusim extension "
+                                     "(seed0 ¶78-80); CUtensorMapFloatOOBfill has only NONE and "
+                                     "NAN_REQUEST_ZERO_FMA"});
+  EXPECT_TRUE(cuda_extensions(sample_tiled()).empty());
 }
 
 TEST(TensorMapText, LoadsFilesByExtension) {

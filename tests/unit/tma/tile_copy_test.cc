@@ -53,6 +53,18 @@ TEST(CopyHelpers, OobFillPatternIsZeroOrTheSiliconNan) {
   m.data_type = DataType::kUint64;
   m.oob_fill = OobFill::kNone;
   EXPECT_EQ(oob_fill_pattern(m), std::vector<std::byte>(8, std::byte{0}));
+  // CONSTANT (seed0 ¶78-80): the value's bytes, little-endian, one element wide.
+  m.oob_fill = OobFill::kConstant;
+  m.oob_fill_value = 0x0102030405060708;
+  EXPECT_EQ(oob_fill_pattern(m),
+            (std::vector<std::byte>{std::byte{8}, std::byte{7}, std::byte{6}, std::byte{5},
+                                    std::byte{4}, std::byte{3}, std::byte{2}, std::byte{1}}));
+  m.data_type = DataType::kFloat16;
+  m.oob_fill_value = 0x3E00;
+  EXPECT_EQ(oob_fill_pattern(m), (std::vector<std::byte>{std::byte{0x00}, std::byte{0x3E}}));
+  m.data_type = DataType::kUint8;
+  m.oob_fill_value = 0xAB;
+  EXPECT_EQ(oob_fill_pattern(m), std::vector<std::byte>{std::byte{0xAB}});
 }
 
 TEST(CopyHelpers, MulticastTargetsFollowTheMask) {
@@ -290,7 +302,12 @@ Case random_case(sim::Rng& rng, bool for_store) {
     k.region = m.global_strides[m.rank - 2] * m.global_dim[m.rank - 1];
   }
   m.global_address = 0x100000 * pick(rng, 1, 64) + align * pick(rng, 0, 63);
-  if (is_float(m.data_type) && rng.uniform(2)) m.oob_fill = OobFill::kNanRequestZeroFma;
+  if (is_float(m.data_type) && rng.uniform(2)) {
+    m.oob_fill = OobFill::kNanRequestZeroFma;
+  } else if (!packed && rng.uniform(3) == 0) {  // xpusim's CONSTANT fill: any element value
+    m.oob_fill = OobFill::kConstant;
+    m.oob_fill_value = bits == 64 ? rng.next_u64() : rng.next_u64() & ((1ull << bits) - 1);
+  }
 
   // Coordinates: mostly inside, often straddling an edge (negative included), sometimes fully
   // outside.
