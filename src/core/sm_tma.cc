@@ -20,14 +20,22 @@ using kernel::TmaKind;
 namespace {
 
 std::string describe(const kernel::TmaOp& op) {
-  static constexpr const char* kNames[] = {"tma.load_tile",     "tma.load_im2col",
-                                           "tma.store",         "tma.reduce",
-                                           "tma.prefetch",      "tma.bulk_load",
-                                           "tma.bulk_store",    "tma.bulk_copy_to_cluster",
-                                           "tma.bulk_prefetch", "tma.prefetch_descriptor",
-                                           "tma.commit_group",  "tma.wait_group"};
+  static constexpr const char* kNames[] = {"tma.load_tile",
+                                           "tma.load_im2col",
+                                           "tma.store",
+                                           "tma.reduce",
+                                           "tma.prefetch",
+                                           "tma.bulk_load",
+                                           "tma.bulk_store",
+                                           "tma.bulk_copy_to_cluster",
+                                           "tma.bulk_prefetch",
+                                           "tma.prefetch_descriptor",
+                                           "tma.commit_group",
+                                           "tma.wait_group",
+                                           "tma.invalidate_descriptor"};
   std::string s = kNames[static_cast<int>(op.kind)];
-  if (op.is_tensor()) s += fmt::format(" (tensor map {:#x})", op.descriptor);
+  if (op.is_tensor() || op.kind == TmaKind::kInvalidateDescriptor)
+    s += fmt::format(" (tensor map {:#x})", op.descriptor);
   return s;
 }
 
@@ -232,6 +240,7 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
       rep = tma::prefetch_tile(d->map, coords);
       break;
     case TmaKind::kPrefetchDescriptor:
+    case TmaKind::kInvalidateDescriptor:
       p.flow = tma::TmaPlan::Flow::kNone;
       break;
     case TmaKind::kBulkLoad: {

@@ -14,6 +14,8 @@
 //   bulk_prefetch: cp.async.bulk.prefetch.L2.global
 //   prefetch_descriptor: prefetch.tensormap
 //   commit_group / wait_group: cp.async.bulk.commit_group / wait_group[.read] N
+//   invalidate_descriptor: fence.proxy.tensormap::generic.acquire [map], 128 — the map was
+//     rewritten in memory: the unit drops its cached copy, so the next use fetches it again
 #pragma once
 
 #include <array>
@@ -34,6 +36,7 @@ enum class TmaKind : std::uint8_t {
   kPrefetchDescriptor,
   kCommitGroup,
   kWaitGroup,
+  kInvalidateDescriptor,
 };
 
 // Same order as tma::ReduceOp (the SM converts).

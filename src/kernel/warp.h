@@ -428,6 +428,12 @@ class Warp {
   TmaAwaiter tma_prefetch_descriptor(Addr map) {
     return {*this, TmaOp{.kind = TmaKind::kPrefetchDescriptor, .descriptor = map}};
   }
+  // After rewriting the tensor map at `map` in memory (seed0 ¶73: descriptors may be built on
+  // the GPU at run time): the TMA unit drops its cached copy, in order with this warp's TMA
+  // operations (PTX fence.proxy.tensormap::generic.acquire).
+  TmaAwaiter tma_invalidate_descriptor(Addr map) {
+    return {*this, TmaOp{.kind = TmaKind::kInvalidateDescriptor, .descriptor = map}};
+  }
   // Bulk (descriptor-less) copies, sizes and addresses multiples of 16.
   TmaAwaiter tma_bulk_load(Addr global, std::uint32_t bytes, std::uint32_t smem, std::uint32_t mbar,
                            std::uint16_t cta_mask = 0) {

@@ -218,6 +218,21 @@ bool WarpInterpreter::exec_async(const Instruction& in, LaneMask m) {
       op_mask_ = m;
       return false;
     }
+    case Opcode::kFenceTensormap: {
+      // The map was rewritten in memory (tensormap.cp_fenceproxy, st.global, ...): the TMA
+      // unit drops its cached copy, in order with this warp's later TMA operations.
+      if (const std::uint64_t size = A(1, l0); size != 128) {
+        return fail(in, fmt::format("size {}: a tensor map is 128 bytes", size));
+      }
+      Space space = Space::kNone;
+      if (!resolve(in, operand(in, 0), m, space, op_addr_)) return false;
+      tma_ =
+          kernel::TmaOp{.kind = kernel::TmaKind::kInvalidateDescriptor, .descriptor = op_addr_[l0]};
+      op_ = kernel::Op{.kind = kernel::OpKind::kTma, .mask = m, .tma = &tma_};
+      op_in_ = &in;
+      op_mask_ = m;
+      return false;
+    }
     case Opcode::kCpAsyncBulk:
       return exec_bulk(in, m);
     case Opcode::kCpAsync:

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -349,6 +350,13 @@ class Decoder {
       } else {
         return error(fmt::format("unsupported modifier '.{}'", p));
       }
+    }
+    // fence.proxy.tensormap::generic.acquire.scope [map], 128 (a rewritten tensor map becomes
+    // visible to the TMA unit); the .release form, without operands, is a plain fence.
+    if (in_.op == Opcode::kFence &&
+        std::find(parts_.begin(), parts_.end(), "tensormap::generic") != parts_.end() &&
+        std::find(parts_.begin(), parts_.end(), "acquire") != parts_.end()) {
+      in_.op = Opcode::kFenceTensormap;
     }
     if (!types.empty()) in_.type = types[0];
     if (types.size() > 1) in_.stype = types[1];
@@ -938,6 +946,8 @@ class Decoder {
       case Opcode::kPrefetchu:
       case Opcode::kPrefetchTensormap:
         return arity(1, 1);
+      case Opcode::kFenceTensormap:
+        return arity(2, 2);
       case Opcode::kBra:
         return arity(1, 1);
       case Opcode::kCall:  // {(ret),} func|%reg{, (args)}{, prototype}

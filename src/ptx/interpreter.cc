@@ -762,7 +762,27 @@ bool WarpInterpreter::exec_memory(const Instruction& in, LaneMask mask) {
     if (space == Space::kParam) {
       const Variable* var =
           a.symbol >= 0 ? &module_.variables[static_cast<std::size_t>(a.symbol)] : nullptr;
-      if (var == nullptr) return fail(in, "a .param access through a register is not supported");
+      if (var == nullptr) {
+        // A kernel parameter's address taken with mov (nvcc does so for a struct parameter
+        // copied whole, e.g. a CUtensorMap): an offset into the entry's parameter block.
+        if (!frame().fn->is_entry)
+          return fail(in, "a device function's .param access through a register is not supported");
+        if (store) return fail(in, "a kernel's parameters are read-only");
+        std::string oob;
+        for_lanes(mask, [&](std::uint32_t l) {
+          if (oob.empty() && op_addr_[l] + bytes > params_.size())
+            oob = fmt::format(
+                "lane {}: .param address {:#x} + {} bytes is past the kernel's {} "
+                "bytes of parameters",
+                l, op_addr_[l], bytes, params_.size());
+        });
+        if (!oob.empty()) return fail(in, oob);
+        for_lanes(mask, [&](std::uint32_t l) {
+          move_lane(in, vals, l, params_.data() + op_addr_[l], store);
+        });
+        count_alu(in, 1);
+        return true;
+      }
       if (store && var->param_role == Variable::ParamRole::kInput && frame().fn->is_entry)
         return fail(in, "a kernel's parameters are read-only");
       bool oob = false;

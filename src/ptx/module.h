@@ -229,6 +229,7 @@ enum class Opcode : std::uint8_t {
   kCpAsyncBulk,  // cp[.reduce].async.bulk[.tensor|.prefetch] and their groups
   kCpAsync,      // cp.async (LDGSTS) and its groups
   kPrefetchTensormap,
+  kFenceTensormap,  // fence.proxy.tensormap::generic.acquire [map], 128: drop the cached copy
   // warp-level matrix instructions (PTX ISA 9.7.14)
   kLdmatrix,
   kStmatrix,

@@ -36,6 +36,7 @@ bool WarpInterpreter::exec_warp_level(const Instruction& in, LaneMask m) {
     case Opcode::kCpAsyncBulk:
     case Opcode::kCpAsync:
     case Opcode::kPrefetchTensormap:
+    case Opcode::kFenceTensormap:
     case Opcode::kMapa:
     case Opcode::kGetctarank:
     case Opcode::kIsspacep:

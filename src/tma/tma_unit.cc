@@ -71,6 +71,9 @@ struct TmaUnit::Descriptor {
   std::optional<CachedDescriptor> value;
   std::optional<Error> error;
   std::uint64_t lru = 0;
+  // The 128 bytes it was decoded from (empty when they could not be read): a hit checks them
+  // against memory, so a rewritten descriptor is never used stale.
+  std::optional<std::array<std::byte, 128>> bytes;
 };
 
 struct TmaUnit::Active {
@@ -128,6 +131,14 @@ TmaUnit::TmaUnit(sim::Component& parent, std::string_view name, const TmaParams&
                                      "descriptors fetched ahead for the next queued request")),
       descriptor_wait_(add_counter("descriptor_wait_cycles", "cycles",
                                    "cycles the front end waited for a descriptor fetch")),
+      descriptor_invalidations_(add_counter(
+          "descriptor_invalidations", "operations",
+          "invalidate operations (fence.proxy.tensormap::generic.acquire) that dropped a cached "
+          "descriptor")),
+      descriptor_stale_(add_counter(
+          "descriptor_stale", "lookups",
+          "cached descriptors found rewritten in memory without an invalidate: fetched again "
+          "(on silicon the stale copy may be used; add the fence)")),
       dropped_(add_counter("dropped", "operations", "requests dropped at setup (seed0 ¶88)")),
       queue_full_(add_counter("queue_full", "refusals", "submissions refused: queue full")),
       busy_cycles_(
@@ -227,6 +238,12 @@ std::shared_ptr<TmaUnit::Descriptor> TmaUnit::lookup(std::uint64_t address) {
   return nullptr;
 }
 
+bool TmaUnit::matches_memory(const Descriptor& d) const {
+  if (!d.bytes) return true;  // unreadable when fetched: its error stands
+  std::array<std::byte, 128> now{};
+  return global_.read(d.address, now).ok() && now == *d.bytes;
+}
+
 std::shared_ptr<TmaUnit::Descriptor> TmaUnit::fetch(std::uint64_t address, std::uint32_t sm) {
   if (descriptors_.size() >= params_.descriptor_cache_entries) {
     // Evict the least recently used descriptor that is not being fetched.
@@ -270,8 +287,10 @@ void TmaUnit::descriptor_arrived(std::uint64_t address) {
   if (--d->parts > 0) return;
   d->arrived = true;
   std::array<std::byte, 128> blob{};
-  if (auto st = global_.read(address, blob); !st) {
-    d->error = Error{fmt::format("tensor map at {:#x}: {}", address, st.error().message)};
+  const Status read = global_.read(address, blob);
+  if (read) d->bytes = blob;
+  if (!read) {
+    d->error = Error{fmt::format("tensor map at {:#x}: {}", address, read.error().message)};
   } else if (auto map = from_blob(blob); !map) {
     d->error = Error{fmt::format("tensor map at {:#x}: {}", address, map.errors().front().message)};
   } else {
@@ -311,8 +330,21 @@ void TmaUnit::front() {
     p->client->queue_space();
   }
   current_descriptor_.reset();
+  if (current_->op.kind == kernel::TmaKind::kInvalidateDescriptor) {
+    // In order with this SM's earlier operations, which were set up with the old copy. A
+    // fetch still in flight reads memory when it lands, after the rewrite: it stays.
+    if (std::shared_ptr<Descriptor> d = lookup(current_->op.descriptor); d && d->arrived) {
+      std::erase(descriptors_, d);
+      descriptor_invalidations_.inc();
+    }
+  }
   if (current_->op.is_tensor()) {
     std::shared_ptr<Descriptor> d = lookup(current_->op.descriptor);
+    if (d != nullptr && d->arrived && !matches_memory(*d)) {
+      descriptor_stale_.inc();
+      std::erase(descriptors_, d);
+      d = nullptr;
+    }
     if (d != nullptr && d->arrived) {
       descriptor_hits_.inc();
       d->lru = ++lru_clock_;

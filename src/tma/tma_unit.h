@@ -5,7 +5,9 @@
 //   request queue (per SM served, `queue_depth`)
 //     → descriptor cache, tagged by the descriptor's global address, LRU; on a miss the 128 B
 //       descriptor is read through L2; the next queued request's descriptor is fetched ahead
-//       while the current one is set up (look-ahead, seed0 ¶74, ¶87)
+//       while the current one is set up (look-ahead, seed0 ¶74, ¶87). An invalidate
+//       operation drops an entry; a hit whose bytes were rewritten in memory since is a miss
+//       (counted as stale), so a stale descriptor is never used
 //     → setup (`setup_cycles`): the client validates the request and applies its functional
 //       effect (TmaClient::plan); a bad request is dropped with its error (seed0 ¶88)
 //     → request generator: ≤ 128 B global requests, `requests_per_cycle`, at most
@@ -161,6 +163,8 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   void retire(Active& a);
   TmaClient& client_of(const Active& a);
   std::shared_ptr<Descriptor> lookup(std::uint64_t address);
+  // Whether a fetched descriptor's bytes are still those in memory.
+  bool matches_memory(const Descriptor& d) const;
   std::shared_ptr<Descriptor> fetch(std::uint64_t address, std::uint32_t sm);
   void descriptor_arrived(std::uint64_t address);
   Port* pick();
@@ -219,6 +223,8 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   sim::Counter& descriptor_misses_;
   sim::Counter& lookahead_fetches_;
   sim::Counter& descriptor_wait_;
+  sim::Counter& descriptor_invalidations_;
+  sim::Counter& descriptor_stale_;
   sim::Counter& dropped_;
   sim::Counter& queue_full_;
   sim::Counter& busy_cycles_;

@@ -390,6 +390,50 @@ TEST_F(PtxCli, ATensorMapArgumentsConstantFillReachesTheKernel) {
   EXPECT_GT(filled, 1000u);  // every edge box reads some of the fill
 }
 
+// tma_rewrite (the corpus kernel) publishes a tensor map into a global slot twice, each time
+// with fence.proxy.tensormap::generic.acquire on the slot: the second publication invalidates
+// the TMA unit's cached copy, so no load finds it stale, and each load reads its own tensor.
+TEST_F(PtxCli, AFencedTensorMapRewriteInvalidatesTheCachedCopy) {
+  fs::copy_file(fs::path(XPUSIM_PTX_CORPUS_DIR) / "tma_rewrite.ptx", dir_ / "t.ptx");
+  std::string in2(8000, '\0');
+  for (std::uint32_t i = 0; i < 2000; ++i) {
+    const std::uint32_t v = 1000000 + i;
+    std::memcpy(in2.data() + 4 * i, &v, 4);
+  }
+  write("in2.bin", in2);
+  const std::string map =
+      "dataType: UINT32, rank: 2, globalDim: [100, 20], globalStrides: [400], "
+      "boxDim: [32, 8]";
+  write("s.yaml", fmt::format("chip: tiny\nptx: t.ptx\nkernel: tma_rewrite\n"
+                              "launch: {{grid: [1, 1, 1], block: [128, 1, 1]}}\n"
+                              "buffers:\n  in1: {{bytes: 8000, fill: iota32}}\n"
+                              "  in2: {{file: in2.bin}}\n  slot: {{bytes: 128}}\n"
+                              "  out: {{bytes: 2048}}\n"
+                              "args: [{{tensor_map: {{globalAddress: in1, {0}}}}}, "
+                              "{{tensor_map: {{globalAddress: in2, {0}}}}}, {{ptr: slot}}, "
+                              "{{ptr: out}}]\noutputs: {{out: out.bin}}\n",
+                              map));
+  const CliRun r = run("--stats st.json run s.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string out = file("out.bin");
+  ASSERT_EQ(out.size(), 2048u);
+  for (std::uint32_t i = 0; i < 512; ++i) {
+    std::uint32_t got = 0;
+    std::memcpy(&got, out.data() + 4 * i, 4);
+    const std::uint32_t at = (i % 256) / 32 * 100 + i % 32;
+    ASSERT_EQ(got, i < 256 ? at : 1000000 + at) << i;
+  }
+  const nlohmann::json stats = nlohmann::json::parse(file("st.json"));
+  double invalidations = 0, stale = 0;
+  for (const auto& [path, unit] : stats.items()) {
+    if (!path.ends_with(".tma")) continue;
+    invalidations += unit["descriptor_invalidations"]["value"].get<double>();
+    stale += unit["descriptor_stale"]["value"].get<double>();
+  }
+  EXPECT_EQ(invalidations, 1);  // the first publication found nothing cached
+  EXPECT_EQ(stale, 0);
+}
+
 TEST_F(PtxCli, ACudaFileIsCompiledByNvcc) {
   if (!fs::exists("/usr/local/cuda/bin/nvcc") && std::system("command -v nvcc > /dev/null") != 0)
     GTEST_SKIP() << "nvcc not found";

@@ -1373,6 +1373,35 @@ Case tma_tile_load_case() {
   return c;
 }
 
+// tma_rewrite: one CTA copies tensor map `a` into the global slot, fences it
+// (fence.proxy.tensormap), loads the 32 x 8 box at (0, 0) through the slot, then does the same
+// with map `b`: out[0..255] is box (0, 0) of in1, out[256..511] box (0, 0) of in2.
+Case tma_rewrite_case() {
+  constexpr std::uint32_t W = 100, H = 20, BW = 32, BH = 8;
+  Case c;
+  c.file = c.entry = "tma_rewrite";
+  c.grid = {1};
+  c.block = {128};
+  c.buffers = {{"in1", to_bytes(random_u32(103, W * H))},
+               {"in2", to_bytes(random_u32(104, W * H))},
+               {"slot", poison(128)},
+               {"out", poison(2 * BW * BH * 4)}};
+  c.args = {tensor_map_2d_u32("in1", W, H, BW, BH), tensor_map_2d_u32("in2", W, H, BW, BH),
+            ptr("slot"), ptr("out")};
+  c.outputs = {"out"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    std::vector<std::uint32_t> out(2 * BW * BH);
+    for (std::uint32_t round = 0; round < 2; ++round) {
+      const auto t = in<std::uint32_t>(m, round == 0 ? "in1" : "in2");
+      for (std::uint32_t i = 0; i < BW * BH; ++i)
+        out[round * BW * BH + i] = t[(i / BW) * W + i % BW];
+    }
+    return BufferMap{{"out", to_bytes(out)}};
+  };
+  return c;
+}
+
 // tma_multicast: 4 clusters of 2 CTAs; cluster k's two CTAs both end up with the 32 x 8 tile at
 // ((k % 2) * 32, (k / 2) * 8) of a 64 x 16 u32 tensor (each CTA loaded half of it, multicast).
 Case tma_multicast_case() {
@@ -2011,6 +2040,7 @@ std::vector<Case> corpus_cases() {
 std::vector<Case> hopper_cases() {
   std::vector<Case> cases;
   cases.push_back(tma_tile_load_case());
+  cases.push_back(tma_rewrite_case());
   cases.push_back(tma_multicast_case());
   cases.push_back(dsmem_exchange_case());
   cases.push_back(tma_store_reduce_case());

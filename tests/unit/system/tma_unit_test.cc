@@ -444,5 +444,66 @@ TEST(TmaUnit, SeveralSmsCanShareOneUnit) {
   EXPECT_EQ(f.read_u32(kOut + (160 * kDim + 64) * 4), 160 * kDim + 64 + 1);
 }
 
+// A descriptor rewritten in memory while the unit holds it (seed0 ¶73: built on the GPU at run
+// time): load box (0, 0) through the map at `slot`, copy the 128 bytes at `from` over it with
+// ordinary stores, invalidate it (`invalidate` != 0), load box (0, 0) again and write it out.
+sim::Task<> rewrite(Warp& w) {
+  if (w.warp_id() != 0) co_return;
+  const Addr slot = w.args().get_u64(0), from = w.args().get_u64(1), out = w.args().get_ptr(3);
+  co_await w.mbarrier_init(0, 1);
+  co_await w.mbarrier_arrive_expect_tx(0, kBoxBytes);
+  co_await w.tma_load_tile(slot, {0, 0}, kSmem, 0);
+  co_await w.mbarrier_wait_parity(0, 0);
+  const Lanes<std::uint64_t> ids = kernel::lanes<std::uint64_t>([](std::uint32_t l) { return l; });
+  const Lanes<std::uint32_t> blob =
+      co_await w.load_global<std::uint32_t>(Warp::lane_addresses(from, 4, ids));
+  co_await w.store_global<std::uint32_t>(Warp::lane_addresses(slot, 4, ids), blob);
+  if (w.args().get_u32(2) != 0) co_await w.tma_invalidate_descriptor(slot);
+  co_await w.mbarrier_arrive_expect_tx(0, kBoxBytes);
+  co_await w.tma_load_tile(slot, {0, 0}, kSmem, 0);
+  co_await w.mbarrier_wait_parity(0, 1);
+  co_await w.tma_bulk_store(kSmem, out, kBoxBytes);
+  co_await w.tma_commit_group();
+  co_await w.tma_wait_group(0);
+}
+
+const kernel::KernelDef kRewrite{.name = "tma_rewrite",
+                                 .description = "a tensor map rewritten between two loads",
+                                 .args = {{"slot", kernel::ArgKind::kU64},
+                                          {"from", kernel::ArgKind::kU64},
+                                          {"invalidate", kernel::ArgKind::kU32},
+                                          {"out", kernel::ArgKind::kPtr}},
+                                 .body = rewrite,
+                                 .static_shared_bytes = kSmem + kBoxBytes};
+
+// The second load reads through the new map whether or not the kernel invalidated it: with the
+// invalidate the entry is gone (a miss); without, the hit finds the bytes changed and fetches
+// again (counted stale). Rewriting the same bytes is still a hit.
+TEST(TmaUnit, ARewrittenDescriptorIsNeverUsedStale) {
+  constexpr Addr kSlot = 0x40200, kNewMap = 0x40280;
+  const Addr shifted = kIn + Addr{kBox} * kDim * 4;  // the same tensor, 32 rows down
+  for (const int variant : {0, 1, 2}) {  // 0: invalidate, 1: no invalidate, 2: same bytes
+    Fixture f;
+    write_map(*f.chip, kSlot, map_over(kIn, kBox, kBox));
+    write_map(*f.chip, kNewMap, map_over(variant == 2 ? kIn : shifted, kBox, kBox));
+    auto id = f.chip->launch(
+        kRewrite, kOneWarp,
+        kernel::KernelArgs().u64(kSlot).u64(kNewMap).u32(variant == 0 ? 1 : 0).ptr(kOut));
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    f.sim.run();
+    ASSERT_FALSE(f.chip->fault()) << f.chip->fault()->message;
+    ASSERT_TRUE(f.chip->run(*id).done);
+    const std::uint32_t row0 = variant == 2 ? 0 : kBox;  // the box's first tensor row
+    for (std::uint32_t i = 0; i < kBox * kBox; i += 37) {
+      ASSERT_EQ(f.read_u32(kOut + Addr{i} * 4), (row0 + i / kBox) * kDim + i % kBox + 1)
+          << "variant " << variant << " element " << i;
+    }
+    EXPECT_EQ(f.tma_sum("descriptor_invalidations"), variant == 0 ? 1 : 0) << variant;
+    EXPECT_EQ(f.tma_sum("descriptor_stale"), variant == 1 ? 1 : 0) << variant;
+    EXPECT_EQ(f.tma_sum("descriptor_misses"), variant == 2 ? 1 : 2) << variant;
+    EXPECT_EQ(f.tma_sum("descriptor_hits"), variant == 2 ? 1 : 0) << variant;
+  }
+}
+
 }  // namespace
 }  // namespace xpusim::system
