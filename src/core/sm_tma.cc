@@ -32,7 +32,10 @@ std::string describe(const kernel::TmaOp& op) {
                                            "tma.prefetch_descriptor",
                                            "tma.commit_group",
                                            "tma.wait_group",
-                                           "tma.invalidate_descriptor"};
+                                           "tma.invalidate_descriptor",
+                                           "tma.bulk_reduce",
+                                           "tma.bulk_reduce_to_cluster",
+                                           "tma.bulk_copy_global"};
   std::string s = kNames[static_cast<int>(op.kind)];
   if (op.is_tensor() || op.kind == TmaKind::kInvalidateDescriptor)
     s += fmt::format(" (tensor map {:#x})", op.descriptor);
@@ -41,6 +44,28 @@ std::string describe(const kernel::TmaOp& op) {
 
 tma::ReduceOp reduce_of(kernel::TmaReduce r) {
   return static_cast<tma::ReduceOp>(r);
+}
+
+tma::DataType element_of(kernel::TmaElement e) {
+  switch (e) {
+    case kernel::TmaElement::kU32:
+      return tma::DataType::kUint32;
+    case kernel::TmaElement::kS32:
+      return tma::DataType::kInt32;
+    case kernel::TmaElement::kU64:
+      return tma::DataType::kUint64;
+    case kernel::TmaElement::kS64:
+      return tma::DataType::kInt64;
+    case kernel::TmaElement::kF16:
+      return tma::DataType::kFloat16;
+    case kernel::TmaElement::kBf16:
+      return tma::DataType::kBfloat16;
+    case kernel::TmaElement::kF32:
+      return tma::DataType::kFloat32;
+    case kernel::TmaElement::kF64:
+      return tma::DataType::kFloat64;
+  }
+  return tma::DataType::kUint32;
 }
 
 }  // namespace
@@ -259,7 +284,35 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
         rep = tma::bulk_shared_to_global(c.smem, op.smem, scratch, op.global, op.bytes);
       }
       break;
-    case TmaKind::kBulkSharedToCluster: {
+    case TmaKind::kBulkReduce:
+      p.flow = tma::TmaPlan::Flow::kStore;
+      if (cfg_.functional) {
+        rep = tma::bulk_reduce_shared_to_global(reduce_of(op.reduce), element_of(op.element),
+                                                c.smem, op.smem, memory_, op.global, op.bytes);
+      } else {
+        mem::GlobalMemory scratch;  // same checks and requests, nothing written
+        rep = tma::bulk_reduce_shared_to_global(reduce_of(op.reduce), element_of(op.element),
+                                                c.smem, op.smem, scratch, op.global, op.bytes);
+      }
+      break;
+    case TmaKind::kBulkGlobalToGlobal: {
+      p.flow = tma::TmaPlan::Flow::kGlobalCopy;
+      if (cfg_.functional) {
+        rep = tma::bulk_global_to_global(memory_, op.source, op.global, op.bytes);
+      } else {
+        mem::GlobalMemory scratch;
+        rep = tma::bulk_global_to_global(scratch, op.source, op.global, op.bytes);
+      }
+      // The report lists the source's line requests, then the destination's.
+      if (rep && op.bytes > 0) {
+        const std::uint64_t line = tma::kLineBytes;
+        p.reads =
+            static_cast<std::uint32_t>((op.source + op.bytes - 1) / line - op.source / line + 1);
+      }
+      break;
+    }
+    case TmaKind::kBulkSharedToCluster:
+    case TmaKind::kBulkReduceToCluster: {
       if (op.dst_rank >= k.size() || k.ranks[op.dst_rank].smem == nullptr) {
         return fail(fmt::format("destination rank {} is not a running CTA of the cluster of {}",
                                 op.dst_rank, k.size()));
@@ -274,9 +327,12 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
       p.flow = tma::TmaPlan::Flow::kToCluster;
       r.to[r.destinations++] = {.rank = op.dst_rank, .sm = to.sm};
       p.destination_sms.push_back(to.sm->id());
-      rep = tma::bulk_shared_to_shared(
-          c.smem, op.smem, {.smem = to.smem, .offset = static_cast<std::uint32_t>(op.global)},
-          op.bytes);
+      const tma::SmemTarget target{.smem = to.smem,
+                                   .offset = static_cast<std::uint32_t>(op.global)};
+      rep = op.kind == TmaKind::kBulkSharedToCluster
+                ? tma::bulk_shared_to_shared(c.smem, op.smem, target, op.bytes)
+                : tma::bulk_reduce_shared_to_shared(reduce_of(op.reduce), element_of(op.element),
+                                                    c.smem, op.smem, target, op.bytes);
       break;
     }
     case TmaKind::kBulkPrefetch:

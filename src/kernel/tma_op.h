@@ -14,6 +14,10 @@
 //   bulk_prefetch: cp.async.bulk.prefetch.L2.global
 //   prefetch_descriptor: prefetch.tensormap
 //   commit_group / wait_group: cp.async.bulk.commit_group / wait_group[.read] N
+//   bulk_reduce: cp.reduce.async.bulk.global.shared::cta.bulk_group.OP.TYPE [global], [smem], n
+//   bulk_reduce_to_cluster: cp.reduce.async.bulk.shared::cluster.shared::cta
+//     .mbarrier::complete_tx::bytes.OP.TYPE [dst], [smem], n, [mbar]
+//   bulk_copy_global: global -> global (seed0 ¶48; no PTX form), bulk group
 //   invalidate_descriptor: fence.proxy.tensormap::generic.acquire [map], 128 — the map was
 //     rewritten in memory: the unit drops its cached copy, so the next use fetches it again
 #pragma once
@@ -37,10 +41,17 @@ enum class TmaKind : std::uint8_t {
   kCommitGroup,
   kWaitGroup,
   kInvalidateDescriptor,
+  kBulkReduce,
+  kBulkReduceToCluster,
+  kBulkGlobalToGlobal,
 };
 
 // Same order as tma::ReduceOp (the SM converts).
 enum class TmaReduce : std::uint8_t { kAdd, kMin, kMax, kInc, kDec, kAnd, kOr, kXor };
+
+// The element type of a bulk (descriptor-less) reduction: PTX .u32/.b32, .s32, .u64/.b64, .s64,
+// .f16, .bf16, .f32, .f64 (the SM maps it onto tma::DataType).
+enum class TmaElement : std::uint8_t { kU32, kS32, kU64, kS64, kF16, kBf16, kF32, kF64 };
 
 struct TmaOp {
   TmaKind kind = TmaKind::kLoadTile;
@@ -52,10 +63,12 @@ struct TmaOp {
   std::uint32_t smem = 0;      // shared-window offset: destination (loads) or source (stores)
   std::uint32_t mbar = 0;      // loads: the completion mbarrier, same offset in every destination
   std::uint16_t cta_mask = 0;  // loads: multicast ranks (bit i = rank i); 0: this CTA only
-  std::uint64_t global = 0;    // bulk: the global address
+  std::uint64_t global = 0;    // bulk: the global address (global -> global: the destination)
+  std::uint64_t source = 0;    // bulk global -> global: the source
   std::uint32_t bytes = 0;     // bulk: size (multiple of 16)
   std::uint32_t dst_rank = 0;  // bulk_shared_to_cluster: the destination CTA's rank
   TmaReduce reduce = TmaReduce::kAdd;
+  TmaElement element = TmaElement::kU32;  // bulk reductions
   std::uint32_t pending = 0;  // wait_group: at most this many groups may still be pending
   bool read = false;          // wait_group.read: only the source reads must have finished
 
@@ -67,7 +80,8 @@ struct TmaOp {
   // Completes through the bulk-group mechanism (commit/wait) rather than an mbarrier.
   bool is_bulk_group() const {
     return kind == TmaKind::kStoreTile || kind == TmaKind::kReduceTile ||
-           kind == TmaKind::kBulkStore;
+           kind == TmaKind::kBulkStore || kind == TmaKind::kBulkReduce ||
+           kind == TmaKind::kBulkGlobalToGlobal;
   }
 };
 

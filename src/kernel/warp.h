@@ -459,6 +459,38 @@ class Warp {
                          .bytes = bytes,
                          .dst_rank = rank}};
   }
+  // Bulk reduction shared -> global: global[i] = op(global[i], smem[i]) for `bytes` of
+  // `element`s (seed0 ¶159); completes through the bulk group.
+  TmaAwaiter tma_bulk_reduce(std::uint32_t smem, Addr global, std::uint32_t bytes, TmaReduce op,
+                             TmaElement element) {
+    return {*this, TmaOp{.kind = TmaKind::kBulkReduce,
+                         .smem = smem,
+                         .global = global,
+                         .bytes = bytes,
+                         .reduce = op,
+                         .element = element}};
+  }
+  // Bulk reduction into another CTA's shared memory (shared::cta -> shared::cluster): its
+  // `dst` = op(dst, smem); complete_tx on that CTA's `mbar`.
+  TmaAwaiter tma_bulk_reduce_to_cluster(std::uint32_t smem, std::uint32_t rank, std::uint32_t dst,
+                                        std::uint32_t mbar, std::uint32_t bytes, TmaReduce op,
+                                        TmaElement element) {
+    return {*this, TmaOp{.kind = TmaKind::kBulkReduceToCluster,
+                         .smem = smem,
+                         .mbar = mbar,
+                         .global = dst,
+                         .bytes = bytes,
+                         .dst_rank = rank,
+                         .reduce = op,
+                         .element = element}};
+  }
+  // A global -> global copy by the TMA unit (seed0 ¶48; PTX has no form of it): overlapping
+  // ranges behave like memmove; completes through the bulk group.
+  TmaAwaiter tma_bulk_copy_global(Addr src, Addr dst, std::uint32_t bytes) {
+    return {
+        *this,
+        TmaOp{.kind = TmaKind::kBulkGlobalToGlobal, .global = dst, .source = src, .bytes = bytes}};
+  }
   TmaAwaiter tma_bulk_prefetch(Addr global, std::uint32_t bytes) {
     return {*this, TmaOp{.kind = TmaKind::kBulkPrefetch, .global = global, .bytes = bytes}};
   }

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstring>
+#include <optional>
 
 #include "ptx/interpreter.h"
 
@@ -268,6 +269,59 @@ bool WarpInterpreter::tensor_operand(const Instruction& in, const Operand& t, La
   return true;
 }
 
+namespace {
+
+// A cp.reduce.async.bulk operation and element type (PTX .b32/.b64 as their unsigned kinds).
+std::optional<kernel::TmaReduce> tma_reduce_of(Mode m) {
+  switch (m) {
+    case Mode::kAtomAdd:
+      return kernel::TmaReduce::kAdd;
+    case Mode::kAtomMin:
+      return kernel::TmaReduce::kMin;
+    case Mode::kAtomMax:
+      return kernel::TmaReduce::kMax;
+    case Mode::kAtomInc:
+      return kernel::TmaReduce::kInc;
+    case Mode::kAtomDec:
+      return kernel::TmaReduce::kDec;
+    case Mode::kAtomAnd:
+      return kernel::TmaReduce::kAnd;
+    case Mode::kAtomOr:
+      return kernel::TmaReduce::kOr;
+    case Mode::kAtomXor:
+      return kernel::TmaReduce::kXor;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<kernel::TmaElement> tma_element_of(Type t) {
+  switch (t) {
+    case Type::kU32:
+    case Type::kB32:
+      return kernel::TmaElement::kU32;
+    case Type::kS32:
+      return kernel::TmaElement::kS32;
+    case Type::kU64:
+    case Type::kB64:
+      return kernel::TmaElement::kU64;
+    case Type::kS64:
+      return kernel::TmaElement::kS64;
+    case Type::kF16:
+      return kernel::TmaElement::kF16;
+    case Type::kBF16:
+      return kernel::TmaElement::kBf16;
+    case Type::kF32:
+      return kernel::TmaElement::kF32;
+    case Type::kF64:
+      return kernel::TmaElement::kF64;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 bool WarpInterpreter::exec_bulk(const Instruction& in, LaneMask m) {
   const auto A = [&](std::uint32_t k, std::uint32_t l) { return read(operand(in, k), l); };
   const std::uint32_t l0 = first_lane(m);
@@ -304,35 +358,35 @@ bool WarpInterpreter::exec_bulk(const Instruction& in, LaneMask m) {
       if (!tensor_operand(in, operand(in, 0), m)) return false;
       if (!uniform_shared(in, operand(in, 1), m, tma_.smem, nullptr, Space::kShared)) return false;
       if (in.sub == Sub::kTensorReduce) {
-        switch (in.mode) {
-          case Mode::kAtomAdd:
-            tma_.reduce = kernel::TmaReduce::kAdd;
-            break;
-          case Mode::kAtomMin:
-            tma_.reduce = kernel::TmaReduce::kMin;
-            break;
-          case Mode::kAtomMax:
-            tma_.reduce = kernel::TmaReduce::kMax;
-            break;
-          case Mode::kAtomInc:
-            tma_.reduce = kernel::TmaReduce::kInc;
-            break;
-          case Mode::kAtomDec:
-            tma_.reduce = kernel::TmaReduce::kDec;
-            break;
-          case Mode::kAtomAnd:
-            tma_.reduce = kernel::TmaReduce::kAnd;
-            break;
-          case Mode::kAtomOr:
-            tma_.reduce = kernel::TmaReduce::kOr;
-            break;
-          case Mode::kAtomXor:
-            tma_.reduce = kernel::TmaReduce::kXor;
-            break;
-          default:
-            return fail(in, "this tensor reduction");
-        }
+        const auto r = tma_reduce_of(in.mode);
+        if (!r) return fail(in, "this tensor reduction");
+        tma_.reduce = *r;
       }
+      break;
+    }
+    case Sub::kBulkReduce:
+    case Sub::kBulkReduceCluster: {
+      const auto r = tma_reduce_of(in.mode);
+      const auto e = tma_element_of(in.type);
+      if (!r || !e) return fail(in, "this bulk reduction");
+      tma_.reduce = *r;
+      tma_.element = *e;
+      if (in.sub == Sub::kBulkReduce) {
+        tma_.kind = kernel::TmaKind::kBulkReduce;
+        Space space = Space::kNone;
+        if (!resolve(in, operand(in, 0), m, space, op_addr_, Space::kGlobal)) return false;
+        tma_.global = op_addr_[l0];
+      } else {
+        tma_.kind = kernel::TmaKind::kBulkReduceToCluster;
+        std::uint32_t dst = 0;
+        if (!uniform_shared(in, operand(in, 0), m, dst, &tma_.dst_rank, Space::kSharedCluster))
+          return false;
+        tma_.global = dst;  // the destination offset in rank dst_rank's window
+        if (!uniform_shared(in, operand(in, 3), m, tma_.mbar, &rank, Space::kSharedCluster))
+          return false;
+      }
+      if (!uniform_shared(in, operand(in, 1), m, tma_.smem, nullptr, Space::kShared)) return false;
+      tma_.bytes = static_cast<std::uint32_t>(A(2, l0));
       break;
     }
     case Sub::kTensorPrefetch:

@@ -524,7 +524,8 @@ class Decoder {
         in_.multicast = true;
       else if (p == "im2col")
         in_.im2col = true;
-      else if (p == "tile" || p == "bulk_group" || p == "L2" || p == "ca" || p == "cg") {
+      else if (p == "tile" || p == "bulk_group" || p == "L2" || p == "ca" || p == "cg" ||
+               p == "noftz") {
       } else if (p == "L2::cache_hint")
         in_.cache_hint = true;
       else if (p == "commit_group")
@@ -579,8 +580,12 @@ class Decoder {
       in_.sub = Sub::kTensorLoad;
       return arity(3, 3 + (in_.im2col ? 1 : 0) + (in_.multicast ? 1 : 0) + hint);
     }
-    if (reduce)
-      return error("non-tensor cp.reduce.async.bulk is not supported by this front end yet");
+    if (reduce) {  // [dst], [src], size (.global) or [dst], [src], size, [mbar] (shared::cluster)
+      if (in_.mode == Mode::kNone) return error("needs a reduction (.add, .min, ...)");
+      if (in_.type == Type::kNone) return error("needs an element type (.u32, .f32, ...)");
+      in_.sub = dst == Space::kGlobal ? Sub::kBulkReduce : Sub::kBulkReduceCluster;
+      return dst == Space::kGlobal ? arity(3, 3 + hint) : arity(4, 4);
+    }
     if (prefetch) {
       in_.sub = Sub::kBulkPrefetch;
       return arity(2, 2 + hint);

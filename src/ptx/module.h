@@ -258,6 +258,8 @@ enum class Sub : std::uint8_t {
   kBulkStore,
   kBulkSharedToCluster,
   kBulkPrefetch,  // cp.async.bulk
+  kBulkReduce,
+  kBulkReduceCluster,  // cp.reduce.async.bulk to .global / .shared::cluster
   kCommitGroup,
   kWaitGroup,
   kWaitAll,

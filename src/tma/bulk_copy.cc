@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "tma/copy_engine.h"
+#include "tma/reduce_ops.h"
 
 namespace xpusim::tma {
 
@@ -133,6 +134,58 @@ Result<CopyReport> bulk_global_to_global(mem::GlobalMemory& global, mem::Addr sr
   append_line_requests(r.global_requests, src, bytes);
   append_line_requests(r.global_requests, dst, bytes);
   return r;
+}
+
+namespace {
+
+void check_reduce(std::string_view op, ReduceOp r, DataType t, std::vector<Error>& errors) {
+  if (!reduce_supported(r, t)) {
+    errors.push_back({fmt::format("{}: .{} is not defined for {} elements (supported: {})", op,
+                                  name(r), name(t), supported_reduce_ops(t))});
+  }
+}
+
+}  // namespace
+
+Result<CopyReport> bulk_reduce_shared_to_global(ReduceOp r, DataType t,
+                                                const mem::SharedMemory& smem, std::uint32_t src,
+                                                mem::GlobalMemory& global, mem::Addr dst,
+                                                std::uint32_t bytes) {
+  constexpr std::string_view op = "bulk_reduce_shared_to_global";
+  std::vector<Error> errors;
+  check_reduce(op, r, t, errors);
+  if (bytes == 0 && errors.empty()) return CopyReport{};
+  check_aligned(op, "size", bytes, errors);
+  check_smem(op, "shared-memory source", &smem, src, bytes, errors);
+  check_global(op, "global destination", dst, bytes, errors);
+  if (!errors.empty()) return errors;
+  std::vector<std::byte> cur(bytes);
+  if (auto st = global.read(dst, cur); !st)
+    return Error{fmt::format("{}: {}", op, st.error().message)};
+  reduce_elements(r, t, cur, smem.bytes().subspan(src, bytes));
+  XPUSIM_CHECK(global.write(dst, cur).ok(), "read above");
+  CopyReport rep = report(bytes, 0);
+  append_line_requests(rep.global_requests, dst, bytes);
+  return rep;
+}
+
+Result<CopyReport> bulk_reduce_shared_to_shared(ReduceOp r, DataType t,
+                                                const mem::SharedMemory& src_smem,
+                                                std::uint32_t src, const SmemTarget& dst,
+                                                std::uint32_t bytes) {
+  constexpr std::string_view op = "bulk_reduce_shared_to_shared";
+  std::vector<Error> errors;
+  check_reduce(op, r, t, errors);
+  if (bytes == 0 && errors.empty()) return CopyReport{};
+  check_aligned(op, "size", bytes, errors);
+  check_smem(op, "shared-memory source", &src_smem, src, bytes, errors);
+  check_smem(op, "shared-memory destination", dst.smem, dst.offset, bytes, errors);
+  if (!errors.empty()) return errors;
+  // A copy of the source first: source and destination may be the same window.
+  const std::vector<std::byte> in(src_smem.bytes().begin() + src,
+                                  src_smem.bytes().begin() + src + bytes);
+  reduce_elements(r, t, dst.smem->bytes().subspan(dst.offset, bytes), in);
+  return report(bytes, 1);
 }
 
 Result<CopyReport> bulk_prefetch(mem::Addr addr, std::uint64_t bytes) {

@@ -140,4 +140,17 @@ Result<CopyReport> bulk_global_to_global(mem::GlobalMemory& global, mem::Addr sr
                                          std::uint64_t bytes);
 Result<CopyReport> bulk_prefetch(mem::Addr addr, std::uint64_t bytes);
 
+// Bulk reductions (seed0 ¶159, ¶161; PTX cp.reduce.async.bulk): dst[i] = op(dst[i], src[i])
+// over `bytes` (a multiple of 16) of elements of `t` with reduce_elements' semantics (an op the
+// type does not define is an Error). Shared -> global reports the destination's line requests;
+// shared -> another CTA's shared memory (shared::cluster) moves no global byte.
+Result<CopyReport> bulk_reduce_shared_to_global(ReduceOp op, DataType t,
+                                                const mem::SharedMemory& smem, std::uint32_t src,
+                                                mem::GlobalMemory& global, mem::Addr dst,
+                                                std::uint32_t bytes);
+Result<CopyReport> bulk_reduce_shared_to_shared(ReduceOp op, DataType t,
+                                                const mem::SharedMemory& src_smem,
+                                                std::uint32_t src, const SmemTarget& dst,
+                                                std::uint32_t bytes);
+
 }  // namespace xpusim::tma

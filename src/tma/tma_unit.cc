@@ -17,6 +17,8 @@ constexpr std::uint64_t kDescriptorTag = std::uint64_t{1} << 63;
 constexpr std::uint64_t request_tag(std::uint32_t index, std::uint32_t bytes) {
   return std::uint64_t{bytes} << 32 | index;
 }
+// A global-to-global copy's write (its reads carry no mark).
+constexpr std::uint64_t kWriteTag = std::uint64_t{1} << 62;
 // An SM-to-SM push: the operation, the destination, the bytes (<= a line) and whether it is a
 // shared-to-cluster piece (which also holds a generator slot) rather than a multicast copy.
 constexpr std::uint64_t kToClusterTag = std::uint64_t{1} << 63;
@@ -85,8 +87,9 @@ struct TmaUnit::Active {
   std::uint32_t total = 0;  // requests (or shared-to-cluster pieces)
   std::uint32_t issued = 0;
   std::uint32_t responded = 0;
-  std::uint32_t acks = 0;     // SM-to-SM pushes not yet acknowledged
-  sim::Tick acked_until = 0;  // the last multicast acknowledgement's tick
+  std::uint32_t reads_back = 0;  // kGlobalCopy: read responses
+  std::uint32_t acks = 0;        // SM-to-SM pushes not yet acknowledged
+  sim::Tick acked_until = 0;     // the last multicast acknowledgement's tick
   std::uint64_t to_cluster_left = 0;
   // Per destination, kept in the operation (its landings touch nothing else of the unit).
   struct Destination {
@@ -453,6 +456,9 @@ void TmaUnit::generate() {
     }
     if (outstanding_ >= params_.max_outstanding) return;  // a response reschedules
     const std::uint32_t sm = a.job.sm;
+    const bool copy_write = flow == TmaPlan::Flow::kGlobalCopy && a.issued >= a.plan.reads;
+    // A global-to-global write carries a read's data: it waits for one more read to be back.
+    if (copy_write && a.issued - a.plan.reads >= a.reads_back) return;  // a response reschedules
     if (flow == TmaPlan::Flow::kToCluster) {
       const auto bytes =
           static_cast<std::uint32_t>(std::min<std::uint64_t>(a.to_cluster_left, kLineBytes));
@@ -485,8 +491,8 @@ void TmaUnit::generate() {
         ++outstanding_;
         const mem::MemRequest m{
             .addr = r.address, .bytes = r.bytes, .write = false, .sm = sm, .weight = weight};
-        if (flow == TmaPlan::Flow::kStore) {
-          memory_.store(m, *this, request_tag(a.index, r.bytes));
+        if (flow == TmaPlan::Flow::kStore || copy_write) {
+          memory_.store(m, *this, request_tag(a.index, r.bytes) | (copy_write ? kWriteTag : 0));
         } else {
           memory_.load(m, *this, request_tag(a.index, r.bytes), false);
         }
@@ -496,7 +502,8 @@ void TmaUnit::generate() {
     --budget;
     if (a.issued == a.total) {
       plans_.pop_front();
-      if (flow == TmaPlan::Flow::kStore) client_of(a).source_read(a.job);
+      if (flow == TmaPlan::Flow::kStore || flow == TmaPlan::Flow::kGlobalCopy)
+        client_of(a).source_read(a.job);
       maybe_retire(a);
       schedule(*front_stage_, cycle_now());
     }
@@ -512,9 +519,20 @@ void TmaUnit::request_done(std::uint64_t tag) {
     return;
   }
   Active& a = *pool_[static_cast<std::uint32_t>(tag)];
-  const auto bytes = static_cast<std::uint32_t>(tag >> 32);
+  const auto bytes = static_cast<std::uint32_t>((tag & ~kWriteTag) >> 32);
   --outstanding_;
-  response(a, bytes);
+  if (a.plan.flow == TmaPlan::Flow::kGlobalCopy) {
+    if (tag & kWriteTag) {
+      bytes_written_.inc(bytes);
+    } else {
+      bytes_read_.inc(bytes);
+      ++a.reads_back;
+    }
+    ++a.responded;
+    maybe_retire(a);
+  } else {
+    response(a, bytes);
+  }
   if (!plans_.empty()) schedule(*gen_stage_, cycle_now());
 }
 

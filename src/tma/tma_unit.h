@@ -76,13 +76,16 @@ struct TmaJob {
 // What setup decided: the golden model's report and where the bytes go.
 struct TmaPlan {
   enum class Flow : std::uint8_t {
-    kLoad,       // global -> shared of each destination (tile, im2col, bulk)
-    kStore,      // shared -> global (tile store, reduction, bulk store)
-    kPrefetch,   // global -> L2 only
-    kToCluster,  // shared -> another CTA's shared (bulk), report.bytes_per_destination bytes
-    kNone,       // nothing moves (descriptor prefetch)
+    kLoad,        // global -> shared of each destination (tile, im2col, bulk)
+    kStore,       // shared -> global (tile store, reduction, bulk store)
+    kPrefetch,    // global -> L2 only
+    kToCluster,   // shared -> another CTA's shared (bulk), report.bytes_per_destination bytes
+    kGlobalCopy,  // global -> global (bulk): the first `reads` requests read, the rest write;
+                  // write k issues once k + 1 reads are back (the data it carries)
+    kNone,        // nothing moves (descriptor prefetch)
   };
   Flow flow = Flow::kNone;
+  std::uint32_t reads = 0;  // kGlobalCopy
   CopyReport report{};
   // Loads and kToCluster: the SM of each destination CTA, in destination order.
   std::vector<std::uint32_t> destination_sms{};

@@ -1402,6 +1402,36 @@ Case tma_rewrite_case() {
   return c;
 }
 
+// bulk_reduce: a cluster of 2. Rank r's s = in[r * 256 ..], t = in[512 + r * 256 ..] (256 u32
+// each); rank 0 adds its s into rank 1's t over DSMEM, rank 1 adds that t into out (u32 add),
+// rank 0 folds its s into out2 (s32 max).
+Case bulk_reduce_case() {
+  constexpr std::uint32_t N = 256;
+  Case c;
+  c.file = c.entry = "bulk_reduce";
+  c.grid = {2};
+  c.block = {64};
+  c.cluster = {2};
+  c.buffers = {{"in", to_bytes(random_u32(105, 4 * N))},
+               {"out", to_bytes(random_u32(106, N))},
+               {"out2", to_bytes(random_u32(107, N))}};
+  c.args = {ptr("in"), ptr("out"), ptr("out2")};
+  c.outputs = {"out", "out2"};
+  c.element = "u32";
+  c.reference = [](const BufferMap& m) {
+    const auto x = in<std::uint32_t>(m, "in");
+    auto out = in<std::uint32_t>(m, "out");
+    auto out2 = in<std::uint32_t>(m, "out2");
+    for (std::uint32_t i = 0; i < N; ++i) {
+      out[i] += x[3 * N + i] + x[i];  // rank 1's t plus rank 0's s, wrapping
+      const auto a = static_cast<std::int32_t>(out2[i]), b = static_cast<std::int32_t>(x[i]);
+      out2[i] = static_cast<std::uint32_t>(std::max(a, b));
+    }
+    return BufferMap{{"out", to_bytes(out)}, {"out2", to_bytes(out2)}};
+  };
+  return c;
+}
+
 // tma_multicast: 4 clusters of 2 CTAs; cluster k's two CTAs both end up with the 32 x 8 tile at
 // ((k % 2) * 32, (k / 2) * 8) of a 64 x 16 u32 tensor (each CTA loaded half of it, multicast).
 Case tma_multicast_case() {
@@ -2046,6 +2076,7 @@ std::vector<Case> hopper_cases() {
   cases.push_back(tma_store_reduce_case());
   cases.push_back(cp_async_pipeline_case());
   cases.push_back(bulk_copy_case());
+  cases.push_back(bulk_reduce_case());
   cases.push_back(warp_intrinsics_case());
   cases.push_back(mma_gemm_case(false));
   cases.push_back(mma_gemm_case(true));

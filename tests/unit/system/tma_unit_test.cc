@@ -505,5 +505,94 @@ TEST(TmaUnit, ARewrittenDescriptorIsNeverUsedStale) {
   }
 }
 
+// Bulk reductions and the global-to-global copy (seed0 ¶48, ¶159): warp 0 of each CTA.
+//   mode 0: bulk-load 512 B of the source tensor into shared memory, then add them (u32) into
+//           `out` with cp.reduce.async.bulk.global;
+//   mode 1: copy 4 KiB + 48 B of global memory from in + 16 to out (the TMA's global -> global);
+//   mode 2 (a cluster of 2): each rank loads 512 B (rank r from in + r * 512); rank 0 adds
+//           its block into rank 1's (shared::cluster), which writes the sum to `out`.
+constexpr std::uint32_t kRedBytes = 512;
+constexpr std::uint32_t kCopyBytes = 4096 + 48;
+
+sim::Task<> bulk_ops(Warp& w) {
+  if (w.warp_id() != 0) co_return;
+  const Addr out = w.args().get_ptr(0);
+  const std::uint32_t mode = w.args().get_u32(1);
+  if (mode == 1) {
+    co_await w.tma_bulk_copy_global(kIn + 16, out, kCopyBytes);
+  } else {
+    co_await w.mbarrier_init(0, 1);
+    co_await w.mbarrier_init(8, 1);
+    co_await w.mbarrier_arrive_expect_tx(8, kRedBytes);
+    co_await w.tma_bulk_load(kIn + Addr{w.cluster_rank()} * kRedBytes, kRedBytes, kSmem, 8);
+    co_await w.mbarrier_wait_parity(8, 0);
+    if (mode == 0) {
+      co_await w.tma_bulk_reduce(kSmem, out, kRedBytes, kernel::TmaReduce::kAdd,
+                                 kernel::TmaElement::kU32);
+    } else {
+      if (w.cluster_rank() == 1) co_await w.mbarrier_arrive_expect_tx(0, kRedBytes);
+      co_await w.cluster_sync();
+      if (w.cluster_rank() == 0) {
+        co_await w.tma_bulk_reduce_to_cluster(kSmem, 1, kSmem, 0, kRedBytes,
+                                              kernel::TmaReduce::kAdd, kernel::TmaElement::kU32);
+      } else {
+        co_await w.mbarrier_wait_parity(0, 0);
+        co_await w.tma_bulk_store(kSmem, out, kRedBytes);
+      }
+    }
+  }
+  co_await w.tma_commit_group();
+  co_await w.tma_wait_group(0);
+}
+
+const kernel::KernelDef kBulkOps{
+    .name = "tma_bulk_ops",
+    .description = "bulk reductions and a global-to-global copy",
+    .args = {{"out", kernel::ArgKind::kPtr}, {"mode", kernel::ArgKind::kU32}},
+    .body = bulk_ops,
+    .static_shared_bytes = kSmem + kRedBytes};
+
+TEST(TmaUnit, BulkReductionsAndTheGlobalCopyMoveTheGoldenBytes) {
+  for (const std::uint32_t mode : {0u, 1u, 2u}) {
+    Fixture f;
+    std::vector<std::uint32_t> old(kRedBytes / 4, 1000);
+    if (mode == 0) {
+      ASSERT_TRUE(f.chip->memory().write(kOut, std::as_bytes(std::span(old))).ok());
+    }
+    const kernel::LaunchParams p =
+        mode == 2
+            ? kernel::LaunchParams{.grid = {2, 1, 1}, .cluster = {2, 1, 1}, .block = {32, 1, 1}}
+            : kOneWarp;
+    auto id = f.chip->launch(kBulkOps, p, kernel::KernelArgs().ptr(kOut).u32(mode));
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    f.sim.run();
+    ASSERT_FALSE(f.chip->fault()) << f.chip->fault()->message;
+    ASSERT_TRUE(f.chip->run(*id).done) << mode;
+    // The source tensor holds i + 1 at element i.
+    const std::uint32_t n = mode == 1 ? kCopyBytes / 4 : kRedBytes / 4;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t want = mode == 0   ? 1000 + i + 1
+                                 : mode == 1 ? i + 4 + 1  // from in + 16 B
+                                             : (i + 1) + (n + i + 1);
+      ASSERT_EQ(f.read_u32(kOut + Addr{i} * 4), want) << "mode " << mode << " element " << i;
+    }
+    if (mode == 1) {
+      // Reads and writes of 4 KiB + 48 B: 33 lines each ([16, 4160) from a line start).
+      EXPECT_EQ(f.tma_sum("bytes_read"), kCopyBytes);
+      EXPECT_EQ(f.tma_sum("bytes_written"), kCopyBytes);
+      EXPECT_EQ(f.tma_sum("global_requests"), 33 + 33);
+      // Each write waits for a read: the copy takes at least a read's and a write's latency.
+      const auto cycles = f.chip->clock().cycle_at(f.chip->run(*id).completed);
+      EXPECT_GT(cycles, 2 * f.chip->spec().hbm.latency_ps / 1000);
+    }
+    if (mode == 0) {
+      EXPECT_EQ(f.tma_sum("bytes_written"), kRedBytes);
+    }
+    if (mode == 2) {
+      EXPECT_EQ(f.tma_sum("dsmem_bytes"), kRedBytes);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xpusim::system

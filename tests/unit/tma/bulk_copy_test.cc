@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <vector>
 
 #include "tma/copy_engine.h"
@@ -175,6 +176,88 @@ TEST(BulkCopy, OutOfWindowSharedMemoryLeavesEverythingUntouched) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(read(g, 0x1000, 512), std::vector<std::byte>(512, std::byte{0x77}));
   EXPECT_FALSE(bulk_global_to_global(g, ~std::uint64_t{0} - 63, 0x1000, 128).ok());
+}
+
+// Bulk reductions (cp.reduce.async.bulk, seed0 ¶159): element by element against plain C++.
+template <class T>
+std::vector<T> as(const std::vector<std::byte>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  std::memcpy(v.data(), b.data(), b.size());
+  return v;
+}
+
+TEST(BulkReduce, SharedToGlobalCombinesEveryU32Element) {
+  constexpr std::uint32_t kBytes = 272;  // 68 elements, 3 lines from 0x2030
+  const auto src = pattern(kBytes, 5), old = pattern(kBytes, 91);
+  const auto s = as<std::uint32_t>(src), d = as<std::uint32_t>(old);
+  const std::pair<ReduceOp, std::uint32_t (*)(std::uint32_t, std::uint32_t)> ops[] = {
+      {ReduceOp::kAdd, [](std::uint32_t a, std::uint32_t b) { return a + b; }},
+      {ReduceOp::kMin, [](std::uint32_t a, std::uint32_t b) { return std::min(a, b); }},
+      {ReduceOp::kMax, [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); }},
+      {ReduceOp::kInc, [](std::uint32_t a, std::uint32_t b) { return a >= b ? 0u : a + 1; }},
+      {ReduceOp::kDec,
+       [](std::uint32_t a, std::uint32_t b) { return a == 0 || a > b ? b : a - 1; }},
+      {ReduceOp::kAnd, [](std::uint32_t a, std::uint32_t b) { return a & b; }},
+      {ReduceOp::kOr, [](std::uint32_t a, std::uint32_t b) { return a | b; }},
+      {ReduceOp::kXor, [](std::uint32_t a, std::uint32_t b) { return a ^ b; }},
+  };
+  for (const auto& [op, f] : ops) {
+    mem::GlobalMemory g;
+    ASSERT_TRUE(g.write(0x2030, old).ok());
+    mem::SharedMemory smem(1024);
+    std::copy(src.begin(), src.end(), smem.bytes().begin() + 64);
+    auto rep = bulk_reduce_shared_to_global(op, DataType::kUint32, smem, 64, g, 0x2030, kBytes);
+    ASSERT_TRUE(rep.ok()) << rep.error().message;
+    const auto got = as<std::uint32_t>(read(g, 0x2030, kBytes));
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], f(d[i], s[i])) << name(op) << " " << i;
+    EXPECT_EQ(rep->global_requests, lines(0x2030, kBytes));
+    EXPECT_EQ(rep->destinations, 0u);
+  }
+}
+
+TEST(BulkReduce, FloatAddRoundsInTheElementsFormatAndSharedToSharedNeedsNoGlobal) {
+  std::vector<float> a(8), b(8);
+  for (int i = 0; i < 8; ++i)
+    a[static_cast<std::size_t>(i)] = 0.1f * static_cast<float>(i + 1),
+    b[static_cast<std::size_t>(i)] = 1e7f + static_cast<float>(i);
+  mem::SharedMemory from(256), to(256);
+  std::memcpy(from.bytes().data() + 32, a.data(), 32);
+  std::memcpy(to.bytes().data() + 96, b.data(), 32);
+  auto rep = bulk_reduce_shared_to_shared(ReduceOp::kAdd, DataType::kFloat32, from, 32,
+                                          {.smem = &to, .offset = 96}, 32);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  std::vector<float> got(8);
+  std::memcpy(got.data(), to.bytes().data() + 96, 32);
+  for (std::size_t i = 0; i < 8; ++i)
+    EXPECT_EQ(got[i], b[i] + a[i]) << i;  // float + float, rounded once
+  EXPECT_TRUE(rep->global_requests.empty());
+  EXPECT_EQ(rep->destinations, 1u);
+  EXPECT_EQ(rep->bytes_per_destination, 32u);
+}
+
+TEST(BulkReduce, BadRequestsAreNamedErrorsAndNothingChanges) {
+  mem::GlobalMemory g;
+  const auto old = pattern(64, 1);
+  ASSERT_TRUE(g.write(0x1000, old).ok());
+  mem::SharedMemory smem(256);
+  const auto message = [](const Result<CopyReport>& r) {
+    return r.ok() ? std::string("ok") : r.error().message;
+  };
+  EXPECT_EQ(message(bulk_reduce_shared_to_global(ReduceOp::kMin, DataType::kFloat32, smem, 0, g,
+                                                 0x1000, 64)),
+            "bulk_reduce_shared_to_global: .min is not defined for FLOAT32 elements (supported: "
+            "add)");
+  EXPECT_EQ(message(bulk_reduce_shared_to_global(ReduceOp::kAdd, DataType::kUint32, smem, 0, g,
+                                                 0x1000, 40)),
+            "bulk_reduce_shared_to_global: size 0x28 is not a multiple of 16 (bulk copies move "
+            "16 B blocks)");
+  EXPECT_EQ(read(g, 0x1000, 64), old);
+  // Size 0 is a no-op, but an undefined operation is still refused.
+  EXPECT_TRUE(
+      bulk_reduce_shared_to_global(ReduceOp::kAdd, DataType::kUint32, smem, 0, g, 0x1000, 0).ok());
+  EXPECT_FALSE(
+      bulk_reduce_shared_to_global(ReduceOp::kXor, DataType::kFloat64, smem, 0, g, 0x1000, 0).ok());
 }
 
 }  // namespace
