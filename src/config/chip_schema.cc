@@ -379,6 +379,17 @@ constexpr std::array kChipFields{
              "1: fetch the next queued request's descriptor during the current setup (seed0 ¶74)"},
         XPUSIM_CHIP_MEMBER(tma.descriptor_lookahead)},
     ChipField{
+        {.path = "tma.split_queues",
+         .kind = kInteger,
+         .min = 0,
+         .max = 1,
+         .required = false,
+         .default_yaml = "0",
+         .description = "1: separate queues for tensor and non-tensor requests, picked by type in "
+                        "turn; non-tensor ones pass a tensor request waiting for its descriptor "
+                        "(seed0 ¶85-86). 0: one FIFO per SM"},
+        XPUSIM_CHIP_MEMBER(tma.split_queues)},
+    ChipField{
         {.path = "tma.setup_cycles",
          .kind = kInteger,
          .min = 0,

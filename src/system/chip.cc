@@ -72,7 +72,8 @@ tma::TmaParams tma_params_of(const config::ChipSpec& spec) {
           .descriptor_lookahead = spec.tma.descriptor_lookahead != 0,
           .setup_cycles = spec.tma.setup_cycles,
           .requests_per_cycle = spec.tma.requests_per_cycle,
-          .max_outstanding = spec.tma.max_outstanding};
+          .max_outstanding = spec.tma.max_outstanding,
+          .split_queues = spec.tma.split_queues != 0};
 }
 
 namespace {

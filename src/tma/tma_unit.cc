@@ -62,8 +62,9 @@ struct TmaUnit::Port {
     TmaJob job;
     sim::Tick submitted = 0;
   };
-  std::deque<Queued> queue;
-  bool refused = false;  // the client waits for queue_space()
+  std::deque<Queued> queue;  // every request, or (split queues) the tensor ones
+  std::deque<Queued> bulk;   // split queues: the non-tensor requests
+  bool refused = false;      // the client waits for queue_space()
 };
 
 struct TmaUnit::Descriptor {
@@ -176,7 +177,7 @@ void TmaUnit::attach(std::uint32_t sm, TmaClient& client) {
 
 std::uint32_t TmaUnit::queued(std::uint32_t sm) const {
   for (const auto& p : ports_) {
-    if (p->sm == sm) return static_cast<std::uint32_t>(p->queue.size());
+    if (p->sm == sm) return static_cast<std::uint32_t>(p->queue.size() + p->bulk.size());
   }
   return 0;
 }
@@ -199,13 +200,14 @@ bool TmaUnit::submit(const TmaJob& job) {
   for (auto& p : ports_) {
     if (p->sm != job.sm) continue;
     XPUSIM_CHECK(p->client != nullptr, "an SM submits only after attaching");
-    if (p->queue.size() >= params_.queue_depth) {
+    std::deque<Port::Queued>& q = tensor_queue(job) ? p->queue : p->bulk;
+    if (q.size() >= params_.queue_depth) {
       p->refused = true;
       queue_full_.inc();
       return false;
     }
-    queue_occupancy_.sample(static_cast<double>(p->queue.size()));
-    p->queue.push_back({.job = job, .submitted = now()});
+    queue_occupancy_.sample(static_cast<double>(q.size()));
+    q.push_back({.job = job, .submitted = now()});
     operations_.inc();
     activity(+1);
     schedule(*front_stage_, cycle_now());
@@ -215,13 +217,27 @@ bool TmaUnit::submit(const TmaJob& job) {
   return false;
 }
 
-TmaUnit::Port* TmaUnit::pick() {
-  // Round robin over the SMs served (seed0 ¶50: one unit shared through an arbiter).
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
-    Port& p = *ports_[(rr_ + i) % ports_.size()];
-    if (p.queue.empty()) continue;
-    rr_ = static_cast<std::uint32_t>((rr_ + i + 1) % ports_.size());
-    return &p;
+bool TmaUnit::tensor_queue(const TmaJob& job) const {
+  // An invalidate stays in order with the tensor requests it concerns.
+  return !params_.split_queues || job.op.is_tensor() ||
+         job.op.kind == kernel::TmaKind::kInvalidateDescriptor;
+}
+
+TmaUnit::Port* TmaUnit::pick(bool& bulk) {
+  // Round robin over the SMs served (seed0 ¶50: one unit shared through an arbiter); with
+  // split queues, by type in turn (seed0 ¶85), and no tensor request while one is parked.
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool tensor = params_.split_queues ? pick_tensor_ != (pass == 1) : true;
+    if (tensor && parked_) continue;
+    for (std::size_t i = 0; i < ports_.size(); ++i) {
+      Port& p = *ports_[(rr_ + i) % ports_.size()];
+      if ((tensor ? p.queue : p.bulk).empty()) continue;
+      rr_ = static_cast<std::uint32_t>((rr_ + i + 1) % ports_.size());
+      pick_tensor_ = !tensor;
+      bulk = !tensor;
+      return &p;
+    }
+    if (!params_.split_queues) break;
   }
   return nullptr;
 }
@@ -286,6 +302,8 @@ void TmaUnit::descriptor_arrived(std::uint64_t address) {
   if ((d == nullptr || d->parts == 0) && current_descriptor_ &&
       current_descriptor_->address == address)
     d = current_descriptor_;
+  if ((d == nullptr || d->parts == 0) && parked_ && parked_->descriptor->address == address)
+    d = parked_->descriptor;
   XPUSIM_CHECK(d != nullptr && d->parts > 0, "a descriptor fetch returns to its entry");
   if (--d->parts > 0) return;
   d->arrived = true;
@@ -308,6 +326,10 @@ void TmaUnit::descriptor_arrived(std::uint64_t address) {
     descriptor_wait_.inc(cycle_now() - wait_since_);
     schedule(*setup_stage_, cycle_now() + params_.setup_cycles);
   }
+  if (parked_ && parked_->descriptor.get() == d.get()) {
+    descriptor_wait_.inc(cycle_now() - parked_->since);
+    schedule(*front_stage_, cycle_now());  // taken as soon as the front is free
+  }
 }
 
 void TmaUnit::front() {
@@ -320,14 +342,25 @@ void TmaUnit::front() {
     if (boxes_issuing > 0) schedule(*front_stage_, issuing_until_.front() + 1);
     return;
   }
-  Port* p = pick();
+  if (parked_ && parked_->descriptor->arrived) {  // its descriptor is in: set it up now
+    current_ = parked_->job;
+    current_port_ = parked_->port;
+    current_submitted_ = parked_->submitted;
+    current_descriptor_ = std::move(parked_->descriptor);
+    parked_.reset();
+    schedule(*setup_stage_, cycle_now() + params_.setup_cycles);
+    return;
+  }
+  bool bulk = false;
+  Port* p = pick(bulk);
   if (p == nullptr) return;
-  current_ = p->queue.front().job;
+  std::deque<Port::Queued>& q = bulk ? p->bulk : p->queue;
+  current_ = q.front().job;
   for (std::uint32_t i = 0; i < ports_.size(); ++i) {
     if (ports_[i].get() == p) current_port_ = i;
   }
-  current_submitted_ = p->queue.front().submitted;
-  p->queue.pop_front();
+  current_submitted_ = q.front().submitted;
+  q.pop_front();
   if (p->refused) {
     p->refused = false;
     p->client->queue_space();
@@ -367,6 +400,16 @@ void TmaUnit::front() {
     }
   }
   if (current_descriptor_ && !current_descriptor_->arrived) {
+    if (params_.split_queues) {  // step aside: the non-tensor requests go past (seed0 ¶86)
+      parked_ = Parked{.job = *current_,
+                       .port = current_port_,
+                       .submitted = current_submitted_,
+                       .descriptor = std::move(current_descriptor_),
+                       .since = cycle_now()};
+      current_.reset();
+      schedule(*front_stage_, cycle_now());
+      return;
+    }
     waiting_descriptor_ = true;
     wait_since_ = cycle_now();
     return;

@@ -54,6 +54,11 @@ struct TmaParams {
   std::uint32_t setup_cycles = 8;        // per operation: validation and address setup
   std::uint32_t requests_per_cycle = 1;  // ≤ 128 B global requests generated per SM cycle
   std::uint32_t max_outstanding = 256;   // global requests in flight
+  // seed0 ¶85-86: separate queues for tensor and non-tensor requests, each `queue_depth`
+  // deep, picked by type in turn; a tensor request waiting for its descriptor steps aside
+  // (one at a time, so tensor requests keep their order) and non-tensor ones go past it.
+  // false: one FIFO per SM, where everything waits behind a descriptor fetch.
+  bool split_queues = false;
 };
 
 class TmaUnit;
@@ -170,8 +175,13 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   bool matches_memory(const Descriptor& d) const;
   std::shared_ptr<Descriptor> fetch(std::uint64_t address, std::uint32_t sm);
   void descriptor_arrived(std::uint64_t address);
-  Port* pick();
+  // The next request to take: its port and queue (split queues: by type in turn; none from
+  // the tensor queues while one tensor request is parked).
+  // `bulk`: the port's non-tensor queue was picked.
+  Port* pick(bool& bulk);
   const TmaJob* peek_next() const;
+  // The queue a request waits in.
+  bool tensor_queue(const TmaJob& job) const;
   void activity(int delta);
   std::uint64_t cycle_now() const;
   void schedule(Stage& s, std::uint64_t cycle);
@@ -193,6 +203,16 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   std::uint32_t current_port_ = 0;
   sim::Tick current_submitted_ = 0;
   bool waiting_descriptor_ = false;
+  // Split queues: the tensor request that stepped aside to wait for its descriptor.
+  struct Parked {
+    TmaJob job;
+    std::uint32_t port = 0;
+    sim::Tick submitted = 0;
+    std::shared_ptr<Descriptor> descriptor;
+    std::uint64_t since = 0;
+  };
+  std::optional<Parked> parked_;
+  bool pick_tensor_ = true;  // split queues: the type picked first next time
   std::uint64_t wait_since_ = 0;
   std::unique_ptr<Stage> front_stage_, setup_stage_, gen_stage_;
   std::deque<Active*> plans_;  // set up, waiting for (or in) the generator
