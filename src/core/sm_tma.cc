@@ -35,7 +35,10 @@ std::string describe(const kernel::TmaOp& op) {
                                            "tma.invalidate_descriptor",
                                            "tma.bulk_reduce",
                                            "tma.bulk_reduce_to_cluster",
-                                           "tma.bulk_copy_global"};
+                                           "tma.bulk_copy_global",
+                                           "tma.store_im2col",
+                                           "tma.reduce_im2col"};
+  static_assert(std::size(kNames) == static_cast<std::size_t>(TmaKind::kReduceIm2col) + 1);
   std::string s = kNames[static_cast<int>(op.kind)];
   if (op.is_tensor() || op.kind == TmaKind::kInvalidateDescriptor)
     s += fmt::format(" (tensor map {:#x})", op.descriptor);
@@ -260,6 +263,16 @@ Result<tma::TmaPlan> Sm::plan(const tma::TmaJob& job, const tma::CachedDescripto
                 ? tma::reduce_tile(d->map, reduce_of(op.reduce), coords, c.smem, op.smem, memory_)
                 : store_requests();
       break;
+    case TmaKind::kStoreIm2col:
+    case TmaKind::kReduceIm2col: {
+      p.flow = tma::TmaPlan::Flow::kStore;
+      mem::GlobalMemory scratch;  // timing only: the same checks and requests, nothing written
+      mem::GlobalMemory& into = cfg_.functional ? memory_ : scratch;
+      rep = op.kind == TmaKind::kStoreIm2col
+                ? tma::store_im2col(d->map, coords, c.smem, op.smem, into)
+                : tma::reduce_im2col(d->map, reduce_of(op.reduce), coords, c.smem, op.smem, into);
+      break;
+    }
     case TmaKind::kPrefetchTile:
       p.flow = tma::TmaPlan::Flow::kPrefetch;
       rep = tma::prefetch_tile(d->map, coords);

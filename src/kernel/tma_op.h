@@ -7,6 +7,7 @@
 //     .mbarrier::complete_tx::bytes[.multicast::cluster] [smem], [map, coords], [mbar], mask
 //   store_tile / reduce_tile: cp.async.bulk.tensor / cp.reduce.async.bulk.tensor
 //     .global.shared::cta.bulk_group [map, coords], [smem]
+//   store_im2col / reduce_im2col: the same with .im2col_no_offs (an im2col map)
 //   prefetch_tile: cp.async.bulk.prefetch.tensor.Nd.L2.global [map, coords]
 //   bulk_load: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes[.multicast]
 //   bulk_store: cp.async.bulk.global.shared::cta.bulk_group
@@ -44,6 +45,8 @@ enum class TmaKind : std::uint8_t {
   kBulkReduce,
   kBulkReduceToCluster,
   kBulkGlobalToGlobal,
+  kStoreIm2col,
+  kReduceIm2col,
 };
 
 // Same order as tma::ReduceOp (the SM converts).
@@ -75,13 +78,15 @@ struct TmaOp {
   bool is_tensor() const {
     return kind == TmaKind::kLoadTile || kind == TmaKind::kLoadIm2col ||
            kind == TmaKind::kStoreTile || kind == TmaKind::kReduceTile ||
-           kind == TmaKind::kPrefetchTile || kind == TmaKind::kPrefetchDescriptor;
+           kind == TmaKind::kPrefetchTile || kind == TmaKind::kPrefetchDescriptor ||
+           kind == TmaKind::kStoreIm2col || kind == TmaKind::kReduceIm2col;
   }
   // Completes through the bulk-group mechanism (commit/wait) rather than an mbarrier.
   bool is_bulk_group() const {
     return kind == TmaKind::kStoreTile || kind == TmaKind::kReduceTile ||
            kind == TmaKind::kBulkStore || kind == TmaKind::kBulkReduce ||
-           kind == TmaKind::kBulkGlobalToGlobal;
+           kind == TmaKind::kBulkGlobalToGlobal || kind == TmaKind::kStoreIm2col ||
+           kind == TmaKind::kReduceIm2col;
   }
 };
 

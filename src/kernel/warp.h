@@ -422,6 +422,19 @@ class Warp {
     t.reduce = op;
     return {*this, t};
   }
+  // im2col-mode store / reduction of the column at shared `smem` (an im2col map; coords as
+  // tma_load_im2col's, no offsets: PTX .im2col_no_offs).
+  TmaAwaiter tma_store_im2col(Addr map, Coords coords, std::uint32_t smem) {
+    TmaOp t = tensor_op(TmaKind::kStoreIm2col, map, coords);
+    t.smem = smem;
+    return {*this, t};
+  }
+  TmaAwaiter tma_reduce_im2col(Addr map, TmaReduce op, Coords coords, std::uint32_t smem) {
+    TmaOp t = tensor_op(TmaKind::kReduceIm2col, map, coords);
+    t.smem = smem;
+    t.reduce = op;
+    return {*this, t};
+  }
   TmaAwaiter tma_prefetch(Addr map, Coords coords) {
     return {*this, tensor_op(TmaKind::kPrefetchTile, map, coords)};
   }

@@ -57,6 +57,9 @@ class GlobalMemory {
   // The error read() gives for [addr, addr + bytes) without reading (the range wraps past
   // 2^64; any other range reads, unwritten bytes as zeros).
   static Status check_read(Addr addr, std::uint64_t bytes);
+  // The error write() gives for [addr, addr + bytes) without writing: the range wraps or
+  // needs more pages than the limit allows.
+  Status check_write(Addr addr, std::uint64_t bytes) const;
 
  private:
   // 64 B aligned, so bulk copies out of a page run at full speed (glibc's memcpy halves its
@@ -65,8 +68,6 @@ class GlobalMemory {
     std::byte bytes[kPageBytes];
   };
   using Page = std::unique_ptr<PageData>;
-  // Checks [addr, addr + bytes) neither wraps nor needs more pages than the limit allows.
-  Status check_write(Addr addr, std::uint64_t bytes) const;
   std::byte* page_for_write(std::uint64_t page_number);
 
   // The page, or nullptr if never written. A small direct-mapped cache of recent hits sits in

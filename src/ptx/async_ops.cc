@@ -353,8 +353,9 @@ bool WarpInterpreter::exec_bulk(const Instruction& in, LaneMask m) {
     }
     case Sub::kTensorStore:
     case Sub::kTensorReduce: {
-      tma_.kind =
-          in.sub == Sub::kTensorStore ? kernel::TmaKind::kStoreTile : kernel::TmaKind::kReduceTile;
+      tma_.kind = in.sub == Sub::kTensorStore
+                      ? (in.im2col ? kernel::TmaKind::kStoreIm2col : kernel::TmaKind::kStoreTile)
+                      : (in.im2col ? kernel::TmaKind::kReduceIm2col : kernel::TmaKind::kReduceTile);
       if (!tensor_operand(in, operand(in, 0), m)) return false;
       if (!uniform_shared(in, operand(in, 1), m, tma_.smem, nullptr, Space::kShared)) return false;
       if (in.sub == Sub::kTensorReduce) {

@@ -501,6 +501,7 @@ class Decoder {
   // groups of both (PTX ISA 9.7.9.25, 9.7.9.26).
   Status cp() {
     bool reduce = false, async = false, bulk = false, tensor = false, prefetch = false;
+    bool no_offs = false;  // .im2col_no_offs: an im2col store or reduction
     std::vector<Space> spaces;
     Sub group = Sub::kNone;
     for (std::size_t k = 1; k < parts_.size(); ++k) {
@@ -524,6 +525,8 @@ class Decoder {
         in_.multicast = true;
       else if (p == "im2col")
         in_.im2col = true;
+      else if (p == "im2col_no_offs")
+        no_offs = true;
       else if (p == "tile" || p == "bulk_group" || p == "L2" || p == "ca" || p == "cg" ||
                p == "noftz") {
       } else if (p == "L2::cache_hint")
@@ -571,12 +574,16 @@ class Decoder {
       if (reduce) {
         if (in_.mode == Mode::kNone) return error("needs a reduction (.add, .min, ...)");
         in_.sub = Sub::kTensorReduce;
+        in_.im2col = no_offs;
         return arity(2, 2 + hint);
       }
       if (dst == Space::kGlobal) {
         in_.sub = Sub::kTensorStore;
+        in_.im2col = no_offs;
         return arity(2, 2 + hint);
       }
+      if (no_offs)
+        return error(".im2col_no_offs loads (sm_100) are not modelled; Hopper loads take offsets");
       in_.sub = Sub::kTensorLoad;
       return arity(3, 3 + (in_.im2col ? 1 : 0) + (in_.multicast ? 1 : 0) + hint);
     }

@@ -50,6 +50,10 @@ void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint6
 void write_box_bytes(std::span<std::byte> window, std::uint32_t base, std::uint64_t pos,
                      std::span<const std::byte> src, Swizzle mode, const RowLayout& rows);
 
+// 16U6_ALIGN16B stores use .b6p2x16: one value per shared byte (low 6 bits), packed
+// contiguously in global memory; value j of a group occupies bits [6j, 6j+6) of its 12 bytes.
+void pack_u6_groups(const std::byte* smem, std::byte* packed, std::uint64_t groups);
+
 // Reads box bytes [pos, pos + dst.size()) of the image based at `base` in `window`.
 void read_box_bytes(std::span<const std::byte> window, std::uint32_t base, std::uint64_t pos,
                     std::span<std::byte> dst, Swizzle mode);

@@ -123,6 +123,18 @@ Result<CopyReport> reduce_tile(const TensorMap& map, ReduceOp op,
                                std::span<const std::int32_t> coords, const mem::SharedMemory& smem,
                                std::uint32_t smem_offset, mem::GlobalMemory& global);
 
+// im2col-mode store and reduction, shared -> global (seed0 ¶158-¶159; PTX .im2col_no_offs):
+// the column a load_im2col at `coords` with zero offsets would write is read from shared memory
+// and each in-bounds pixel's channels go back to their place (reduce: combined with op);
+// out-of-bounds pixels and channels are skipped.
+Result<CopyReport> store_im2col(const TensorMap& map, std::span<const std::int32_t> coords,
+                                const mem::SharedMemory& smem, std::uint32_t smem_offset,
+                                mem::GlobalMemory& global);
+Result<CopyReport> reduce_im2col(const TensorMap& map, ReduceOp op,
+                                 std::span<const std::int32_t> coords,
+                                 const mem::SharedMemory& smem, std::uint32_t smem_offset,
+                                 mem::GlobalMemory& global);
+
 // L2 prefetch of a box: requests only, no data effect.
 Result<CopyReport> prefetch_tile(const TensorMap& map, std::span<const std::int32_t> coords);
 

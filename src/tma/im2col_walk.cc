@@ -179,4 +179,25 @@ Result<Im2colWalk> walk_im2col(const TensorMap& map, std::span<const std::int32_
   return walk;
 }
 
+bool pixel_in_bounds(const TensorMap& map, const Im2colWalk& walk, const Im2colPixel& px) {
+  if (px.n < 0 || static_cast<std::uint64_t>(px.n) >= map.global_dim[map.rank - 1]) return false;
+  for (std::uint32_t s = 0; s < walk.spatial_dims; ++s)
+    if (px.whd[s] < 0 || static_cast<std::uint64_t>(px.whd[s]) >= map.global_dim[s + 1])
+      return false;
+  return true;
+}
+
+bool unit_address(const TensorMap& map, const Im2colWalk& walk, const Im2colPixel& px,
+                  std::uint64_t unit, std::uint32_t unit_bytes, std::uint64_t& out) {
+  const auto mul_add = [&out](std::uint64_t coord, std::uint64_t pitch) {
+    std::uint64_t term = 0;
+    return !__builtin_mul_overflow(coord, pitch, &term) && !__builtin_add_overflow(out, term, &out);
+  };
+  out = map.global_address;
+  bool ok = mul_add(unit, unit_bytes);
+  for (std::uint32_t s = 0; s < walk.spatial_dims; ++s)
+    ok = ok && mul_add(static_cast<std::uint64_t>(px.whd[s]), map.global_strides[s]);
+  return ok && mul_add(static_cast<std::uint64_t>(px.n), map.global_strides[map.rank - 2]);
+}
+
 }  // namespace xpusim::tma

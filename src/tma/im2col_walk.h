@@ -65,4 +65,12 @@ std::array<Im2colExtent, kMaxSpatialDims> im2col_bounding_box(const TensorMap& m
 Result<Im2colWalk> walk_im2col(const TensorMap& map, std::span<const std::int32_t> coords,
                                std::span<const std::uint16_t> offsets);
 
+// Whether a walked pixel lies inside the tensor.
+bool pixel_in_bounds(const TensorMap& map, const Im2colWalk& walk, const Im2colPixel& px);
+
+// Global address of transfer unit `unit` (along C) of an in-bounds pixel into `out`, or false
+// when the sum leaves the 64-bit address space (a tensor that wraps: an error, never a wrap).
+bool unit_address(const TensorMap& map, const Im2colWalk& walk, const Im2colPixel& px,
+                  std::uint64_t unit, std::uint32_t unit_bytes, std::uint64_t& out);
+
 }  // namespace xpusim::tma

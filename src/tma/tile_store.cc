@@ -14,8 +14,12 @@ namespace xpusim::tma {
 
 namespace {
 
-// 16U6_ALIGN16B stores use .b6p2x16: one value per shared byte (low 6 bits), packed
-// contiguously in global memory; value j of a group occupies bits [6j, 6j+6) of its 12 bytes.
+void checked(const Status& st) {
+  XPUSIM_CHECK(st.ok(), "global access was validated before the walk");
+}
+
+}  // namespace
+
 void pack_u6_groups(const std::byte* smem, std::byte* packed, std::uint64_t groups) {
   for (std::uint64_t g = 0; g < groups; ++g) {
     std::uint64_t lo = 0, hi = 0;  // 96 bits
@@ -31,12 +35,6 @@ void pack_u6_groups(const std::byte* smem, std::byte* packed, std::uint64_t grou
     }
   }
 }
-
-void checked(const Status& st) {
-  XPUSIM_CHECK(st.ok(), "global access was validated before the walk");
-}
-
-}  // namespace
 
 Result<CopyReport> store_tile(const TensorMap& map, std::span<const std::int32_t> coords,
                               const mem::SharedMemory& smem, std::uint32_t smem_offset,

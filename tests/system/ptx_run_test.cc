@@ -434,6 +434,37 @@ TEST_F(PtxCli, AFencedTensorMapRewriteInvalidatesTheCachedCopy) {
   EXPECT_EQ(stale, 0);
 }
 
+// An im2col store (.im2col_no_offs, seed0 ¶158) from a real kernel: im2col_roundtrip loads the
+// 8-pixel column starting at (w 4, n 0) of an NWC tensor (C 16, W 8, N 2) and stores it back
+// through a map over `out`: pixels w 4..7 of image 0 and w 0..3 of image 1 are copied.
+TEST_F(PtxCli, AnIm2colStoreWritesTheColumnBack) {
+  fs::copy_file(fs::path(XPUSIM_TEST_DATA_DIR) / "ptx" / "im2col_roundtrip.ptx", dir_ / "r.ptx");
+  const std::string map =
+      "mode: im2col, dataType: UINT32, rank: 3, globalDim: [16, 8, 2], "
+      "globalStrides: [64, 512], pixelBoxLowerCorner: [0], "
+      "pixelBoxUpperCorner: [0], channelsPerPixel: 16, pixelsPerColumn: 8";
+  write("s.yaml",
+        fmt::format("chip: tiny\nptx: r.ptx\nkernel: im2col_roundtrip\n"
+                    "launch: {{grid: [1, 1, 1], block: [32, 1, 1]}}\n"
+                    "buffers:\n  in: {{bytes: 1024, fill: iota32}}\n"
+                    "  out: {{bytes: 1024}}\n"
+                    "args: [{{tensor_map: {{globalAddress: in, {0}}}}}, "
+                    "{{tensor_map: {{globalAddress: out, {0}}}}}, {{s32: 4}}, {{s32: 0}}]\n"
+                    "outputs: {{out: out.bin}}\n",
+                    map));
+  const CliRun r = run("run s.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string out = file("out.bin");
+  ASSERT_EQ(out.size(), 1024u);
+  for (std::uint32_t i = 0; i < 256; ++i) {
+    const std::uint32_t n = i / 128, w = i / 16 % 8;
+    const bool covered = (n == 0 && w >= 4) || (n == 1 && w < 4);
+    std::uint32_t got = 0;
+    std::memcpy(&got, out.data() + 4 * i, 4);
+    ASSERT_EQ(got, covered ? i : 0u) << "n " << n << " w " << w << " c " << i % 16;
+  }
+}
+
 TEST_F(PtxCli, ACudaFileIsCompiledByNvcc) {
   if (!fs::exists("/usr/local/cuda/bin/nvcc") && std::system("command -v nvcc > /dev/null") != 0)
     GTEST_SKIP() << "nvcc not found";

@@ -1052,8 +1052,15 @@ std::vector<Coord> reference_pixels(const TensorMap& m, std::span<const std::int
   return out;
 }
 
-TEST(Im2colRandom, MatchesNaiveReference) {
-  sim::Rng rng = sim::Rng::for_stream(0x1A2C01u, "tma.im2col_test");
+// A random im2col map (rank 3-5, any non-packed type and swizzle, corners, strides, fill) and
+// a load request on it: coordinates inside the filter-base box, offsets 0-4.
+struct RandomIm2col {
+  TensorMap m;
+  std::vector<std::int32_t> coords;
+  std::vector<std::uint16_t> offsets;
+};
+
+RandomIm2col random_im2col(sim::Rng& rng) {
   const std::array<DataType, 8> types{DataType::kUint8,    DataType::kUint16, DataType::kFloat16,
                                       DataType::kBfloat16, DataType::kUint32, DataType::kFloat32,
                                       DataType::kUint64,   DataType::kFloat64};
@@ -1064,61 +1071,174 @@ TEST(Im2colRandom, MatchesNaiveReference) {
   auto pick = [&](std::int64_t lo, std::int64_t hi) {  // inclusive
     return lo + static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(hi - lo + 1)));
   };
+  TensorMap m;
+  m.mode = Mode::kIm2col;
+  m.rank = static_cast<std::uint32_t>(pick(3, 5));
+  m.data_type = types[pick(0, types.size() - 1)];
+  const std::uint32_t e = element_bits(m.data_type) / 8;
+  const std::uint32_t spatial = m.rank - 2;
+  const std::array<std::int64_t, 3> max_dim{9, 7, 4};
+  m.global_dim[0] = pick(1, 40);
+  for (std::uint32_t s = 0; s < spatial; ++s)
+    m.global_dim[s + 1] = pick(1, max_dim[s]);
+  m.global_dim[m.rank - 1] = pick(1, 3);
+  m.global_address = kBase + 16 * pick(0, 64);
+  std::uint64_t pitch = (m.global_dim[0] * e + 15) / 16 * 16 + 16 * pick(0, 2);
+  for (std::uint32_t i = 0; i + 1 < m.rank; ++i) {
+    m.global_strides[i] = pitch;
+    pitch = pitch * m.global_dim[i + 1] + 16 * pick(0, 1);
+  }
+  for (std::uint32_t i = 0; i < m.rank; ++i)
+    m.element_strides[i] = static_cast<std::uint32_t>(pick(1, 3));
+  for (std::uint32_t s = 0; s < spatial; ++s) {
+    do {
+      m.pixel_box_lower_corner[s] = static_cast<std::int32_t>(pick(-3, 2));
+      m.pixel_box_upper_corner[s] = static_cast<std::int32_t>(pick(-3, 2));
+    } while (static_cast<std::int64_t>(m.global_dim[s + 1]) - 1 + m.pixel_box_upper_corner[s] <
+             m.pixel_box_lower_corner[s]);
+  }
+  m.swizzle = modes[pick(0, modes.size() - 1)];
+  const std::uint32_t span = swizzle_span_bytes(m.swizzle);
+  const std::int64_t max_ch = span == 0 ? 48 : span / e;
+  m.channels_per_pixel = static_cast<std::uint32_t>(pick(1, std::min<std::int64_t>(48, max_ch)));
+  m.pixels_per_column = static_cast<std::uint32_t>(pick(1, 120));
+  if (is_float(m.data_type) && pick(0, 1) == 1) {
+    m.oob_fill = OobFill::kNanRequestZeroFma;
+  } else if (pick(0, 2) == 0) {  // xpusim's CONSTANT fill
+    m.oob_fill = OobFill::kConstant;
+    m.oob_fill_value = static_cast<std::uint64_t>(pick(1, 0xFFFFFF)) * 0x9E3779B97F4A7C15ull >>
+                       (64 - 8 * std::min<std::uint32_t>(8, e));
+  }
+
+  std::vector<std::int32_t> coords(m.rank);
+  // Channel runs start on 16 B (Hopper faults otherwise, H200 silicon).
+  const std::int64_t per16 = 16 / e;
+  coords[0] = static_cast<std::int32_t>(
+      per16 * pick(-static_cast<std::int64_t>(m.channels_per_pixel) / per16 - 1,
+                   static_cast<std::int64_t>(m.global_dim[0]) / per16));
+  const auto box = im2col_bounding_box(m);
+  for (std::uint32_t s = 0; s < spatial; ++s)
+    coords[s + 1] = static_cast<std::int32_t>(pick(box[s].lower, box[s].upper));
+  coords[m.rank - 1] =
+      static_cast<std::int32_t>(pick(-1, static_cast<std::int64_t>(m.global_dim[m.rank - 1])));
+  std::vector<std::uint16_t> offsets(spatial);
+  for (auto& o : offsets)
+    o = static_cast<std::uint16_t>(pick(0, 4));
+  return {m, coords, offsets};
+}
+
+// im2col stores and reductions (seed0 ¶158-¶159, PTX .im2col_no_offs): the column a load with
+// zero offsets reads, stored into an empty tensor, lands on exactly the in-bounds elements of the
+// naive walk's pixels and nowhere else; added (u32/u64) into a tensor holding the pattern, those
+// elements double and the rest stay.
+TEST(Im2colRandom, StoresAndReductionsWriteBackWhatALoadReads) {
+  sim::Rng rng = sim::Rng::for_stream(0x1A2C02u, "tma.im2col_store_test");
+  int checked = 0, with_oob = 0, reduced = 0, swizzled = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    RandomIm2col k = random_im2col(rng);
+    TensorMap& m = k.m;
+    if (m.swizzle == Swizzle::k128BAtom32BFlip8B) m.swizzle = Swizzle::k128BAtom32B;  // load-only
+    const std::vector<std::uint16_t> zeros(m.rank - 2, 0);
+    const std::uint32_t e = elem_bytes(m);
+    SCOPED_TRACE(testing::Message() << "iteration " << iter << " rank " << m.rank << " type "
+                                    << name(m.data_type) << " swizzle " << name(m.swizzle));
+    mem::GlobalMemory src;
+    write_pattern(m, src);
+    const std::uint32_t off = std::max<std::uint32_t>(128, swizzle_alignment(m.swizzle));
+    auto smem = make_smem(static_cast<std::uint32_t>(off + box_footprint(m) + 128));
+    const std::array<SmemTarget, 1> dst{{{.smem = smem.get(), .offset = off}}};
+    ASSERT_TRUE(load_im2col(m, k.coords, zeros, src, dst).ok());
+
+    // The elements the walk covers, by the naive reference.
+    std::set<std::uint64_t> covered;
+    std::uint64_t oob = 0;
+    for (Coord x : reference_pixels(m, k.coords, zeros)) {
+      for (std::uint32_t j = 0; j < m.channels_per_pixel; ++j) {
+        x.c = k.coords[0] + static_cast<std::int64_t>(j);
+        if (in_tensor(m, x)) {
+          covered.insert(element_offset(m, x));
+        } else {
+          ++oob;
+        }
+      }
+    }
+    const bool add = m.data_type == DataType::kUint32 || m.data_type == DataType::kUint64;
+    for (const bool reduce : {false, true}) {
+      if (reduce && !add) continue;
+      mem::GlobalMemory out;
+      if (reduce) write_pattern(m, out);
+      auto r = reduce ? reduce_im2col(m, ReduceOp::kAdd, k.coords, *smem, off, out)
+                      : store_im2col(m, k.coords, *smem, off, out);
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      EXPECT_EQ(r->oob_elements, oob);
+      std::uint64_t requested = 0;
+      for (const GlobalRequest& q : r->global_requests)
+        requested += q.bytes;
+      EXPECT_EQ(requested, covered.size() * e);
+      Coord x;
+      for (x.n = 0; x.n < static_cast<std::int64_t>(dim_of(m, 'n')); ++x.n)
+        for (x.d = 0; x.d < static_cast<std::int64_t>(dim_of(m, 'd')); ++x.d)
+          for (x.h = 0; x.h < static_cast<std::int64_t>(dim_of(m, 'h')); ++x.h)
+            for (x.w = 0; x.w < static_cast<std::int64_t>(dim_of(m, 'w')); ++x.w)
+              for (x.c = 0; x.c < static_cast<std::int64_t>(dim_of(m, 'c')); ++x.c) {
+                const std::uint64_t at = element_offset(m, x);
+                std::array<std::byte, 8> got{}, want{};
+                ASSERT_TRUE(out.read(m.global_address + at, std::span(got).first(e)).ok());
+                const bool in = covered.contains(at);
+                std::uint64_t v = 0;
+                for (std::uint32_t b = 0; b < e; ++b)
+                  v |= std::to_integer<std::uint64_t>(pattern_byte(x, b)) << (8 * b);
+                if (reduce) v = in ? 2 * v : v;  // wraps like the u32/u64 add
+                for (std::uint32_t b = 0; b < e; ++b)
+                  want[b] = reduce || in ? static_cast<std::byte>(v >> (8 * b)) : std::byte{0};
+                ASSERT_EQ(got, want) << "element n " << x.n << " d " << x.d << " h " << x.h << " w "
+                                     << x.w << " c " << x.c << (reduce ? " (add)" : "");
+              }
+      reduced += reduce;
+    }
+    ++checked;
+    with_oob += oob > 0;
+    swizzled += m.swizzle != Swizzle::kNone;
+  }
+  EXPECT_EQ(checked, 300);
+  EXPECT_GT(with_oob, 50);
+  EXPECT_GT(reduced, 30);
+  EXPECT_GT(swizzled, 100);
+}
+
+TEST(Im2colErrors, StoresRefuseLoadOnlyModesAndUndefinedReductions) {
+  TensorMap m = make_map(DataType::kFloat32, {8, 4, 4, 1}, {0, 0}, {0, 0}, 8, 4);
+  mem::GlobalMemory g;
+  auto smem = make_smem(1024);
+  const std::vector<std::int32_t> coords{0, 0, 0, 0};
+  EXPECT_EQ(reduce_im2col(m, ReduceOp::kMin, coords, *smem, 0, g).error().message,
+            "reduce_im2col: .min is not defined for FLOAT32 elements (supported: add)");
+  m.swizzle = Swizzle::k128BAtom32BFlip8B;
+  EXPECT_EQ(store_im2col(m, coords, *smem, 0, g).error().message,
+            "store_im2col: SWIZZLE_128B_ATOM_32B_FLIP_8B is legal only for loads (PTX ISA: global "
+            "-> shared copies)");
+  m.swizzle = Swizzle::kNone;
+  // The walk's own errors name the store.
+  EXPECT_EQ(store_im2col(m, std::vector<std::int32_t>{0, 0, 0}, *smem, 0, g)
+                .error()
+                .message.rfind("store_im2col: 3 coordinates given", 0),
+            0u);
+  EXPECT_TRUE(untouched(*smem));
+}
+
+TEST(Im2colRandom, MatchesNaiveReference) {
+  sim::Rng rng = sim::Rng::for_stream(0x1A2C01u, "tma.im2col_test");
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {  // inclusive
+    return lo + static_cast<std::int64_t>(rng.uniform(static_cast<std::uint64_t>(hi - lo + 1)));
+  };
   int checked = 0, with_oob = 0, with_stride = 0, multi = 0, swizzled = 0, wrapped = 0;
   for (int iter = 0; iter < 600; ++iter) {
-    TensorMap m;
-    m.mode = Mode::kIm2col;
-    m.rank = static_cast<std::uint32_t>(pick(3, 5));
-    m.data_type = types[pick(0, types.size() - 1)];
+    const RandomIm2col k = random_im2col(rng);
+    const TensorMap& m = k.m;
+    const std::vector<std::int32_t>& coords = k.coords;
+    const std::vector<std::uint16_t>& offsets = k.offsets;
     const std::uint32_t e = element_bits(m.data_type) / 8;
     const std::uint32_t spatial = m.rank - 2;
-    const std::array<std::int64_t, 3> max_dim{9, 7, 4};
-    m.global_dim[0] = pick(1, 40);
-    for (std::uint32_t s = 0; s < spatial; ++s)
-      m.global_dim[s + 1] = pick(1, max_dim[s]);
-    m.global_dim[m.rank - 1] = pick(1, 3);
-    m.global_address = kBase + 16 * pick(0, 64);
-    std::uint64_t pitch = (m.global_dim[0] * e + 15) / 16 * 16 + 16 * pick(0, 2);
-    for (std::uint32_t i = 0; i + 1 < m.rank; ++i) {
-      m.global_strides[i] = pitch;
-      pitch = pitch * m.global_dim[i + 1] + 16 * pick(0, 1);
-    }
-    for (std::uint32_t i = 0; i < m.rank; ++i)
-      m.element_strides[i] = static_cast<std::uint32_t>(pick(1, 3));
-    for (std::uint32_t s = 0; s < spatial; ++s) {
-      do {
-        m.pixel_box_lower_corner[s] = static_cast<std::int32_t>(pick(-3, 2));
-        m.pixel_box_upper_corner[s] = static_cast<std::int32_t>(pick(-3, 2));
-      } while (static_cast<std::int64_t>(m.global_dim[s + 1]) - 1 + m.pixel_box_upper_corner[s] <
-               m.pixel_box_lower_corner[s]);
-    }
-    m.swizzle = modes[pick(0, modes.size() - 1)];
-    const std::uint32_t span = swizzle_span_bytes(m.swizzle);
-    const std::int64_t max_ch = span == 0 ? 48 : span / e;
-    m.channels_per_pixel = static_cast<std::uint32_t>(pick(1, std::min<std::int64_t>(48, max_ch)));
-    m.pixels_per_column = static_cast<std::uint32_t>(pick(1, 120));
-    if (is_float(m.data_type) && pick(0, 1) == 1) {
-      m.oob_fill = OobFill::kNanRequestZeroFma;
-    } else if (pick(0, 2) == 0) {  // xpusim's CONSTANT fill
-      m.oob_fill = OobFill::kConstant;
-      m.oob_fill_value = static_cast<std::uint64_t>(pick(1, 0xFFFFFF)) * 0x9E3779B97F4A7C15ull >>
-                         (64 - 8 * std::min<std::uint32_t>(8, e));
-    }
-
-    std::vector<std::int32_t> coords(m.rank);
-    // Channel runs start on 16 B (Hopper faults otherwise, H200 silicon).
-    const std::int64_t per16 = 16 / e;
-    coords[0] = static_cast<std::int32_t>(
-        per16 * pick(-static_cast<std::int64_t>(m.channels_per_pixel) / per16 - 1,
-                     static_cast<std::int64_t>(m.global_dim[0]) / per16));
-    const auto box = im2col_bounding_box(m);
-    for (std::uint32_t s = 0; s < spatial; ++s)
-      coords[s + 1] = static_cast<std::int32_t>(pick(box[s].lower, box[s].upper));
-    coords[m.rank - 1] =
-        static_cast<std::int32_t>(pick(-1, static_cast<std::int64_t>(m.global_dim[m.rank - 1])));
-    std::vector<std::uint16_t> offsets(spatial);
-    for (auto& o : offsets)
-      o = static_cast<std::uint16_t>(pick(0, 4));
 
     mem::GlobalMemory g;
     write_pattern(m, g);
