@@ -22,11 +22,12 @@ Status Sm::check_dsmem(WarpSlot& w) const {
     const kernel::Addr a = (*op.addr)[l];
     const std::uint32_t rank = kernel::cluster_rank_of(a);
     const std::uint32_t off = kernel::cluster_offset_of(a);
-    if (rank >= k.size()) {
-      return Error{
-          fmt::format("DSMEM lane {} address {:#x}: rank {} is outside the cluster of {} "
-                      "CTA(s)",
-                      l, a, rank, k.size())};
+    if (rank >= k.size()) {  // seed1: a CGA's shared memory is reachable only inside it
+      const kernel::Dim3& id = w.warp.coords().cluster_id;
+      return Error{fmt::format(
+          "DSMEM lane {} address {:#x}: rank {} is outside its CGA (cluster ({},{},{}) of {} "
+          "CTA(s))",
+          l, a, rank, id.x, id.y, id.z, k.size())};
     }
     const ClusterContext::Rank& r = k.ranks[rank];
     if (r.smem == nullptr) {

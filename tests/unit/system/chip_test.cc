@@ -187,7 +187,9 @@ TEST(Chip, DsmemToARankOutsideTheClusterFaultsWithCoordinates) {
   ASSERT_TRUE(g.chip->fault());
   EXPECT_NE(g.chip->fault()->message.find("bad_rank: block (0,0,0) warp 0"), std::string::npos)
       << g.chip->fault()->message;
-  EXPECT_NE(g.chip->fault()->message.find("rank 3 is outside the cluster of 1"), std::string::npos)
+  EXPECT_NE(
+      g.chip->fault()->message.find("rank 3 is outside its CGA (cluster (0,0,0) of 1 CTA(s))"),
+      std::string::npos)
       << g.chip->fault()->message;
 }
 
