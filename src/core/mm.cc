@@ -52,7 +52,8 @@ namespace xpusim::core {
 namespace {
 
 bool is_int(MmType t) {
-  return t == MmType::kS8 || t == MmType::kU8;
+  return t == MmType::kS8 || t == MmType::kU8 || t == MmType::kS16 || t == MmType::kU16 ||
+         t == MmType::kS32 || t == MmType::kU32;
 }
 
 // A, B pair is one of the supported families.
@@ -86,9 +87,20 @@ std::uint32_t a_raw(const MmInstruction& mm, std::span<const std::uint32_t> regs
   return word >> shift & mask;
 }
 
-std::int32_t to_int(MmType t, std::uint32_t raw) {
-  if (t == MmType::kS8) return static_cast<std::int8_t>(static_cast<std::uint8_t>(raw));
-  return static_cast<std::int32_t>(raw & 0xFF);
+// An integer element as its 32-bit two's-complement value (products and sums wrap mod 2^32).
+std::uint32_t to_int(MmType t, std::uint32_t raw) {
+  switch (t) {
+    case MmType::kS8:
+      return static_cast<std::uint32_t>(static_cast<std::int8_t>(static_cast<std::uint8_t>(raw)));
+    case MmType::kU8:
+      return raw & 0xFF;
+    case MmType::kS16:
+      return static_cast<std::uint32_t>(static_cast<std::int16_t>(static_cast<std::uint16_t>(raw)));
+    case MmType::kU16:
+      return raw & 0xFFFF;
+    default:  // s32, u32: all 32 bits
+      return raw;
+  }
 }
 
 float to_float(MmType t, std::uint32_t raw) {
@@ -165,8 +177,9 @@ Status validate_mm(const MmInstruction& mm, const RegisterFile& regs) {
   auto fail = [&errs](std::string msg) { errs.push_back(Error{"mm: " + std::move(msg)}); };
   if (!pair_supported(mm.a_type, mm.b_type))
     fail(
-        fmt::format("A type {} with B type {} is not a supported pair (s8/u8 x s8/u8 -> int32; "
-                    "f16 x f16, bf16 x bf16, tf32 x tf32, f32 x f32 -> fp32)",
+        fmt::format("A type {} with B type {} is not a supported pair (any two of s8, u8, s16, "
+                    "u16, s32, u32 -> int32; f16 x f16, bf16 x bf16, tf32 x tf32, f32 x f32 -> "
+                    "fp32)",
                     mm_type_name(mm.a_type), mm_type_name(mm.b_type)));
   if (mm.k == 0) fail("k 0: an mm needs at least one A element per thread");
   if (mm.n == 0) fail("n 0: an mm needs at least one B column");
@@ -353,7 +366,7 @@ Result<MmOutcome> execute_mm(const MmInstruction& mm, RegisterFile& regs, const 
   const bool integer = is_int(mm.a_type);
   std::vector<std::uint32_t> ipart(mm.kb);  // int32 partials, as uint32 (wrapping)
   std::vector<float> fpart(mm.kb);
-  std::vector<std::int32_t> ai(std::size_t{mm.kb} * mm.k);
+  std::vector<std::uint32_t> ai(std::size_t{mm.kb} * mm.k);
   std::vector<float> af(std::size_t{mm.kb} * mm.k);
   for (std::uint32_t row = 0; row < rows; ++row) {
     for (std::uint32_t p = 0; p < mm.ka; ++p) {
@@ -383,9 +396,8 @@ Result<MmOutcome> execute_mm(const MmInstruction& mm, RegisterFile& regs, const 
           for (std::uint32_t q = 0; q < mm.kb; ++q) {
             std::uint32_t acc = 0;
             for (std::uint32_t e = 0; e < mm.k; ++e) {
-              const std::int32_t bv = to_int(mm.b_type, bcol[std::size_t{q} * mm.k + e]);
-              const std::int32_t prod = ai[std::size_t{q} * mm.k + e] * bv;  // |prod| <= 65025
-              acc += static_cast<std::uint32_t>(prod);
+              const std::uint32_t bv = to_int(mm.b_type, bcol[std::size_t{q} * mm.k + e]);
+              acc += ai[std::size_t{q} * mm.k + e] * bv;  // the low 32 bits of the product
             }
             ipart[q] = acc;
           }

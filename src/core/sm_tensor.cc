@@ -70,12 +70,18 @@ std::uint32_t Sm::mm_rate(kernel::MmType t) const {
     case kernel::MmType::kS8:
     case kernel::MmType::kU8:
       return x.int8_fma_per_cycle;
+    // The 16- and 32-bit integer types (seed2 ¶72, no rate given) run at the rate of the float
+    // type of their width: the operand datapath, not the arithmetic, bounds the rate.
     case kernel::MmType::kF16:
     case kernel::MmType::kBF16:
+    case kernel::MmType::kS16:
+    case kernel::MmType::kU16:
       return x.f16_fma_per_cycle;
     case kernel::MmType::kTF32:
       return x.tf32_fma_per_cycle;
     case kernel::MmType::kF32:
+    case kernel::MmType::kS32:
+    case kernel::MmType::kU32:
       return x.f32_fma_per_cycle;
   }
   return x.f32_fma_per_cycle;

@@ -18,6 +18,14 @@ const char* mm_type_name(MmType t) {
       return "tf32";
     case MmType::kF32:
       return "f32";
+    case MmType::kS16:
+      return "s16";
+    case MmType::kU16:
+      return "u16";
+    case MmType::kS32:
+      return "s32";
+    case MmType::kU32:
+      return "u32";
   }
   return "?";
 }
@@ -29,9 +37,13 @@ std::uint32_t mm_type_bytes(MmType t) {
       return 1;
     case MmType::kF16:
     case MmType::kBF16:
+    case MmType::kS16:
+    case MmType::kU16:
       return 2;
     case MmType::kTF32:
     case MmType::kF32:
+    case MmType::kS32:
+    case MmType::kU32:
       return 4;
   }
   return 4;

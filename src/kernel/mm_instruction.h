@@ -12,10 +12,13 @@
 
 namespace xpusim::kernel {
 
-// Element types of seed2 ¶72 that `mm` multiplies. s8/u8 are the sa/ua/sb/ub suffixes (¶107).
-enum class MmType : std::uint8_t { kS8, kU8, kF16, kBF16, kTF32, kF32 };
+// Element types of seed2 ¶72 that `mm` multiplies. s8/u8 are the sa/ua/sb/ub suffixes (¶107);
+// ¶72 also lists int16, uint16, int32 and uint32. Integer types mix freely and accumulate into
+// the 32-bit C registers modulo 2^32 (two's complement): the patent names no accumulator
+// width, and a C register is 32 bits.
+enum class MmType : std::uint8_t { kS8, kU8, kF16, kBF16, kTF32, kF32, kS16, kU16, kS32, kU32 };
 
-// "s8", "u8", "f16", "bf16", "tf32", "f32".
+// "s8", "u8", "f16", "bf16", "tf32", "f32", "s16", "u16", "s32", "u32".
 const char* mm_type_name(MmType t);
 std::uint32_t mm_type_bytes(MmType t);  // in memory (and packed into 32-bit registers)
 
@@ -51,8 +54,8 @@ class RegisterFile {
 };
 
 struct MmInstruction {
-  MmType a_type = MmType::kBF16;  // A (registers): s8/u8, f16, bf16, tf32, f32
-  MmType b_type = MmType::kBF16;  // B (memory): same family as A (s8/u8 mix freely)
+  MmType a_type = MmType::kBF16;  // A (registers): an integer type, f16, bf16, tf32, f32
+  MmType b_type = MmType::kBF16;  // B (memory): same family as A (integer types mix freely)
   std::uint32_t c_base = 0;       // first product register (C row part), ¶95 "r0"
   std::uint32_t a_base = 256;     // first factor register (A row segment), ¶95 "r256"
   std::uint32_t k = 8;            // A elements per thread in this instruction (one K-slice)

@@ -17,10 +17,10 @@
 // Epilogue: each lane stores its C row's TN values (16 B per lane per store) to global C.
 // Grid: (N / TN) x (M / (32·W)).
 //
-// Verification (functional mode): every C element against a naive GEMM computed here. s8: the
-// exact int32 (two's-complement wrap of the int64 sum). bf16: the double-precision sum, and
-// |got - want| <= K · 2^-22 · Σ_e |a_e·b_e| + 1e-30 (fp32 accumulation of exact products
-// over K adds is within K · 2^-24 · Σ|a·b|; 4x margin).
+// Verification (functional mode): every C element against a naive GEMM computed here. Integer
+// types (s8, s16, u16, s32, u32; seed2 ¶72): the exact sum's low 32 bits (C wraps mod 2^32). bf16:
+// the double-precision sum, and |got - want| <= K · 2^-22 · Σ_e |a_e·b_e| + 1e-30 (fp32
+// accumulation of exact products over K adds is within K · 2^-24 · Σ|a·b|; 4x margin).
 #include "workloads/gemm_mm.h"
 
 #include <fmt/format.h>
@@ -62,15 +62,46 @@ struct Chunk {  // 16 bytes, one lane's share of a copy or store
   std::uint32_t w[4];
 };
 
-// Args: A, B, C (pointers), m, n, k, type (0 bf16, 1 s8), b_layout (0 t0, 1 t1), tile_n,
-// tile_k, stages.
+// The `type` parameter: 0 bf16 (fp32 C), then the integer types of seed2 ¶72 (int32 C, wrapping
+// modulo 2^32): 1 s8, 2 s16, 3 u16, 4 s32, 5 u32.
+constexpr U32 kTypeBf16 = 0, kTypeS8 = 1, kTypes = 6;
+constexpr MmType kMmTypes[kTypes] = {MmType::kBF16, MmType::kS8,  MmType::kS16,
+                                     MmType::kU16,  MmType::kS32, MmType::kU32};
+
+U32 type_bytes(U32 type) {
+  return kernel::mm_type_bytes(kMmTypes[type]);
+}
+
+// Element i of a host buffer of `type`, as a number (integers exactly).
+double element(U32 type, const std::vector<std::uint8_t>& bytes, U64 i) {
+  const U32 eb = type_bytes(type);
+  std::uint32_t raw = 0;
+  for (U32 b = 0; b < eb; ++b)
+    raw |= std::uint32_t{bytes[i * eb + b]} << (8 * b);
+  switch (kMmTypes[type]) {
+    case MmType::kBF16:
+      return bf16_to_float(static_cast<std::uint16_t>(raw));
+    case MmType::kS8:
+      return static_cast<std::int8_t>(static_cast<std::uint8_t>(raw));
+    case MmType::kS16:
+      return static_cast<std::int16_t>(static_cast<std::uint16_t>(raw));
+    case MmType::kS32:
+      return static_cast<std::int32_t>(raw);
+    default:  // u16, u32
+      return raw;
+  }
+}
+
+// Args: A, B, C (pointers), m, n, k, type (kMmTypes), b_layout (0 t0, 1 t1), tile_n, tile_k,
+// stages.
 sim::Task<> gemm_mm_kernel(Warp& w) {
   const kernel::KernelArgs& a = w.args();
   const Addr pa = a.get_ptr(0), pb = a.get_ptr(1), pc = a.get_ptr(2);
   const U64 n = a.get_u32(4), k = a.get_u32(5);
-  const bool int8 = a.get_u32(6) == 1, t1 = a.get_u32(7) == 1;
+  const U32 type = a.get_u32(6);
+  const bool t1 = a.get_u32(7) == 1;
   const U32 tn = a.get_u32(8), tk = a.get_u32(9), stages = a.get_u32(10);
-  const U32 eb = int8 ? 1 : 2;
+  const U32 eb = type_bytes(type);
   const U32 threads = w.params().threads_per_block();
   const U64 row = U64{w.block_id().y} * threads + U64{w.warp_id()} * kWarpSize;  // lane 0's
   const U64 col0 = U64{w.block_id().x} * tn;
@@ -83,7 +114,7 @@ sim::Task<> gemm_mm_kernel(Warp& w) {
   std::vector<MmInstruction> mm(stages);
   for (U32 s = 0; s < stages; ++s) {
     MmInstruction& m = mm[s];
-    m.a_type = m.b_type = int8 ? MmType::kS8 : MmType::kBF16;
+    m.a_type = m.b_type = kMmTypes[type];
     m.c_base = 0;
     m.a_base = kABase;
     m.k = tk;
@@ -192,10 +223,11 @@ class GemmMm final : public system::Workload {
          .min = 16,
          .max = kMaxDim},
         {.name = "type",
-         .description = "0: bf16 inputs, fp32 C; 1: s8 inputs, int32 C",
+         .description = "0: bf16 inputs, fp32 C; integer inputs, int32 C (wrapping): 1 s8, 2 s16, "
+                        "3 u16, 4 s32, 5 u32",
          .default_value = 0,
          .min = 0,
-         .max = 1},
+         .max = kTypes - 1},
         {.name = "b_layout",
          .description = "0: B column-major (mm t0); 1: row-major (mm t1)",
          .default_value = 0,
@@ -212,7 +244,8 @@ class GemmMm final : public system::Workload {
          .min = 16,
          .max = kMaxTileN},
         {.name = "tile_k",
-         .description = "K per step (mm k), a multiple of 16; 0: 32 for bf16, 64 for s8",
+         .description = "K per step (mm k), a multiple of 16; 0: 64 for s8, 32 for 16-bit "
+                        "types, 16 for 32-bit ones",
          .default_value = 0,
          .min = 0,
          .max = 1024},
@@ -232,15 +265,15 @@ class GemmMm final : public system::Workload {
   Status setup(system::Chip& chip, const kernel::KernelRegistry& kernels,
                const system::ParamValues& values) override {
     m_ = param(values, "m"), n_ = param(values, "n"), k_ = param(values, "k");
-    int8_ = param(values, "type") == 1;
+    type_ = static_cast<U32>(param(values, "type"));
     t1_ = param(values, "b_layout") == 1;
     warps_ = static_cast<U32>(param(values, "warps"));
     tn_ = static_cast<U32>(param(values, "tile_n"));
     tk_ = static_cast<U32>(param(values, "tile_k"));
-    if (tk_ == 0) tk_ = int8_ ? 64 : 32;
+    if (tk_ == 0) tk_ = 64 / type_bytes(type_);
     stages_ = static_cast<U32>(param(values, "stages"));
     const U64 seed = param(values, "seed");
-    const U32 eb = int8_ ? 1 : 2;
+    const U32 eb = type_bytes(type_);
     const U64 rows = U64{32} * warps_;
     std::vector<Error> errors;
     if (tn_ % 16 != 0) {
@@ -273,8 +306,12 @@ class GemmMm final : public system::Workload {
     const auto fill = [&](std::vector<std::uint8_t>& bytes, U64 elements) {
       bytes.assign(elements * eb, 0);
       for (U64 i = 0; i < elements; ++i) {
-        if (int8_) {
+        if (type_ == kTypeS8) {
           bytes[i] = static_cast<std::uint8_t>(gen() >> 56);
+        } else if (type_ != kTypeBf16) {  // every bit pattern of the integer type
+          const U64 v = gen();
+          for (U32 b = 0; b < eb; ++b)
+            bytes[i * eb + b] = static_cast<std::uint8_t>(v >> (8 * b));
         } else {  // uniform in [-1, 1) with 24 random bits, rounded to bf16
           const float x = static_cast<float>(static_cast<double>(gen() >> 40) / 8388608.0 - 1.0);
           const std::uint16_t b = float_to_bf16(x);
@@ -317,7 +354,7 @@ class GemmMm final : public system::Workload {
                               .u32(static_cast<U32>(m_))
                               .u32(static_cast<U32>(n_))
                               .u32(static_cast<U32>(k_))
-                              .u32(int8_ ? 1 : 0)
+                              .u32(type_)
                               .u32(t1_ ? 1 : 0)
                               .u32(tn_)
                               .u32(tk_)
@@ -340,7 +377,16 @@ class GemmMm final : public system::Workload {
     const double ops =
         2.0 * static_cast<double>(m_) * static_cast<double>(n_) * static_cast<double>(k_);
     const double tflops = ops / ps;  // ops per ps = Tops/s
-    const double peak = int8_ ? spec.peak_int8_dense_tops() : spec.peak_bf16_dense_tflops();
+    // The rate of the type (core/sm_tensor.cc mm_rate): s8 the int8 one, the 16-bit types the
+    // bf16 one, the 32-bit integers the f32 one.
+    const config::TensorSpec& ts = spec.sm.tensor;
+    const double peak = type_ == kTypeS8 ? spec.peak_int8_dense_tops()
+                        : type_bytes(type_) == 2
+                            ? spec.peak_bf16_dense_tflops()
+                            : spec.peak_bf16_dense_tflops() * ts.f32_fma_per_cycle /
+                                  std::max<U32>(1, ts.bf16_fma_per_cycle);
+    const bool integer = type_ != kTypeBf16;
+    const char* type_name = kernel::mm_type_name(kMmTypes[type_]);
     double now[3];
     const char* stats[] = {"mm.instructions", "mm.b_bytes", "tensor.busy_cycles"};
     for (U32 i = 0; i < 3; ++i) {
@@ -350,13 +396,13 @@ class GemmMm final : public system::Workload {
     }
     const double sms = static_cast<double>(ubench::busy_sms(chip).size());
     const double cores = spec.sm.tensor.cores;
-    const U32 eb = int8_ ? 1 : 2;
+    const U32 eb = type_bytes(type_);
     const double expected_mm = static_cast<double>(m_ / 32) * static_cast<double>(n_ / tn_) *
                                static_cast<double>(k_ / tk_);
     const std::string shape =
         fmt::format("{} x {} x {} {}, B {}, CTA {} warps x tile_n {} x tile_k {}, {} stage{}", m_,
-                    n_, k_, int8_ ? "s8" : "bf16", t1_ ? "row-major (t1)" : "column-major (t0)",
-                    warps_, tn_, tk_, stages_, stages_ == 1 ? "" : "s");
+                    n_, k_, type_name, t1_ ? "row-major (t1)" : "column-major (t0)", warps_, tn_,
+                    tk_, stages_, stages_ == 1 ? "" : "s");
     std::vector<system::Measurement> out{
         {.name = "cycles",
          .measured = cycles,
@@ -364,13 +410,15 @@ class GemmMm final : public system::Workload {
          .unit = "cycles",
          .note = fmt::format("first CTA start to last CTA exit, SM clock; {}{}", shape,
                              functional ? "" : "; C not verified (timing-only)")},
-        {.name = int8_ ? "TOPS" : "TFLOP/s",
+        {.name = integer ? "TOPS" : "TFLOP/s",
          .measured = tflops,
          .configured = peak,
-         .unit = int8_ ? "TOPS" : "TFLOP/s",
+         .unit = integer ? "TOPS" : "TFLOP/s",
          .note = fmt::format(
              "2·M·N·K over first CTA start to last CTA exit; configured = the chip's dense {} peak",
-             int8_ ? "int8" : "bf16")},
+             type_ == kTypeS8         ? "int8"
+             : type_bytes(type_) == 2 ? "bf16"
+                                      : "fp32 (mm f32 rate)")},
         {.name = "% of dense peak",
          .measured = 100.0 * tflops / peak,
          .configured = std::nullopt,
@@ -406,9 +454,8 @@ class GemmMm final : public system::Workload {
       return st;
     }
     // Inputs as numbers: A row-major, B column-major (bt[j·K + e] = B[e][j]).
-    const auto value = [&](const std::vector<std::uint8_t>& bytes, U64 i) -> double {
-      if (int8_) return static_cast<std::int8_t>(bytes[i]);
-      return bf16_to_float(static_cast<std::uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8)));
+    const auto value = [&](const std::vector<std::uint8_t>& bytes, U64 i) {
+      return element(type_, bytes, i);
     };
     std::vector<double> a(m_ * k_), bt(k_ * n_);
     for (U64 i = 0; i < m_ * k_; ++i)
@@ -422,10 +469,12 @@ class GemmMm final : public system::Workload {
       for (U64 j = 0; j < n_; ++j) {
         const double* bc = &bt[j * k_];
         const std::uint32_t bits = c[i * n_ + j];
-        if (int8_) {
-          std::int64_t sum = 0;
+        if (type_ != kTypeBf16) {
+          // The exact sum modulo 2^64 (two 32-bit factors reach 2^64), then its low 32 bits.
+          std::uint64_t sum = 0;
           for (U64 e = 0; e < k_; ++e)
-            sum += static_cast<std::int64_t>(ar[e]) * static_cast<std::int64_t>(bc[e]);
+            sum += static_cast<std::uint64_t>(static_cast<std::int64_t>(ar[e])) *
+                   static_cast<std::uint64_t>(static_cast<std::int64_t>(bc[e]));
           const auto want = static_cast<std::int32_t>(static_cast<std::uint32_t>(sum));
           const auto got = static_cast<std::int32_t>(bits);
           if (got != want) {
@@ -453,7 +502,8 @@ class GemmMm final : public system::Workload {
   }
 
   U64 m_ = 0, n_ = 0, k_ = 0;
-  bool int8_ = false, t1_ = false;
+  U32 type_ = kTypeBf16;
+  bool t1_ = false;
   U32 warps_ = 4, tn_ = 128, tk_ = 32, stages_ = 2;
   std::vector<std::uint8_t> a_, b_;
   double before_[3] = {0, 0, 0};

@@ -43,11 +43,22 @@ void expect_error(const Result<T>& r, std::initializer_list<const char*> fragmen
 }
 
 bool is_int(MmType t) {
-  return t == MmType::kS8 || t == MmType::kU8;
+  return t == MmType::kS8 || t == MmType::kU8 || t == MmType::kS16 || t == MmType::kU16 ||
+         t == MmType::kS32 || t == MmType::kU32;
 }
 std::uint32_t bytes_of(MmType t) {
-  return t == MmType::kS8 || t == MmType::kU8 ? 1
-                                              : (t == MmType::kF16 || t == MmType::kBF16 ? 2 : 4);
+  switch (t) {
+    case MmType::kS8:
+    case MmType::kU8:
+      return 1;
+    case MmType::kF16:
+    case MmType::kBF16:
+    case MmType::kS16:
+    case MmType::kU16:
+      return 2;
+    default:
+      return 4;
+  }
 }
 
 // ---- Test-local element decoding (independent of mm.cc and float_formats.h) ----
@@ -70,6 +81,14 @@ double decode(MmType t, std::uint32_t raw) {
       return std::bit_cast<float>(raw & 0xFFFFE000u);  // low 13 mantissa bits dropped
     case MmType::kF32:
       return std::bit_cast<float>(raw);
+    case MmType::kS16:
+      return static_cast<double>(static_cast<int>(raw & 0xFFFF) - ((raw & 0x8000) ? 65536 : 0));
+    case MmType::kU16:
+      return static_cast<double>(raw & 0xFFFF);
+    case MmType::kS32:
+      return static_cast<double>(static_cast<std::int64_t>(raw) - ((raw >> 31) ? (1ll << 32) : 0));
+    case MmType::kU32:
+      return static_cast<double>(raw);
   }
   return 0.0;
 }
@@ -95,6 +114,12 @@ std::uint32_t random_raw(MmType t, std::mt19937& rng) {
     case MmType::kTF32:
     case MmType::kF32:
       return std::bit_cast<std::uint32_t>(random_float(rng));
+    case MmType::kS16:
+    case MmType::kU16:
+      return rng() & 0xFFFF;
+    case MmType::kS32:
+    case MmType::kU32:
+      return rng();
   }
   return 0;
 }
@@ -280,10 +305,14 @@ class Harness {
         const std::uint32_t c0 = c0_[row * s_.n + j];
         const std::uint32_t got = regs_.at(t, reg);
         if (is_int(s_.at)) {
-          std::int64_t sum = static_cast<std::int32_t>(c0);
+          // The exact integer sum, modulo 2^64 (products of two 32-bit values reach 2^64),
+          // then its low 32 bits.
+          std::uint64_t sum = c0;
           for (std::uint32_t e = 0; e < kfull_; ++e)
-            sum += static_cast<std::int64_t>(decode(s_.at, a_[std::size_t{row} * kfull_ + e])) *
-                   static_cast<std::int64_t>(decode(s_.bt, b_[std::size_t{e} * s_.n + j]));
+            sum += static_cast<std::uint64_t>(static_cast<std::int64_t>(
+                       decode(s_.at, a_[std::size_t{row} * kfull_ + e]))) *
+                   static_cast<std::uint64_t>(
+                       static_cast<std::int64_t>(decode(s_.bt, b_[std::size_t{e} * s_.n + j])));
           EXPECT_EQ(got, static_cast<std::uint32_t>(sum)) << "row " << row << " col " << j;
         } else {
           double sum = std::bit_cast<float>(c0), mag = std::fabs(sum);
@@ -378,9 +407,21 @@ class Harness {
 
 const std::vector<std::pair<MmType, MmType>>& all_pairs() {
   static const std::vector<std::pair<MmType, MmType>> pairs = {
-      {MmType::kS8, MmType::kS8},     {MmType::kS8, MmType::kU8},   {MmType::kU8, MmType::kS8},
-      {MmType::kU8, MmType::kU8},     {MmType::kF16, MmType::kF16}, {MmType::kBF16, MmType::kBF16},
-      {MmType::kTF32, MmType::kTF32}, {MmType::kF32, MmType::kF32}};
+      {MmType::kS8, MmType::kS8},
+      {MmType::kS8, MmType::kU8},
+      {MmType::kU8, MmType::kS8},
+      {MmType::kU8, MmType::kU8},
+      {MmType::kF16, MmType::kF16},
+      {MmType::kBF16, MmType::kBF16},
+      {MmType::kTF32, MmType::kTF32},
+      {MmType::kF32, MmType::kF32},
+      // seed2 ¶72's wider integers, mixed with each other and with 8-bit ones.
+      {MmType::kS16, MmType::kS16},
+      {MmType::kU16, MmType::kS8},
+      {MmType::kS32, MmType::kU32},
+      {MmType::kU32, MmType::kU32},
+      {MmType::kS16, MmType::kS32},
+      {MmType::kU8, MmType::kU16}};
   return pairs;
 }
 
@@ -494,6 +535,22 @@ TEST(MmTypes, MixedSignednessOfAllFourSuffixPairs) {
   EXPECT_EQ(static_cast<std::int32_t>(one_product(MmType::kU8, 0xFF, MmType::kU8, 0xFF)), 65025);
   EXPECT_EQ(static_cast<std::int32_t>(one_product(MmType::kS8, 0x80, MmType::kU8, 0xFF)),
             -128 * 255);
+}
+
+// seed2 ¶72's 16- and 32-bit integers: sign by type, products and sums modulo 2^32.
+TEST(MmTypes, WideIntegersSignExtendAndWrap) {
+  const auto c = [](MmType at, std::uint32_t a, MmType bt, std::uint32_t b) {
+    return static_cast<std::int32_t>(one_product(at, a, bt, b));
+  };
+  EXPECT_EQ(c(MmType::kS16, 0xFFFF, MmType::kU16, 0xFFFF), -65535);
+  EXPECT_EQ(c(MmType::kU16, 0xFFFF, MmType::kU16, 2), 131070);
+  EXPECT_EQ(c(MmType::kS16, 0x8000, MmType::kS8, 0xFF), 32768);           // -32768 x -1
+  EXPECT_EQ(c(MmType::kS32, 0x80000000u, MmType::kS32, 2), 0);            // -2^31 x 2 wraps to 0
+  EXPECT_EQ(c(MmType::kU32, 0xFFFFFFFFu, MmType::kU32, 0xFFFFFFFFu), 1);  // (2^32-1)^2 mod 2^32
+  EXPECT_EQ(c(MmType::kS32, 0xFFFFFFFFu, MmType::kU16, 7), -7);
+  EXPECT_STREQ(mm_type_name(MmType::kU16), "u16");
+  EXPECT_EQ(mm_type_bytes(MmType::kS16), 2u);
+  EXPECT_EQ(mm_type_bytes(MmType::kU32), 4u);
 }
 
 TEST(MmTypes, FloatOperandDecoding) {

@@ -57,12 +57,14 @@ double measured(const std::vector<system::Measurement>& ms, std::string_view nam
 }
 
 TEST(GemmMm, SmallGemmsVerifyInEveryTypeAndLayout) {
-  for (const std::uint64_t type : {0u, 1u}) {
+  // 0 bf16, 1 s8, and seed2 ¶72's wider integers: 2 s16, 3 u16, 4 s32, 5 u32.
+  for (const std::uint64_t type : {0u, 1u, 2u, 3u, 4u, 5u}) {
     for (const std::uint64_t layout : {0u, 1u}) {
       auto r = run(small(type, layout));
       ASSERT_TRUE(r.ok()) << "type " << type << " b_layout " << layout << ": " << r.error().message;
-      // 128/32 row groups x 128/64 column tiles x 128/tile_k K steps.
-      const double k_steps = type == 0 ? 128.0 / 32 : 128.0 / 64;
+      // 128/32 row groups x 128/64 column tiles x 128/tile_k K steps (tile_k: 64 B of K).
+      const double bytes = type == 1 ? 1 : type <= 3 ? 2 : 4;
+      const double k_steps = 128.0 / (64 / bytes);
       EXPECT_EQ(measured(*r, "mm instructions"), 4 * 2 * k_steps);
       EXPECT_GT(measured(*r, "cycles"), 0);
       EXPECT_GT(measured(*r, "tensor-unit busy"), 0);
@@ -92,7 +94,7 @@ TEST(GemmMm, OneStageAndOddTilesVerifyToo) {
 }
 
 TEST(GemmMm, ACorruptedCElementIsNamed) {
-  for (const std::uint64_t type : {0u, 1u}) {
+  for (const std::uint64_t type : {0u, 1u, 4u}) {
     auto r = run(small(type, 0), true, [](system::Chip& chip) {
       const std::uint32_t bad = 0x4B000000;  // 8388608.0f / int32 1258291200
       const std::uint64_t at = chip.run(0).args.get_ptr(2) + 4 * (17 * 128 + 42);  // C
