@@ -103,10 +103,7 @@ Result<CopyReport> im2col_load(const TensorMap& map, std::span<const std::int32_
   // In-bounds units of the channel run c0 .. c0 + channels_per_pixel, the same for every pixel.
   const std::int64_t c0 = coords[0];
   const auto values = static_cast<std::int64_t>(u.values);
-  const auto c_dim = static_cast<std::int64_t>(map.global_dim[0]);
-  std::int64_t lo = c0 >= 0 ? 0 : (-c0 + values - 1) / values;
-  std::int64_t hi = std::clamp<std::int64_t>((c_dim - c0) / values, 0, units);
-  if (lo >= hi) lo = hi = 0;
+  const auto [lo, hi] = channel_units_in_bounds(map, c0, units, u.values);
 
   // Gather the whole image first so that a failing global read leaves shared memory untouched.
   const bool copy = global != nullptr;

@@ -90,10 +90,7 @@ Result<CopyReport> im2col_write(std::string_view op, const TensorMap& map,
   // The in-bounds units of the channel run c0 .. c0 + channels_per_pixel (as the load's).
   const std::int64_t c0 = coords[0];
   const auto values = static_cast<std::int64_t>(u.values);
-  const auto c_dim = static_cast<std::int64_t>(map.global_dim[0]);
-  std::int64_t lo = c0 >= 0 ? 0 : (-c0 + values - 1) / values;
-  std::int64_t hi = std::clamp<std::int64_t>((c_dim - c0) / values, 0, units);
-  if (lo >= hi) lo = hi = 0;
+  const auto [lo, hi] = channel_units_in_bounds(map, c0, units, u.values);
 
   CopyReport report;
   report.elements = std::uint64_t{map.channels_per_pixel} * map.pixels_per_column;

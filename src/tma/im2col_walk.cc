@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -177,6 +178,16 @@ Result<Im2colWalk> walk_im2col(const TensorMap& map, std::span<const std::int32_
     if (s == spatial) ++n;  // next image: N steps by one, its element stride is not used
   }
   return walk;
+}
+
+std::pair<std::int64_t, std::int64_t> channel_units_in_bounds(const TensorMap& map, std::int64_t c0,
+                                                              std::int64_t units,
+                                                              std::uint32_t values) {
+  const auto v = static_cast<std::int64_t>(values);
+  const auto c_dim = static_cast<std::int64_t>(map.global_dim[0]);
+  const std::int64_t lo = c0 >= 0 ? 0 : (-c0 + v - 1) / v;
+  const std::int64_t hi = std::clamp<std::int64_t>((c_dim - c0) / v, 0, units);
+  return lo < hi ? std::pair{lo, hi} : std::pair<std::int64_t, std::int64_t>{0, 0};
 }
 
 bool pixel_in_bounds(const TensorMap& map, const Im2colWalk& walk, const Im2colPixel& px) {

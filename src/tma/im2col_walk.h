@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/result.h"
@@ -64,6 +65,12 @@ std::array<Im2colExtent, kMaxSpatialDims> im2col_bounding_box(const TensorMap& m
 // together; each names the item, the value and the rule.
 Result<Im2colWalk> walk_im2col(const TensorMap& map, std::span<const std::int32_t> coords,
                                std::span<const std::uint16_t> offsets);
+
+// The transfer units [first, second) of the channel run c0 .. c0 + `units` x `values` that lie
+// inside the tensor's C extent, the same for every pixel ({0, 0} when none does).
+std::pair<std::int64_t, std::int64_t> channel_units_in_bounds(const TensorMap& map, std::int64_t c0,
+                                                              std::int64_t units,
+                                                              std::uint32_t values);
 
 // Whether a walked pixel lies inside the tensor.
 bool pixel_in_bounds(const TensorMap& map, const Im2colWalk& walk, const Im2colPixel& px);
