@@ -896,7 +896,7 @@ TEST(ScenarioGraph, AFaultEndsItsQueueAndTheOtherQueuesComplete) {
   ASSERT_EQ(r.errors.size(), 2u);
   EXPECT_EQ(r.errors[0].message,
             "fault: fault_demo: block (0,0,0) warp 0: DSMEM lane 0 address 0x100000000: rank 1 is "
-            "outside the cluster of 1 CTA(s) (queue 0 is in the HSA error state)");
+            "outside its CGA (cluster (0,0,0) of 1 CTA(s)) (queue 0 is in the HSA error state)");
   EXPECT_NE(r.errors[1].message.find("queue error: queue 1: packet "), std::string::npos)
       << r.errors[1].message;
   EXPECT_NE(r.errors[1].message.find(": barrier-AND: dep_signal 0x"), std::string::npos)
