@@ -387,6 +387,36 @@ class Checker {
     }
   }
 
+  // A float fill value is one the text forms can write back (tensor_map_io.h): a NaN only as
+  // the format's canonical one (what `.nan` reads as), a tf32 value with its 13 low bits 0.
+  void check_float_fill(DataType t, std::uint64_t v) {
+    const bool tf32 = t == DataType::kTfloat32 || t == DataType::kTfloat32Ftz;
+    std::uint64_t exp = 0, frac = 0, canonical = 0;
+    switch (element_bits(t)) {
+      case 16:
+        exp = t == DataType::kFloat16 ? 0x7C00 : 0x7F80;
+        frac = t == DataType::kFloat16 ? 0x3FF : 0x7F;
+        canonical = 0x7FFF;
+        break;
+      case 32:
+        exp = 0x7F800000, frac = 0x7FFFFF, canonical = tf32 ? 0x7FFFE000 : 0x7FFFFFFF;
+        break;
+      default:
+        exp = 0x7FF0000000000000, frac = 0xFFFFFFFFFFFFF, canonical = 0x7FFFFFFFFFFFFFFF;
+        break;
+    }
+    if ((v & exp) == exp && (v & frac) != 0 && v != canonical) {
+      fail("oobFillValue", -1, hex(v),
+           fmt::format("a NaN other than {}'s canonical {} (the only NaN a fill value may be; "
+                       "write .nan){}",
+                       name(t), hex(canonical), nearest({hex(canonical)})));
+    } else if (tf32 && (v & 0x1FFF) != 0) {
+      fail("oobFillValue", -1, hex(v),
+           fmt::format("not a {} value: its 13 low bits must be 0{}", name(t),
+                       nearest({hex(v & ~std::uint64_t{0x1FFF})})));
+    }
+  }
+
   void check_oob_fill() {
     if (!valid_enum(c_.oob_fill)) {
       fail("oobFill", -1, dec(static_cast<unsigned>(c_.oob_fill)),
@@ -415,6 +445,8 @@ class Checker {
       if (bits < 64 && c_.oob_fill_value >> bits != 0) {
         fail("oobFillValue", -1, hex(c_.oob_fill_value),
              fmt::format("wider than the {} bits of a {} element", bits, name(c_.data_type)));
+      } else if (is_float(c_.data_type)) {
+        check_float_fill(c_.data_type, c_.oob_fill_value);
       }
     }
   }

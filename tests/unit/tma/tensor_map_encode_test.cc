@@ -479,6 +479,24 @@ const std::vector<RuleCase> kRuleCases = {
          },
          u4_align8),
      {"oobFill = CONSTANT: needs a non-packed tensorDataType, got 16U4_ALIGN8B (nearest: NONE)"}},
+    {"OobConstantOtherNanBad",
+     T(
+         [](TiledParams& p) {
+           p.oob_fill = OobFill::kConstant;
+           p.oob_fill_value = 0xFC04;  // a negative NaN with a payload (tensor_map_blob fuzzing)
+         }),
+     {"oobFillValue = 0xfc04: a NaN other than FLOAT16's canonical 0x7fff (the only NaN a fill "
+      "value may be; write .nan) (nearest: 0x7fff)"}},
+    {"OobConstantTf32LowBitsBad",
+     T(
+         [](TiledParams& p) {
+           p.data_type = DataType::kTfloat32;
+           p.box_dim[0] = 32;
+           p.oob_fill = OobFill::kConstant;
+           p.oob_fill_value = 0x3F800001;
+         }),
+     {"oobFillValue = 0x3f800001: not a TFLOAT32 value: its 13 low bits must be 0 (nearest: "
+      "0x3f800000)"}},
     {"OobValueWithoutConstant",
      T([](TiledParams& p) { p.oob_fill_value = 7; }),
      {"oobFillValue = 0x7: only an oobFill = CONSTANT map has a fill value, this one's is NONE "
