@@ -461,7 +461,7 @@ const std::vector<RuleCase> kRuleCases = {
      T(
          [](TiledParams& p) {
            p.oob_fill = OobFill::kConstant;
-           p.oob_fill_value = 0xFFFF;
+           p.oob_fill_value = 0xFBFF;  // f16 -65504, the lowest finite value
          }),
      {}},
     {"OobConstantTooWide",
