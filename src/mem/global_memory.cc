@@ -78,6 +78,7 @@ Status GlobalMemory::write(Addr addr, std::span<const std::byte> in) {
     std::memcpy(page_for_write(a / kPageBytes) + in_page, in.data() + done, n);
     done += n;
   }
+  ++writes_;
   return Ok{};
 }
 
@@ -91,6 +92,7 @@ Status GlobalMemory::fill(Addr addr, std::uint64_t bytes, std::byte value) {
     std::fill_n(page_for_write(a / kPageBytes) + in_page, n, value);
     done += n;
   }
+  ++writes_;
   return Ok{};
 }
 

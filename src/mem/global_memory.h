@@ -29,12 +29,14 @@ class GlobalMemory {
   GlobalMemory(const GlobalMemory&) = delete;
   GlobalMemory& operator=(const GlobalMemory&) = delete;
   // Moves leave the source empty; neither side keeps the other's page cache.
-  GlobalMemory(GlobalMemory&& o) noexcept : max_pages_(o.max_pages_), pages_(std::move(o.pages_)) {
-    o.pages_.clear(), o.recent_ = {};
+  GlobalMemory(GlobalMemory&& o) noexcept
+      : max_pages_(o.max_pages_), pages_(std::move(o.pages_)), writes_(o.writes_ + 1) {
+    o.pages_.clear(), o.recent_ = {}, ++o.writes_;
   }
   GlobalMemory& operator=(GlobalMemory&& o) noexcept {
     max_pages_ = o.max_pages_, pages_ = std::move(o.pages_), recent_ = {};
-    o.pages_.clear(), o.recent_ = {};
+    writes_ = std::max(writes_, o.writes_) + 1;
+    o.pages_.clear(), o.recent_ = {}, ++o.writes_;
     return *this;
   }
 
@@ -43,6 +45,9 @@ class GlobalMemory {
   Status fill(Addr addr, std::uint64_t bytes, std::byte value);
 
   std::size_t pages_allocated() const { return pages_.size(); }
+  // Successful writes and fills so far (any address): unchanged means no byte changed, a cheap
+  // test before comparing a cached copy (the TMA unit's descriptors).
+  std::uint64_t writes() const { return writes_; }
 
   // Zero-copy read access for hot paths: the bytes from `addr` to the end of its page (at most
   // `bytes`). Sets `*data` to them, or to nullptr when the page was never written (zeros).
@@ -91,6 +96,7 @@ class GlobalMemory {
   std::uint64_t max_pages_;
   std::unordered_map<std::uint64_t, Page> pages_;  // keyed by page number; never iterated
   mutable std::array<CacheEntry, 16> recent_{};
+  std::uint64_t writes_ = 0;
 };
 
 }  // namespace xpusim::mem

@@ -77,6 +77,7 @@ struct TmaUnit::Descriptor {
   // The 128 bytes it was decoded from (empty when they could not be read): a hit checks them
   // against memory, so a rewritten descriptor is never used stale.
   std::optional<std::array<std::byte, 128>> bytes;
+  std::uint64_t checked_at = 0;  // global memory's writes() when the bytes last matched
 };
 
 struct TmaUnit::Active {
@@ -257,10 +258,13 @@ std::shared_ptr<TmaUnit::Descriptor> TmaUnit::lookup(std::uint64_t address) {
   return nullptr;
 }
 
-bool TmaUnit::matches_memory(const Descriptor& d) const {
-  if (!d.bytes) return true;  // unreadable when fetched: its error stands
+bool TmaUnit::matches_memory(Descriptor& d) const {
+  if (!d.bytes) return true;                          // unreadable when fetched: its error stands
+  if (global_.writes() == d.checked_at) return true;  // nothing written since
   std::array<std::byte, 128> now{};
-  return global_.read(d.address, now).ok() && now == *d.bytes;
+  if (!global_.read(d.address, now).ok() || now != *d.bytes) return false;
+  d.checked_at = global_.writes();
+  return true;
 }
 
 std::shared_ptr<TmaUnit::Descriptor> TmaUnit::fetch(std::uint64_t address, std::uint32_t sm) {
@@ -309,7 +313,7 @@ void TmaUnit::descriptor_arrived(std::uint64_t address) {
   d->arrived = true;
   std::array<std::byte, 128> blob{};
   const Status read = global_.read(address, blob);
-  if (read) d->bytes = blob;
+  if (read) d->bytes = blob, d->checked_at = global_.writes();
   if (!read) {
     d->error = Error{fmt::format("tensor map at {:#x}: {}", address, read.error().message)};
   } else if (auto map = from_blob(blob); !map) {

@@ -172,7 +172,7 @@ class TmaUnit : public sim::Component, private mem::RequestClient, private mem::
   TmaClient& client_of(const Active& a);
   std::shared_ptr<Descriptor> lookup(std::uint64_t address);
   // Whether a fetched descriptor's bytes are still those in memory.
-  bool matches_memory(const Descriptor& d) const;
+  bool matches_memory(Descriptor& d) const;
   std::shared_ptr<Descriptor> fetch(std::uint64_t address, std::uint32_t sm);
   void descriptor_arrived(std::uint64_t address);
   // The next request to take: its port and queue (split queues: by type in turn; none from
