@@ -154,18 +154,23 @@ std::string_view mode_name(Mode m) {
 }
 
 // An oobFillValue's bits as the number the reader takes back to the same bits.
+// A float type's fill value as a double (exact: every value of these formats is a double).
+double fill_value_double(DataType t, std::uint64_t bits) {
+  const auto b32 = static_cast<std::uint32_t>(bits);
+  const auto b16 = static_cast<std::uint16_t>(bits);
+  return t == DataType::kFloat64    ? std::bit_cast<double>(bits)
+         : t == DataType::kFloat16  ? half_to_float(b16)
+         : t == DataType::kBfloat16 ? bf16_to_float(b16)
+                                    : std::bit_cast<float>(b32);
+}
+
 std::string fill_value_text(DataType t, std::uint64_t bits) {
   if (!is_float(t)) {
     if (t == DataType::kInt32) return fmt::format("{}", static_cast<std::int32_t>(bits));
     if (t == DataType::kInt64) return fmt::format("{}", static_cast<std::int64_t>(bits));
     return fmt::format("{}", bits);
   }
-  const auto b32 = static_cast<std::uint32_t>(bits);
-  const auto b16 = static_cast<std::uint16_t>(bits);
-  const double d = t == DataType::kFloat64    ? std::bit_cast<double>(bits)
-                   : t == DataType::kFloat16  ? half_to_float(b16)
-                   : t == DataType::kBfloat16 ? bf16_to_float(b16)
-                                              : std::bit_cast<float>(b32);
+  const double d = fill_value_double(t, bits);
   if (std::isnan(d)) return ".nan";
   if (std::isinf(d)) return d < 0 ? "-.inf" : ".inf";
   return fmt::format("{}", d);
@@ -688,11 +693,14 @@ nlohmann::json to_json(const TensorMap& m) {
     if (text == ".nan" || text == ".inf" || text == "-.inf") {
       j["oobFillValue"] = text == ".nan" ? "nan" : text == ".inf" ? "inf" : "-inf";
     } else if (is_float(m.data_type)) {
-      j["oobFillValue"] = std::stod(text);
-    } else if (text.starts_with('-')) {
-      j["oobFillValue"] = std::stoll(text);
+      // From the bits, not the text: std::stod refuses subnormals (tma_blob_fuzz).
+      j["oobFillValue"] = fill_value_double(m.data_type, m.oob_fill_value);
+    } else if (m.data_type == DataType::kInt32) {
+      j["oobFillValue"] = static_cast<std::int32_t>(m.oob_fill_value);
+    } else if (m.data_type == DataType::kInt64) {
+      j["oobFillValue"] = static_cast<std::int64_t>(m.oob_fill_value);
     } else {
-      j["oobFillValue"] = std::stoull(text);
+      j["oobFillValue"] = m.oob_fill_value;
     }
   }
   return j;
