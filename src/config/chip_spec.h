@@ -89,7 +89,7 @@ struct TmaSpec {
   std::uint32_t setup_cycles = 8;
   std::uint32_t requests_per_cycle = 1;  // <= 128 B global requests per SM cycle
   std::uint32_t max_outstanding = 256;   // global requests in flight per unit
-  std::uint32_t split_queues = 0;  // 0/1: separate tensor and non-tensor queues (seed0 ¶86)
+  std::uint32_t split_queues = 0;        // 0/1: separate tensor and non-tensor queues (seed0 ¶86)
 };
 
 // The SM <-> L2-slice crossbar.
