@@ -222,6 +222,16 @@ constexpr std::array kChipFields{
          .max = 65536,
          .description = "Per-thread registers of the mm register file (A/C operands of `mm`)"},
         XPUSIM_CHIP_MEMBER(sm.tensor.registers_per_thread)},
+    ChipField{{.path = "sm.tensor.translation_cache_entries",
+               .kind = kInteger,
+               .min = 0,
+               .max = 4096,
+               .required = false,
+               .default_yaml = "16",
+               .description = "Entries of each SM's page-table translation cache (LRU) for `mm` "
+                              "B through a segment; a miss loads the page's PTE through L1/L2 "
+                              "(seed2 ¶61-63). 0: every page an mm touches loads its PTE"},
+              XPUSIM_CHIP_MEMBER(sm.tensor.translation_cache_entries)},
 
     ChipField{{.path = "sm_latency.alu_cycles",
                .kind = kInteger,

@@ -34,6 +34,9 @@ struct TensorSpec {
   // Per-thread register file holding the mm instruction's A/C operands (the model's, not the
   // architectural 255-register limit; seed2's examples address r256 and up).
   std::uint32_t registers_per_thread = 0;
+  // Entries of each SM's cache of page-table translations for mm B through a segment (seed2
+  // ¶61–63); 0: every page an mm touches costs a PTE load.
+  std::uint32_t translation_cache_entries = 16;
 };
 
 struct SmSpec {

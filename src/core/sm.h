@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cluster.h"
@@ -41,6 +42,7 @@
 #include "mem/global_memory.h"
 #include "mem/page_table.h"
 #include "mem/shared_memory.h"
+#include "mem/translation_cache.h"
 #include "sched/resources.h"
 #include "sim/bandwidth_calendar.h"
 #include "sim/clock.h"
@@ -159,6 +161,11 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   void register_load_op(WarpSlot& w, std::uint64_t cycle);
   void register_load_landed(WarpSlot& w, std::uint32_t reg, std::uint32_t count);
   void mm_memory(WarpSlot& w, std::uint64_t cycle);
+  // B through a segment: the translation cache's misses load their PTEs first (true: the
+  // fetch goes on when they are back; false: every page hit).
+  bool mm_translate(WarpSlot& w);
+  void mm_fetch_global(WarpSlot& w, std::uint64_t cycle);  // B's lines from global memory
+  void pte_loaded(std::uint32_t seg, std::uint64_t page, std::uint64_t generation);
   bool take_shared_b(WarpSlot& w, std::uint64_t cycle);
   void mm_b_arrived(WarpSlot& w);
   void mm_operands_ready(WarpSlot& w);
@@ -248,6 +255,15 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   sim::Counter& mm_active_threads_;
   sim::Counter& tensor_busy_;
   sim::Counter& mm_token_stall_;
+  sim::Counter& mm_translation_hits_;
+  sim::Counter& mm_translation_misses_;
+  sim::Counter& mm_translation_flushes_;
+  sim::Counter& mm_translation_cycles_;
+  sim::Counter& mm_pte_loads_;
+  mem::TranslationCache translations_;
+  // PTE loads in flight, (segment, page) → the warps waiting for it (a miss joins the load
+  // already in flight instead of issuing another, as an MSHR does).
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<WarpSlot*>> pte_loads_;
   sim::Counter& tma_instructions_;
   sim::Counter& stall_issue_;
   sim::Counter& stall_dependency_;

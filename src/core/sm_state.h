@@ -136,8 +136,10 @@ struct alignas(64) Sm::WarpSlot : sim::Event {
     std::uint32_t active_threads = 0;
     // B in a page-table segment: the physical lines the memory issue reads.
     std::vector<std::uint64_t> segment_lines;
-    bool math = false;        // B and A ready: the next issue is the math form
-    bool token_wait = false;  // blocked on an A register's token
+    std::vector<std::uint64_t> segment_pages;  // the pages they lie in, each once, in order
+    sim::Tick translate_since = 0;             // its PTE loads were issued (mm_translate)
+    bool math = false;                         // B and A ready: the next issue is the math form
+    bool token_wait = false;                   // blocked on an A register's token
     sim::Tick token_since = 0;
     std::uint64_t shared_b = 0;  // the Cta::SharedB this warp's B fetch fills (0: none)
   } mm;

@@ -231,6 +231,12 @@ Status Sm::accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs) {
                              pt.name(seg), pt.shape(seg).element_bytes,
                              kernel::mm_type_name(mm.b_type), eb)};
   }
+  if (!pt.pte_address(seg, 0)) {
+    return Error{
+        fmt::format("mm: segment '{}' has no PTE array in device memory, so no SM can load its "
+                    "translations (place it: Chip::define_segment or PageTable::place_ptes)",
+                    pt.name(seg))};
+  }
   kernel::MmInstruction logical = mm;
   for (std::uint64_t& a : logical.b_addresses)
     a *= eb;
@@ -240,9 +246,14 @@ Status Sm::accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs) {
   WarpSlot::MmState& s = w.mm;
   const bool distinct = mm.retention || !mm.t1;
   for (const std::uint64_t a : mm_fetch_lines(logical, eb, mm.retention)) {
-    auto phys = pt.translate_linear(seg, a / eb);
-    if (!phys) return Error{fmt::format("mm: B element {}: {}", a / eb, phys.error().message)};
-    const std::uint64_t line = *phys / cfg_.tensor.line_bytes * cfg_.tensor.line_bytes;
+    auto t = pt.translate_linear_page(seg, a / eb);
+    if (!t) return Error{fmt::format("mm: B element {}: {}", a / eb, t.error().message)};
+    if (s.segment_pages.empty() || (s.segment_pages.back() != t->page_id &&
+                                    std::find(s.segment_pages.begin(), s.segment_pages.end(),
+                                              t->page_id) == s.segment_pages.end())) {
+      s.segment_pages.push_back(t->page_id);
+    }
+    const std::uint64_t line = t->physical / cfg_.tensor.line_bytes * cfg_.tensor.line_bytes;
     if (distinct &&
         std::find(s.segment_lines.begin(), s.segment_lines.end(), line) != s.segment_lines.end()) {
       continue;
@@ -322,6 +333,71 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
                   [this, &w] { mm_b_arrived(w); });
     return;
   }
+  stall(w, StallReason::kMemory);
+  if (mm.segment >= 0 && mm_translate(w)) return;
+  mm_fetch_global(w, cycle);
+}
+
+// Seed2 ¶61–63 on the timed path: each page the B fetch touches is looked up in the SM's
+// translation cache. A missed page's PTE is loaded (16 B, lanes of warp-wide accesses, through
+// L1 and L2 like any load) unless a load of it is already in flight, which the warp joins;
+// the line fetch waits for the last of its pages.
+bool Sm::mm_translate(WarpSlot& w) {
+  const mem::PageTable& pt = *cfg_.page_table;
+  const auto seg = static_cast<std::uint32_t>(w.op.mm->segment);
+  const std::uint64_t generation = pt.generation();
+  const std::uint64_t flushes = translations_.counts().flushes;
+  std::vector<std::uint64_t> issue;
+  w.pending = 0;
+  for (const std::uint64_t page : w.mm.segment_pages) {
+    if (translations_.lookup(seg, page, generation)) continue;
+    const auto [it, fresh] = pte_loads_.try_emplace({seg, page});
+    it->second.push_back(&w);
+    ++w.pending;
+    if (fresh) issue.push_back(page);
+  }
+  mm_translation_hits_.inc(w.mm.segment_pages.size() - w.pending);
+  mm_translation_misses_.inc(w.pending);
+  mm_translation_flushes_.inc(translations_.counts().flushes - flushes);
+  if (w.pending == 0) return false;
+  w.mm.translate_since = now();
+  mm_pte_loads_.inc(issue.size());
+  for (std::size_t first = 0; first < issue.size(); first += kernel::kWarpSize) {
+    kernel::Lanes<kernel::Addr> addr{};
+    kernel::LaneMask mask = 0;
+    std::vector<std::uint64_t> pages;
+    for (std::uint32_t l = 0; l < kernel::kWarpSize && first + l < issue.size(); ++l) {
+      const std::optional<std::uint64_t> at = pt.pte_address(seg, issue[first + l]);
+      XPUSIM_CHECK(at.has_value(), "accept_segment_mm checked the PTEs are placed");
+      addr[l] = *at;
+      mask |= kernel::LaneMask{1} << l;
+      pages.push_back(issue[first + l]);
+    }
+    global_accesses_.inc();
+    Op access{.kind = OpKind::kLoadGlobal, .mask = mask, .bytes = mem::kPteBytes, .addr = &addr};
+    port_.access(cfg_.id, access, mask, [this, seg, generation, pages = std::move(pages)] {
+      for (const std::uint64_t page : pages)
+        pte_loaded(seg, page, generation);
+    });
+  }
+  return true;
+}
+
+void Sm::pte_loaded(std::uint32_t seg, std::uint64_t page, std::uint64_t generation) {
+  translations_.fill(seg, page, generation);
+  auto node = pte_loads_.extract({seg, page});
+  XPUSIM_CHECK(!node.empty(), "a PTE load in flight has its waiters");
+  const std::uint64_t cycle = clock_.cycle_at(now());
+  for (WarpSlot* w : node.mapped()) {
+    if (--w->pending != 0) continue;
+    mm_translation_cycles_.inc(cycle - clock_.cycle_at(w->mm.translate_since));
+    mm_fetch_global(*w, cycle);
+  }
+}
+
+void Sm::mm_fetch_global(WarpSlot& w, std::uint64_t cycle) {
+  const kernel::MmInstruction& mm = *w.op.mm;
+  const bool distinct = mm.retention || !mm.t1;
   std::vector<std::uint64_t> lines = mm.segment >= 0
                                          ? std::move(w.mm.segment_lines)
                                          : mm_fetch_lines(mm, cfg_.tensor.line_bytes, distinct);
@@ -334,7 +410,6 @@ void Sm::mm_memory(WarpSlot& w, std::uint64_t cycle) {
   }
   mm_b_lines_.inc(lines.size());
   mm_b_bytes_.inc(lines.size() * cfg_.tensor.line_bytes);
-  stall(w, StallReason::kMemory);
   if (lines.empty()) {  // every column predicated off: nothing to fetch
     events().post(clock_.edge(cycle + 1), [this, &w] { mm_b_arrived(w); });
     return;

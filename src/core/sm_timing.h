@@ -37,6 +37,8 @@ struct TensorTiming {
   std::uint32_t f32_fma_per_cycle = 128;
   std::uint32_t registers_per_thread = 512;  // the mm register file
   std::uint32_t line_bytes = 128;            // B fetch granule (L1 line, shared wavefront)
+  // Page-table translations cached per SM for B through a segment (mem/translation_cache.h).
+  std::uint32_t translation_cache_entries = 16;
 };
 
 }  // namespace xpusim::core

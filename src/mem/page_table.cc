@@ -158,6 +158,10 @@ Status PageTable::load_page(std::uint32_t seg, std::uint64_t page_id, std::uint6
                     s.name, page_id, physical_base, bytes)};
   }
   s.ptes.emplace(page_id, physical_base);
+  if (auto st = mirror(seg, page_id); !st) {
+    s.ptes.erase(page_id);
+    return st;
+  }
   ++counts_.pages_loaded;
   if (stats_) ++stats_->pages_loaded;
   return Ok{};
@@ -172,8 +176,52 @@ Status PageTable::evict_page(std::uint32_t seg, std::uint64_t page_id) {
     return Error{fmt::format("segment '{}': page {} is not loaded, so it cannot be evicted", s.name,
                              page_id)};
   }
+  ++generation_;  // a cached translation of this page is stale now
   ++counts_.pages_evicted;
   if (stats_) ++stats_->pages_evicted;
+  return mirror(seg, page_id);
+}
+
+Status PageTable::place_ptes(std::uint32_t seg, std::uint64_t pte_base) {
+  const Result<const Segment*> found = find(seg);
+  if (!found) return found.errors();
+  Segment& s = segments_[seg];
+  if (pte_base % kPteBytes != 0) {
+    return Error{fmt::format("segment '{}': PTE array base {:#x} is not {}-byte aligned", s.name,
+                             pte_base, kPteBytes)};
+  }
+  const std::optional<std::uint64_t> bytes = mul(s.pages, kPteBytes);
+  if (!bytes || pte_base > kMax - (*bytes - 1)) {
+    return Error{fmt::format(
+        "segment '{}': a PTE array of {} pages x {} B at {:#x} wraps past the 64-bit address "
+        "space",
+        s.name, s.pages, kPteBytes, pte_base)};
+  }
+  s.pte_base = pte_base;
+  ++generation_;  // translations cached for the old array's entries are dropped
+  if (memory_ != nullptr) {
+    for (std::uint64_t p = 0; p < s.pages; ++p)
+      if (auto st = mirror(seg, p); !st) return st;
+  }
+  return Ok{};
+}
+
+std::optional<std::uint64_t> PageTable::pte_address(std::uint32_t seg,
+                                                    std::uint64_t page_id) const {
+  const Segment& s = segment(seg);
+  if (!s.pte_base || page_id >= s.pages) return std::nullopt;
+  return *s.pte_base + page_id * kPteBytes;  // place_ptes checked the array does not wrap
+}
+
+Status PageTable::mirror(std::uint32_t seg, std::uint64_t page_id) {
+  const std::optional<std::uint64_t> at = memory_ ? pte_address(seg, page_id) : std::nullopt;
+  if (!at) return Ok{};
+  const std::optional<std::uint64_t> base = page_base(seg, page_id);
+  const std::uint64_t words[2] = {base.value_or(0), base ? 1u : 0u};
+  if (auto st = memory_->write(*at, std::as_bytes(std::span(words))); !st) {
+    return Error{fmt::format("segment '{}': PTE of page {}: {}", segment(seg).name, page_id,
+                             st.error().message)};
+  }
   return Ok{};
 }
 
@@ -236,6 +284,13 @@ Result<std::uint64_t> PageTable::translate(std::uint32_t seg,
 
 Result<std::uint64_t> PageTable::translate_linear(std::uint32_t seg,
                                                   std::uint64_t element_offset) const {
+  Result<Translation> t = translate_linear_page(seg, element_offset);
+  if (!t) return t.errors();
+  return t->physical;
+}
+
+Result<Translation> PageTable::translate_linear_page(std::uint32_t seg,
+                                                     std::uint64_t element_offset) const {
   const Result<const Segment*> found = find(seg);
   if (!found) return found.errors();
   const Segment& s = **found;
@@ -249,7 +304,11 @@ Result<std::uint64_t> PageTable::translate_linear(std::uint32_t seg,
     coords[d] = rest % s.shape.dims[d];
     rest /= s.shape.dims[d];
   }
-  return translate(seg, coords);
+  const Result<Linear> lin = linearise(s, coords);
+  XPUSIM_CHECK(lin.ok(), "decomposed coordinates are in range");
+  const Result<std::uint64_t> phys = lookup(s, *lin, coords);
+  if (!phys) return phys.errors();
+  return Translation{*phys, lin->page_id};
 }
 
 Status PageTable::read(std::uint32_t seg, std::uint64_t element_offset, std::span<std::byte> out,

@@ -46,6 +46,16 @@ struct PageTableCounts {
   std::uint64_t pages_evicted = 0;  // evict_page calls that deleted a PTE
 };
 
+// A logical element's translation: its physical byte address and the page it lies in.
+struct Translation {
+  std::uint64_t physical = 0;
+  std::uint64_t page_id = 0;
+};
+
+// One PTE in a segment's PTE array (place_ptes), as memory holds it: the page's physical base
+// (u64), then a u64 whose bit 0 is ¶64's status bit, set while the page is loaded.
+inline constexpr std::uint64_t kPteBytes = 16;
+
 class PageTable {
  public:
   PageTable();
@@ -63,6 +73,22 @@ class PageTable {
   // The id of the segment called `name`; an error names the unknown name.
   Result<std::uint32_t> find_segment(std::string_view name) const;
 
+  // Where the segment's PTE array lives in device memory: PTE of page p at pte_base +
+  // kPteBytes·p (the SMs' translation-cache misses load it, seed2 ¶63). Bumps generation().
+  // With a memory attached, writes every PTE there. Errors: unknown segment, a base
+  // not kPteBytes-aligned, an array that wraps past 2^64.
+  Status place_ptes(std::uint32_t seg, std::uint64_t pte_base);
+  // The address of page `page_id`'s PTE; nullopt when the segment's PTEs are not placed (or
+  // the id is out of range).
+  std::optional<std::uint64_t> pte_address(std::uint32_t seg, std::uint64_t page_id) const;
+  // Mirrors every PTE into `memory` from now on (place_ptes, load_page, evict_page write it,
+  // and fail with memory's error when the write does; load_page then loads nothing); null
+  // stops. The translation itself reads the table, not these bytes.
+  void attach_memory(GlobalMemory* memory) { memory_ = memory; }
+  // Bumped whenever a translation an SM may have cached stops being valid (evict_page,
+  // place_ptes): a translation cache holding an older generation must flush (a shootdown).
+  std::uint64_t generation() const { return generation_; }
+
   // A page moved on chip: creates its PTE, status loaded (¶65). Errors: unknown segment, page
   // id out of range, page already loaded, physical_base not a multiple of element_bytes, the
   // page's bytes wrapping past 2^64.
@@ -77,6 +103,8 @@ class PageTable {
   // The seg:rf:imm form (¶60): `element_offset` (rf + imm, in elements) into the segment's
   // logical tensor linearised innermost first, decomposed into coordinates, then translate().
   Result<std::uint64_t> translate_linear(std::uint32_t seg, std::uint64_t element_offset) const;
+  // translate_linear, also naming the page (the same errors and counting).
+  Result<Translation> translate_linear_page(std::uint32_t seg, std::uint64_t element_offset) const;
   // Reads out.size() / element_bytes consecutive logical elements starting at
   // `element_offset` from `mem`, through translation: the run may cross pages, each piece is
   // read from its own page (one PTE lookup per run that stays in one page row). Errors:
@@ -117,6 +145,7 @@ class PageTable {
     std::uint64_t elements = 0;
     std::uint64_t page_elements = 0;                        // prod(page_dims)
     std::unordered_map<std::uint64_t, std::uint64_t> ptes;  // page id → physical base
+    std::optional<std::uint64_t> pte_base;                  // place_ptes
   };
   struct Linear {
     std::uint64_t page_id = 0;
@@ -133,10 +162,14 @@ class PageTable {
   Result<std::uint64_t> lookup(const Segment& s, const Linear& lin,
                                std::span<const std::uint64_t> coords) const;
   void count_translation(bool fault) const;
+  // Writes page_id's PTE to the attached memory, if any and placed (errors: memory's).
+  Status mirror(std::uint32_t seg, std::uint64_t page_id);
 
   std::vector<Segment> segments_;
   mutable PageTableCounts counts_;
   std::unique_ptr<Stats> stats_;  // null until register_stats
+  GlobalMemory* memory_ = nullptr;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace xpusim::mem

@@ -51,6 +51,7 @@ core::TensorTiming tensor_timing_of(const config::ChipSpec& spec) {
   t.f32_fma_per_cycle = spec.sm.tensor.f32_fma_per_cycle;
   t.registers_per_thread = spec.sm.tensor.registers_per_thread;
   t.line_bytes = spec.l2.line_bytes;
+  t.translation_cache_entries = spec.sm.tensor.translation_cache_entries;
   return t;
 }
 
@@ -99,6 +100,8 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
       mem_(std::make_unique<mem::MemorySystem>(root_, memory_params_of(spec, options))),
       port_(std::make_unique<core::HierarchyPort>(*mem_)),
       allocator_(spec.hbm.capacity_bytes) {
+  page_table_.attach_memory(&memory_);  // its PTEs are in device memory (seed2 ¶63)
+  page_table_.register_stats(sim.stats(), root_.path() + ".page_table");
   const mem::BankGeometry banks{.banks = spec.sm.shared_memory_banks,
                                 .bank_bytes = spec.sm.shared_memory_bank_bytes};
   for (std::uint32_t i = 0; i < topology_.num_sms(); ++i) {
@@ -141,6 +144,21 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
                       root_, mem_->sm_clock(), memory_, options.queues, cp_timing_,
                       [this](std::uint32_t q) -> cp::GridLauncher& { return *launchers_[q]; }))
             .value();
+}
+
+Result<std::uint32_t> Chip::define_segment(std::string name, mem::SegmentShape shape) {
+  const std::string what = fmt::format("segment {} PTEs", name);
+  auto seg = page_table_.define_segment(std::move(name), std::move(shape));
+  if (!seg) return seg.errors();
+  const std::uint64_t pages = page_table_.pages(*seg);
+  if (pages > allocator_.capacity() / mem::kPteBytes) {
+    return Error{fmt::format("{}: {} pages x {} B exceed hbm.capacity ({} B)", what, pages,
+                             mem::kPteBytes, allocator_.capacity())};
+  }
+  auto base = allocator_.allocate(what, pages * mem::kPteBytes);
+  if (!base) return base.errors();
+  if (auto st = page_table_.place_ptes(*seg, *base); !st) return st.errors();
+  return *seg;
 }
 
 Chip::~Chip() = default;

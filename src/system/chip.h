@@ -194,6 +194,10 @@ class Chip : public sched::CtaExecutor {
   // The page-table device (seed2 §2.4–2.5): segments the mm instruction addresses B through
   // (MmInstruction::segment); the host defines segments and loads pages here.
   mem::PageTable& page_table() { return page_table_; }
+  // Defines a segment in the page table with its PTE array (16 B a page) allocated in device
+  // memory, where the SMs' translation-cache misses load it (seed2 ¶61–63). Errors: the page
+  // table's, or the allocation's (named "segment NAME PTEs").
+  Result<std::uint32_t> define_segment(std::string name, mem::SegmentShape shape);
   // The first fault any SM raised, if any.
   std::optional<Error> fault() const;
   // The launches that faulted, in the order they did.

@@ -153,6 +153,24 @@ sim::Task<> segment_gemm(Warp& w) {
   }
 }
 
+// segment_gemm's mm `rounds` times over (args: rounds), C left in registers: each round
+// touches the segment's 4 pages in the same order.
+sim::Task<> segment_rounds(Warp& w) {
+  const auto lanes = kernel::lanes<Addr>([](std::uint32_t l) { return kA + kK * l; });
+  co_await w.load_registers_global(256, 2, lanes);
+  MmInstruction mm{.a_type = MmType::kS8,
+                   .b_type = MmType::kS8,
+                   .c_base = 0,
+                   .a_base = 256,
+                   .k = kK,
+                   .n = kN,
+                   .segment = 0};
+  for (std::uint32_t j = 0; j < kN; ++j)
+    mm.b_addresses.push_back(std::uint64_t{kK} * j);
+  for (std::uint32_t r = 0; r < w.args().get_u32(0); ++r)
+    co_await w.mm(mm);
+}
+
 // One bad operand per case (args: case). 0, 1: a shared register load of 16 B per lane whose
 // lane 5 is misaligned / lane 7 is past the 16 KiB window; 2, 3: a bf16 mm with B in shared
 // memory whose column 3 is misaligned / column 2 runs past the window. Every other lane or
@@ -196,6 +214,7 @@ kernel::KernelRegistry registry() {
   };
   add("gemm_warp", gemm_warp);
   add("segment_gemm", segment_gemm);
+  add("segment_rounds", segment_rounds, {{"rounds", ArgKind::kU32}});
   add("token_wait", token_wait);
   add("peak", peak, {{"count", ArgKind::kU32}, {"int8", ArgKind::kU32}});
   add("fetch_variant", fetch_variant,
@@ -210,13 +229,17 @@ kernel::KernelRegistry registry() {
 }
 
 struct Rig {
-  explicit Rig(bool functional = true)
+  explicit Rig(bool functional = true, std::uint32_t translation_entries = 16)
       : reg(registry()),
         clock(sim.events(), kHz),
         root(sim, "chip0"),
         port(sim.events(), clock, kLatency),
         sm(root, "sm0", clock, memory, port,
-           SmConfig{.id = 0, .functional = functional, .scheduler = nullptr, .page_table = &pt}) {}
+           SmConfig{.id = 0,
+                    .tensor = {.translation_cache_entries = translation_entries},
+                    .functional = functional,
+                    .scheduler = nullptr,
+                    .page_table = &pt}) {}
   std::uint64_t run(const std::string& name, std::uint32_t threads, kernel::KernelArgs a = {}) {
     args = std::move(a);
     const kernel::KernelDef* k = *reg.find(name);
@@ -253,6 +276,7 @@ TEST(SmTensor, BThroughThePageTableTranslatesAndANotLoadedPageFaults) {
     auto seg =
         r.pt.define_segment("B", {.dims = {kK, kN}, .page_dims = {kK, 4}, .element_bytes = 1});
     ASSERT_TRUE(seg.ok());
+    ASSERT_TRUE(r.pt.place_ptes(*seg, 0xA0000).ok());
     const std::uint64_t base[4] = {0x90000, 0x50000, 0x70000, 0x60100};
     std::int8_t a[32][kK], b[kN][kK];
     std::mt19937 gen(3);
@@ -294,6 +318,118 @@ TEST(SmTensor, BThroughThePageTableTranslatesAndANotLoadedPageFaults) {
     }
     EXPECT_EQ(r.stat("mm.b_line_fetches"), 4u);  // one line per page (32 B each)
   }
+}
+
+// Segment 'B' of segment_gemm (4 pages of 4 columns) with its PTEs at kPtes, every page loaded.
+constexpr Addr kPtes = 0xA0000;
+void define_b(Rig& r) {
+  auto seg = r.pt.define_segment("B", {.dims = {kK, kN}, .page_dims = {kK, 4}, .element_bytes = 1});
+  ASSERT_TRUE(seg.ok());
+  ASSERT_TRUE(r.pt.place_ptes(*seg, kPtes).ok());
+  for (std::uint32_t p = 0; p < 4; ++p)
+    ASSERT_TRUE(r.pt.load_page(*seg, p, 0x50000 + 0x1000 * p).ok());
+}
+
+// An LRU cache of `entries` pages over `rounds` mm instructions that each touch pages 0..3:
+// the misses (the naive reference the SM's translation cache must match). An mm looks all its
+// pages up (a hit becomes the most recent), then fills the missed ones in order when their
+// PTEs are back.
+std::uint64_t lru_misses(std::uint32_t entries, std::uint32_t rounds) {
+  std::vector<std::uint32_t> lru;  // most recent last
+  std::uint64_t misses = 0;
+  for (std::uint32_t r = 0; r < rounds; ++r) {
+    std::vector<std::uint32_t> missed;
+    for (std::uint32_t p = 0; p < 4; ++p) {
+      const auto it = std::find(lru.begin(), lru.end(), p);
+      if (it == lru.end()) {
+        missed.push_back(p);
+        continue;
+      }
+      lru.erase(it);
+      lru.push_back(p);
+    }
+    misses += missed.size();
+    for (const std::uint32_t p : missed) {
+      if (entries == 0) continue;
+      if (lru.size() == entries) lru.erase(lru.begin());
+      lru.push_back(p);
+    }
+  }
+  return misses;
+}
+
+// Seed2 ¶61–63 on the timed path: a page not in the SM's translation cache costs a PTE load
+// (one FixedLatencyMemory round trip for all of an mm's misses) before B's lines are fetched;
+// a cached one costs nothing.
+TEST(SmTensor, TranslationCacheMissesLoadTheirPtesFirst) {
+  constexpr std::uint32_t kRounds = 3;
+  std::uint64_t cycles_uncached = 0;
+  for (const bool functional : {true, false}) {
+    for (const std::uint32_t entries : {0u, 2u, 3u, 4u, 16u}) {
+      SCOPED_TRACE(testing::Message() << "entries " << entries << " functional " << functional);
+      Rig r(functional, entries);
+      define_b(r);
+      const std::uint64_t cycles = r.run("segment_rounds", 32, kernel::KernelArgs().u32(kRounds));
+      ASSERT_FALSE(r.sm.fault().has_value()) << r.sm.fault()->message;
+      const std::uint64_t misses = lru_misses(entries, kRounds);
+      EXPECT_EQ(r.stat("mm.translation_misses"), misses);
+      EXPECT_EQ(r.stat("mm.translation_hits"), 4 * kRounds - misses);
+      EXPECT_EQ(r.stat("mm.pte_loads"), misses);  // one warp: no load to join
+      // An mm with any miss waits one round trip for its PTEs (with fewer entries than pages,
+      // every round misses some).
+      const std::uint64_t waits = entries >= 4 ? 1 : kRounds;
+      EXPECT_GE(r.stat("mm.translation_cycles"), waits * kLatency);
+      EXPECT_LE(r.stat("mm.translation_cycles"), waits * (kLatency + 2));
+      if (entries == 0) cycles_uncached = cycles;
+      if (entries == 16) {  // the two later rounds' round trips are saved
+        EXPECT_GE(cycles_uncached - cycles, (kRounds - 1) * kLatency);
+      }
+    }
+  }
+}
+
+// An evicted page bumps the page table's generation: the next mm flushes the SM's cache and
+// loads every PTE again, so a stale translation is never used.
+TEST(SmTensor, EvictingAPageFlushesTheTranslationCache) {
+  Rig r;
+  define_b(r);
+  const kernel::KernelArgs a = kernel::KernelArgs().u32(1);
+  r.run("segment_rounds", 32, a);
+  EXPECT_EQ(r.stat("mm.translation_misses"), 4u);
+  EXPECT_EQ(r.stat("mm.translation_flushes"), 0u);
+  ASSERT_TRUE(r.pt.evict_page(0, 1).ok());
+  ASSERT_TRUE(r.pt.load_page(0, 1, 0x58000).ok());
+  r.run("segment_rounds", 32, a);
+  ASSERT_FALSE(r.sm.fault().has_value()) << r.sm.fault()->message;
+  EXPECT_EQ(r.stat("mm.translation_flushes"), 1u);
+  EXPECT_EQ(r.stat("mm.translation_misses"), 8u);
+  EXPECT_EQ(r.stat("mm.translation_hits"), 0u);
+}
+
+// Eight warps miss the same four pages at once: each counts its misses, but a page's PTE is
+// loaded once and the others join that load.
+TEST(SmTensor, MissesToAPteInFlightJoinItsLoad) {
+  Rig r;
+  define_b(r);
+  r.run("segment_rounds", 8 * 32, kernel::KernelArgs().u32(1));
+  ASSERT_FALSE(r.sm.fault().has_value()) << r.sm.fault()->message;
+  EXPECT_EQ(r.stat("mm.translation_misses"), 8u * 4);
+  EXPECT_EQ(r.stat("mm.pte_loads"), 4u);
+  EXPECT_EQ(r.stat("mm.instructions"), 8u);
+}
+
+TEST(SmTensor, ASegmentWithoutAPteArrayFaultsNamingIt) {
+  Rig r;
+  auto seg = r.pt.define_segment("B", {.dims = {kK, kN}, .page_dims = {kK, 4}, .element_bytes = 1});
+  ASSERT_TRUE(seg.ok());
+  for (std::uint32_t p = 0; p < 4; ++p)
+    ASSERT_TRUE(r.pt.load_page(*seg, p, 0x50000 + 0x1000 * p).ok());
+  const kernel::KernelArgs a = kernel::KernelArgs().u32(1);
+  r.run("segment_rounds", 32, a);
+  ASSERT_TRUE(r.sm.fault().has_value());
+  EXPECT_NE(r.sm.fault()->message.find("mm: segment 'B' has no PTE array in device memory"),
+            std::string::npos)
+      << r.sm.fault()->message;
 }
 
 TEST(SmTensor, AWarpMmEqualsTheNaiveGemm) {

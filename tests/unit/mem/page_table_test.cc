@@ -378,3 +378,61 @@ TEST(PageTable, StatsUnregisterWhenTableDies) {
 
 }  // namespace
 }  // namespace xpusim::mem
+
+namespace xpusim::mem {
+namespace {
+
+// The PTE array (seed2 ¶63): 16 B per page at pte_base, base then a valid bit, kept in memory
+// as pages come and go; every change a cached translation could miss bumps the generation.
+TEST(PageTable, PtesLiveInMemoryAndChangesBumpTheGeneration) {
+  GlobalMemory mem;
+  PageTable pt;
+  pt.attach_memory(&mem);
+  auto seg = pt.define_segment("t", {.dims = {8, 6}, .page_dims = {8, 2}, .element_bytes = 2});
+  ASSERT_TRUE(seg.ok());
+  EXPECT_EQ(pt.pte_address(*seg, 0), std::nullopt);  // not placed yet
+  ASSERT_TRUE(pt.load_page(*seg, 1, 0x4000).ok());
+  const std::uint64_t g0 = pt.generation();
+  ASSERT_TRUE(pt.place_ptes(*seg, 0x1000).ok());
+  EXPECT_GT(pt.generation(), g0);
+  EXPECT_EQ(pt.pte_address(*seg, 2), 0x1000u + 2 * kPteBytes);
+  EXPECT_EQ(pt.pte_address(*seg, 3), std::nullopt);  // 3 pages
+  const auto pte = [&](std::uint64_t p) {
+    std::array<std::uint64_t, 2> w{};
+    EXPECT_TRUE(mem.read(0x1000 + p * kPteBytes, std::as_writable_bytes(std::span(w))).ok());
+    return w;
+  };
+  EXPECT_EQ(pte(0), (std::array<std::uint64_t, 2>{0, 0}));
+  EXPECT_EQ(pte(1), (std::array<std::uint64_t, 2>{0x4000, 1}));  // written by place_ptes
+  const std::uint64_t g1 = pt.generation();
+  ASSERT_TRUE(pt.load_page(*seg, 2, 0x8000).ok());
+  EXPECT_EQ(pte(2), (std::array<std::uint64_t, 2>{0x8000, 1}));
+  EXPECT_EQ(pt.generation(), g1);  // a new page invalidates nothing cached
+  ASSERT_TRUE(pt.evict_page(*seg, 1).ok());
+  EXPECT_EQ(pte(1), (std::array<std::uint64_t, 2>{0, 0}));
+  EXPECT_GT(pt.generation(), g1);
+
+  const auto t = pt.translate_linear_page(*seg, 8 * 5 + 3);  // coords (3, 5): page 2
+  ASSERT_TRUE(t.ok()) << message(t);
+  EXPECT_EQ(t->page_id, 2u);
+  EXPECT_EQ(t->physical, 0x8000u + 2 * (8 * 1 + 3));
+  EXPECT_EQ(pt.translate_linear(*seg, 8 * 5 + 3).value(), t->physical);
+  EXPECT_EQ(message(pt.translate_linear_page(*seg, 8 * 2)),
+            "page 1 of segment 't' (coords [0, 2]) is not loaded");
+}
+
+TEST(PageTable, PlacePtesValidation) {
+  PageTable pt;
+  auto seg = pt.define_segment("t", {.dims = {4}, .page_dims = {1}, .element_bytes = 1});
+  ASSERT_TRUE(seg.ok());
+  EXPECT_EQ(message(pt.place_ptes(*seg, 0x1008)),
+            "segment 't': PTE array base 0x1008 is not 16-byte aligned");
+  EXPECT_EQ(message(pt.place_ptes(*seg, std::numeric_limits<std::uint64_t>::max() - 15)),
+            "segment 't': a PTE array of 4 pages x 16 B at 0xfffffffffffffff0 wraps past the "
+            "64-bit address space");
+  EXPECT_EQ(message(pt.place_ptes(7, 0)), "page table: segment id 7 is not defined (1 segments)");
+  EXPECT_TRUE(pt.place_ptes(*seg, std::numeric_limits<std::uint64_t>::max() - 63).ok());
+}
+
+}  // namespace
+}  // namespace xpusim::mem
