@@ -5,6 +5,7 @@
 #include "workloads/kernels.h"
 #include "workloads/kripke.h"
 #include "workloads/mm_experiments.h"
+#include "workloads/mm_page_table.h"
 #include "workloads/ubench/ubench.h"
 
 namespace xpusim::workloads {
@@ -15,6 +16,7 @@ Status register_all(kernel::KernelRegistry& kernels, system::WorkloadRegistry& w
   if (auto st = register_gemm_tma(kernels, workloads); !st) return st;
   if (auto st = register_conv_tma(kernels, workloads); !st) return st;
   if (auto st = register_mm_experiments(kernels, workloads); !st) return st;
+  if (auto st = register_mm_page_table(kernels, workloads); !st) return st;
   if (auto st = register_kripke(kernels, workloads); !st) return st;
   return ubench::register_ubench(kernels, workloads);
 }

@@ -103,11 +103,12 @@ TEST(ChipErrors, WrongTypeExpectedInteger) {
 }
 
 TEST(ChipErrors, WrongTypeExpectedMappingSequenceString) {
-  EXPECT_THAT(errors_of(base_with("  tensor:", "  tensor: 4\n  old_tensor:")),
-              testing::Contains(
-                  StartsWith("chip.yaml:17:11: sm.tensor: expected a mapping with keys cores, "
-                             "bf16_fma_per_cycle, int8_fma_per_cycle, tf32_fma_per_cycle, "
-                             "f32_fma_per_cycle, registers_per_thread, translation_cache_entries, got \"4\"")));
+  EXPECT_THAT(
+      errors_of(base_with("  tensor:", "  tensor: 4\n  old_tensor:")),
+      testing::Contains(StartsWith(
+          "chip.yaml:17:11: sm.tensor: expected a mapping with keys cores, "
+          "bf16_fma_per_cycle, int8_fma_per_cycle, tf32_fma_per_cycle, "
+          "f32_fma_per_cycle, registers_per_thread, translation_cache_entries, got \"4\"")));
   EXPECT_THAT(errors_of(base_with("  tpcs_per_gpc: [4, 4]", "  tpcs_per_gpc: 4")),
               ElementsAre("chip.yaml:7:17: topology.tpcs_per_gpc: expected a sequence of "
                           "integers, got \"4\""));
