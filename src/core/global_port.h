@@ -26,6 +26,11 @@ class GlobalPort {
   // No effect on any state.
   virtual void prefetch(std::uint32_t /*sm*/, const kernel::Op& /*op*/,
                         kernel::LaneMask /*active*/) const {}
+  // Pins the L1 line holding `addr` in `sm`'s L1 against eviction (mm t1 retention, seed2
+  // ¶122-125): false when the L1 cannot (every way of its set pinned); unpin_l1 releases it.
+  // A port without an L1 holds every line it fetched for the instruction: true.
+  virtual bool pin_l1(std::uint32_t /*sm*/, std::uint64_t /*addr*/) { return true; }
+  virtual void unpin_l1(std::uint32_t /*sm*/, std::uint64_t /*addr*/) {}
   // A DSMEM exchange with another SM of the GPC moving `bytes` of data: a load or an atomic
   // (request out, data back) or a store (data out, acknowledgement back).
   enum class Remote : std::uint8_t { kLoad, kStore, kAtomic };

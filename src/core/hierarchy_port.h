@@ -25,6 +25,8 @@ class HierarchyPort final : public GlobalPort, private mem::RequestClient {
   void prefetch(std::uint32_t sm, const kernel::Op& op, kernel::LaneMask active) const override {
     if (active != 0) mem_.prefetch_l1(sm, (*op.addr)[std::countr_zero(active)]);
   }
+  bool pin_l1(std::uint32_t sm, std::uint64_t addr) override { return mem_.pin_l1(sm, addr); }
+  void unpin_l1(std::uint32_t sm, std::uint64_t addr) override { mem_.unpin_l1(sm, addr); }
   void remote_shared(std::uint32_t from_sm, std::uint32_t to_sm, Remote kind, std::uint32_t bytes,
                      std::function<void()> done) override;
   void remote_push(std::uint32_t from_sm, std::uint32_t to_sm, std::uint32_t bytes,

@@ -74,6 +74,12 @@ Sm::Sm(sim::Component& parent, std::string_view name, const sim::Clock& clock,
       mm_pte_loads_(add_counter("mm.pte_loads", "loads",
                                 "PTEs loaded for translation-cache misses, 16 B each (a miss "
                                 "whose PTE is already being loaded joins that load)")),
+      mm_lines_pinned_(add_counter("mm.lines_pinned", "lines",
+                                   "t1 retention: row lines pinned in the L1 until the mm's "
+                                   "columns used them (seed2 ¶122-125)")),
+      mm_lines_not_pinned_(add_counter("mm.lines_not_pinned", "lines",
+                                       "t1 retention: row lines the L1 could not pin (every "
+                                       "way of the set pinned), re-read per column")),
       translations_(cfg.tensor.translation_cache_entries),
       tma_instructions_(add_counter("tma_instructions", "instructions",
                                     "TMA instructions issued (copies, commits, waits)")),

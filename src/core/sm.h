@@ -165,6 +165,7 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   // fetch goes on when they are back; false: every page hit).
   bool mm_translate(WarpSlot& w);
   void mm_fetch_global(WarpSlot& w, std::uint64_t cycle);  // B's lines from global memory
+  std::vector<std::uint64_t> pin_retained(WarpSlot& w, const std::vector<std::uint64_t>& rows);
   void pte_loaded(std::uint32_t seg, std::uint64_t page, std::uint64_t generation);
   bool take_shared_b(WarpSlot& w, std::uint64_t cycle);
   void mm_b_arrived(WarpSlot& w);
@@ -260,6 +261,8 @@ class Sm : public sim::Component, public kernel::WarpExecutor, private tma::TmaC
   sim::Counter& mm_translation_flushes_;
   sim::Counter& mm_translation_cycles_;
   sim::Counter& mm_pte_loads_;
+  sim::Counter& mm_lines_pinned_;
+  sim::Counter& mm_lines_not_pinned_;
   mem::TranslationCache translations_;
   // PTE loads in flight, (segment, page) → the warps waiting for it (a miss joins the load
   // already in flight instead of issuing another, as an MSHR does).

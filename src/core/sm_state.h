@@ -138,8 +138,11 @@ struct alignas(64) Sm::WarpSlot : sim::Event {
     std::vector<std::uint64_t> segment_lines;
     std::vector<std::uint64_t> segment_pages;  // the pages they lie in, each once, in order
     sim::Tick translate_since = 0;             // its PTE loads were issued (mm_translate)
-    bool math = false;                         // B and A ready: the next issue is the math form
-    bool token_wait = false;                   // blocked on an A register's token
+    // t1 with retention through a segment: the lines of each column's selections, in order.
+    std::vector<std::uint64_t> segment_selections;
+    std::vector<std::uint64_t> pinned;  // L1 lines pinned until the math is done
+    bool math = false;                  // B and A ready: the next issue is the math form
+    bool token_wait = false;            // blocked on an A register's token
     sim::Tick token_since = 0;
     std::uint64_t shared_b = 0;  // the Cta::SharedB this warp's B fetch fills (0: none)
   } mm;

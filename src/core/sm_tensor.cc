@@ -261,6 +261,16 @@ Status Sm::accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs) {
     if (!distinct && !s.segment_lines.empty() && s.segment_lines.back() == line) continue;
     s.segment_lines.push_back(line);
   }
+  if (mm.t1 && mm.retention) {
+    // The selections column by column, for lines the L1 cannot pin (Sm::pin_retained).
+    for (const std::uint64_t a : mm_fetch_lines(logical, eb, /*retention=*/false)) {
+      auto t = pt.translate_linear(seg, a / eb);
+      XPUSIM_CHECK(t.ok(), "the same elements translated above");
+      const std::uint64_t line = *t / cfg_.tensor.line_bytes * cfg_.tensor.line_bytes;
+      if (s.segment_selections.empty() || s.segment_selections.back() != line)
+        s.segment_selections.push_back(line);
+    }
+  }
   if (!cfg_.functional) return timing_only_range_check(mm, regs);
   const MmReader read = [&](std::uint64_t a, std::span<std::byte> out) -> Status {
     return pt.read(seg, a / eb, out, memory_);
@@ -383,6 +393,34 @@ bool Sm::mm_translate(WarpSlot& w) {
   return true;
 }
 
+// Seed2 ¶122-125: a t1 mm with retention loads each row line once and keeps it until every
+// column used it, pinned in the L1 until the math is done (released in mm_math). A line the
+// L1 cannot pin (every way of its set pinned) is not retained: each column's selection of it
+// re-reads it, as without retention.
+std::vector<std::uint64_t> Sm::pin_retained(WarpSlot& w, const std::vector<std::uint64_t>& rows) {
+  const kernel::MmInstruction& mm = *w.op.mm;
+  std::vector<std::uint64_t> out, refused;
+  w.mm.pinned.clear();
+  for (const std::uint64_t line : rows) {
+    if (port_.pin_l1(cfg_.id, line)) {
+      w.mm.pinned.push_back(line);
+      out.push_back(line);
+    } else {
+      refused.push_back(line);
+    }
+  }
+  mm_lines_pinned_.inc(w.mm.pinned.size());
+  mm_lines_not_pinned_.inc(refused.size());
+  if (refused.empty()) return out;
+  std::sort(refused.begin(), refused.end());
+  const std::vector<std::uint64_t> selections =
+      mm.segment >= 0 ? std::move(w.mm.segment_selections)
+                      : mm_fetch_lines(mm, cfg_.tensor.line_bytes, /*retention=*/false);
+  for (const std::uint64_t line : selections)
+    if (std::binary_search(refused.begin(), refused.end(), line)) out.push_back(line);
+  return out;
+}
+
 void Sm::pte_loaded(std::uint32_t seg, std::uint64_t page, std::uint64_t generation) {
   translations_.fill(seg, page, generation);
   auto node = pte_loads_.extract({seg, page});
@@ -401,6 +439,7 @@ void Sm::mm_fetch_global(WarpSlot& w, std::uint64_t cycle) {
   std::vector<std::uint64_t> lines = mm.segment >= 0
                                          ? std::move(w.mm.segment_lines)
                                          : mm_fetch_lines(mm, cfg_.tensor.line_bytes, distinct);
+  if (mm.t1 && mm.retention) lines = pin_retained(w, lines);
   if (!mm.broadcast) {  // each thread of the warp fetches B for itself
     std::vector<std::uint64_t> all;
     all.reserve(lines.size() * kernel::kWarpSize);
@@ -555,6 +594,13 @@ void Sm::mm_math(WarpSlot& w, std::uint64_t cycle) {
   tensor_busy_.inc(busy);
   mm_math_issues_.inc(columns);
   w.mm.math = false;
+  if (!w.mm.pinned.empty()) {  // every column has used the retained lines
+    events().post(clock_.edge(start + busy), [this, lines = std::move(w.mm.pinned)] {
+      for (const std::uint64_t line : lines)
+        port_.unpin_l1(cfg_.id, line);
+    });
+    w.mm.pinned.clear();
+  }
   stall(w, StallReason::kDependency);
   wake(w, start + busy);
 }

@@ -8,12 +8,16 @@
 //    line's tag is allocated at the fill; requested sectors only, no whole-line fetch);
 //  - stores are write-through and no-allocate: the store always goes on to L2; a store to a
 //    resident line updates it in place, a store to an absent line does not allocate.
+//  - pinned lines (pin/unpin) are never a fill's victim: the least recently used unpinned way
+//    is, and a fill into a set whose ways are all pinned is not cached (the data still
+//    reaches the SM).
 // Not modelled: L1 MSHRs (two misses to one line both go to L2, where they merge), the
 // texture path, and cache operators other than .cg (MemorySystem::load's `cache_in_l1`).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 #include "mem/sector_cache.h"
 #include "sim/component.h"
@@ -44,6 +48,14 @@ class L1Cache : public sim::Component {
   const L1Params& params() const { return params_; }
   bool contains(std::uint64_t line, std::uint32_t sectors);
 
+  // Pins `line` against eviction (an mm's retained t1 row, seed2 ¶122-125): its tag is
+  // allocated now if absent (no sectors valid; the load that follows fills them) and no fill
+  // evicts it until every pin is released. False, and nothing pinned, when every way of its
+  // set already holds a pinned line. Pins count: a line pinned twice needs two unpins.
+  bool pin(std::uint64_t line);
+  void unpin(std::uint64_t line);
+  std::size_t pinned_lines() const { return pins_.size(); }
+
  private:
   L1Params params_;
   std::uint32_t line_bytes_;
@@ -54,6 +66,12 @@ class L1Cache : public sim::Component {
   sim::Counter& store_hits_;
   sim::Counter& store_misses_;
   sim::Counter& evictions_;
+  sim::Counter& pins_made_;
+  sim::Counter& pin_refusals_;
+  sim::Counter& pin_skips_;
+  sim::Counter& pin_bypasses_;
+  std::unordered_map<std::uint64_t, std::uint32_t> pins_;  // line → pins held
+  std::size_t pinned_peak_ = 0;
 };
 
 }  // namespace xpusim::mem

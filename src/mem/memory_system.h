@@ -169,6 +169,16 @@ class MemorySystem : public sim::Component, private MemoryWorker::Handler {
   void prefetch_l1(std::uint32_t sm, Addr addr) const {
     if (sm < l1_.size()) l1_[sm]->tags().prefetch(map_.line_of(addr));
   }
+  // Pins / unpins the line of `addr` in `sm`'s L1 (L1Cache::pin), after the second host
+  // thread, if any, has timed the accesses issued before (it fills the L1s).
+  bool pin_l1(std::uint32_t sm, Addr addr) {
+    drain();
+    return l1_[sm]->pin(map_.line_of(addr));
+  }
+  void unpin_l1(std::uint32_t sm, Addr addr) {
+    drain();
+    l1_[sm]->unpin(map_.line_of(addr));
+  }
   // The L1 capacity of one SM after a shared-memory carve-out change; flushes that L1.
   void set_l1_capacity(std::uint32_t sm, std::uint64_t bytes) { l1_[sm]->resize(bytes); }
 

@@ -19,6 +19,7 @@
 #include "sim/fast_div.h"
 #include "sim/host_lines.h"
 #include "sim/prefetch.h"
+#include "sim/result.h"
 
 namespace xpusim::mem {
 
@@ -97,6 +98,39 @@ class alignas(64) SectorCache {
   }
   // The same in its set, `set_index(line)`.
   Line& allocate(std::uint64_t line, std::size_t set, Victim& victim);
+  // allocate(), except that the victim is the least recently used way whose line `keep` does
+  // not hold on to (an L1's pinned lines stay). Null when the line is absent and every way is
+  // kept: nothing is allocated. `skipped` is set when a kept way was passed over for it.
+  template <class Keep>
+  Line* allocate_keeping(std::uint64_t line, Victim& victim, bool& skipped, Keep&& keep) {
+    XPUSIM_CHECK(sets_ > 0, "allocate in a cache with no sets");
+    skipped = false;
+    const std::size_t set = set_of(line);
+    if (Line* l = find(line, set)) {
+      touch(*l);
+      victim = Victim{};
+      return l;
+    }
+    const std::size_t first = set * ways_;
+    if (tags_[first + ways_ - 1] == kFree) return &allocate(line, set, victim);
+    const std::uint8_t* order = &lru_[first];
+    for (std::uint32_t k = ways_; k-- > 0;) {
+      const std::uint32_t way = order[k];
+      if (keep(tags_[first + way])) {
+        skipped = true;
+        continue;
+      }
+      const Line& old = lines_[first + way];
+      victim = Victim{
+          .evicted = true, .line = tags_[first + way], .valid = old.valid, .dirty = old.dirty};
+      touch(set, way);
+      tags_[first + way] = line;
+      lines_[first + way] = Line{};
+      return &lines_[first + way];
+    }
+    victim = Victim{};
+    return nullptr;
+  }
   // Drops every line (a carve-out change flushes the L1).
   void clear();
   // Set sampling (docs/memory-hierarchy.md): whether `line`'s set is one of every `factor`.

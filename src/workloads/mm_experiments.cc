@@ -149,15 +149,15 @@ struct Figures {
   double cycles = 0;
   std::optional<double> mm_cycles;  // functional mode: first mm issue to last mm completion
   double instructions = 0, math_issues = 0, line_fetches = 0, b_bytes = 0, a_reads = 0, macs = 0;
-  double active_threads = 0, busy = 0, token_stall = 0;
+  double active_threads = 0, busy = 0, token_stall = 0, pinned = 0, not_pinned = 0;
   double l1_hits = 0, l1_misses = 0, l1_sector_misses = 0, l1_evictions = 0;
   U64 l1_bytes = 0;  // the L1's capacity during the launch
 };
 
 constexpr const char* kSmStats[] = {
-    "mm.instructions",   "mm.math_issues",      "mm.b_line_fetches",
-    "mm.b_bytes",        "mm.a_register_reads", "mm.macs",
-    "mm.active_threads", "tensor.busy_cycles",  "mm.token_stall_cycles"};
+    "mm.instructions",       "mm.math_issues",  "mm.b_line_fetches",  "mm.b_bytes",
+    "mm.a_register_reads",   "mm.macs",         "mm.active_threads",  "tensor.busy_cycles",
+    "mm.token_stall_cycles", "mm.lines_pinned", "mm.lines_not_pinned"};
 constexpr const char* kL1Stats[] = {"load_hits", "load_misses", "sector_misses", "evictions"};
 
 // Every counter above, summed over the SMs, in that order.
@@ -183,10 +183,10 @@ Result<std::vector<double>> counters(system::Chip& chip) {
 
 Figures figures_of(const std::vector<double>& d) {
   Figures f;
-  double* fields[] = {&f.instructions, &f.math_issues, &f.line_fetches,   &f.b_bytes,
-                      &f.a_reads,      &f.macs,        &f.active_threads, &f.busy,
-                      &f.token_stall,  &f.l1_hits,     &f.l1_misses,      &f.l1_sector_misses,
-                      &f.l1_evictions};
+  double* fields[] = {
+      &f.instructions, &f.math_issues,    &f.line_fetches, &f.b_bytes,          &f.a_reads,
+      &f.macs,         &f.active_threads, &f.busy,         &f.token_stall,      &f.pinned,
+      &f.not_pinned,   &f.l1_hits,        &f.l1_misses,    &f.l1_sector_misses, &f.l1_evictions};
   for (std::size_t i = 0; i < d.size(); ++i)
     *fields[i] = d[i];
   return f;
@@ -661,6 +661,19 @@ class T1Retention final : public MmExperiment {
       fetches.configured = retained ? v.k * lines_per_row : static_cast<double>(v.k) * v.n;
       fetches.note += retained ? " (configured: each row's lines once)"
                                : " (configured: one per (column, row) selection)";
+      if (retained) {
+        out.push_back({.name = v.label + ": mm.lines_pinned",
+                       .measured = fig(i).pinned,
+                       .configured = std::nullopt,
+                       .unit = "lines",
+                       .note = "row lines pinned in the L1 until every column used them"});
+        out.push_back({.name = v.label + ": mm.lines_not_pinned",
+                       .measured = fig(i).not_pinned,
+                       .configured = std::nullopt,
+                       .unit = "lines",
+                       .note = "row lines the L1 could not pin (set full of pinned lines): "
+                               "re-read per column"});
+      }
       out.push_back({.name = v.label + ": L1 capacity",
                      .measured = static_cast<double>(fig(i).l1_bytes),
                      .configured = std::nullopt,

@@ -5,6 +5,8 @@
 // instead of 16 selections and cuts the L2->L1 fills when the rows' lines exceed the L1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -92,21 +94,50 @@ TEST(MmExperiments, Ka4Uses100PercentOfTheLanesAgainst25) {
   }
 }
 
+// Rows whose lines fit the L1: retention pins every row line once (seed2 ¶122-125).
 TEST(MmExperiments, T1RetentionFetchesEachRowLineOnce) {
-  // Large case: 256 rows of 64 s8 columns, 256 B apart (lines 0, 2, 4, ...: 32 KiB of rows'
-  // lines against a 28 KiB L1).
-  const Figures f = run("mm.t1_retention", {{"rows", 256}, {"n", 64}, {"row_stride", 256}});
+  // Large case: 64 rows of 64 s8 columns, 256 B apart (lines 0, 2, 4, ...: 8 KiB of rows'
+  // lines, on 28 of the 28 KiB L1's 56 sets: at most 2 per set of 4 ways).
+  const Figures f = run("mm.t1_retention", {{"rows", 64}, {"n", 64}, {"row_stride", 256}});
   EXPECT_EQ(at(f, "4x4 retention: mm.b_line_fetches"), 4.0);
   EXPECT_EQ(at(f, "4x4 no retention: mm.b_line_fetches"), 16.0);
   EXPECT_EQ(at(f, "4x4: line fetches, no retention / retention"), 4.0);
   EXPECT_EQ(at(f, "4x4 retention: L1 misses (L2->L1 fills)"), 4.0);
-  EXPECT_EQ(at(f, "256-row retention: mm.b_line_fetches"), 256.0);
-  EXPECT_EQ(at(f, "256-row no retention: mm.b_line_fetches"), 256.0 * 64);
-  EXPECT_EQ(at(f, "256-row retention: L1 misses (L2->L1 fills)"), 256.0);
-  EXPECT_EQ(at(f, "256-row retention: L1 capacity"), 28.0 * 1024);
+  EXPECT_EQ(at(f, "4x4 retention: mm.lines_pinned"), 4.0);
+  EXPECT_EQ(at(f, "64-row retention: mm.lines_pinned"), 64.0);
+  EXPECT_EQ(at(f, "64-row retention: mm.lines_not_pinned"), 0.0);
+  EXPECT_EQ(at(f, "64-row retention: mm.b_line_fetches"), 64.0);
+  EXPECT_EQ(at(f, "64-row no retention: mm.b_line_fetches"), 64.0 * 64);
+  EXPECT_EQ(at(f, "64-row retention: L1 misses (L2->L1 fills)"), 64.0);
+  EXPECT_EQ(at(f, "64-row retention: L1 capacity"), 28.0 * 1024);
   // Without retention the re-reads miss (all of a memory issue's requests leave at once and
-  // the L1 does not merge misses to a line in flight): far more fills than the 256 lines.
+  // the L1 does not merge misses to a line in flight): far more fills than the 64 lines.
   EXPECT_GT(at(f, "large: L2->L1 fills, no retention / retention"), 16.0);
+  EXPECT_GT(at(f, "large: cycles, no retention / retention"), 1.0);
+}
+
+// Rows whose lines exceed the L1: a set holds at most `ways` pinned lines, and a row line
+// that finds its set full of them is re-read by every column. The pinned count is checked
+// against an independent count of the rows' lines per L1 set (modulo indexing, as the L1's).
+TEST(MmExperiments, T1RetentionPinsWhatTheL1SetsHoldAndRereadsTheRest) {
+  constexpr std::uint64_t kRows = 256, kN = 64, kStride = 256, kLine = 128, kWays = 4;
+  constexpr std::uint64_t kSets = 28 * 1024 / kLine / kWays;  // 56
+  const Figures f = run("mm.t1_retention", {{"rows", kRows}, {"n", kN}, {"row_stride", kStride}});
+  // B's base is a multiple of 1 MiB (the allocator's alignment), so row e's line is
+  // base/128 + 2e and its set (base/128 + 2e) mod 56; base/128 mod 56 only rotates the sets.
+  std::map<std::uint64_t, std::uint64_t> per_set;
+  for (std::uint64_t e = 0; e < kRows; ++e)
+    ++per_set[(e * kStride / kLine) % kSets];
+  std::uint64_t pinnable = 0;
+  for (const auto& [set, lines] : per_set)
+    pinnable += std::min(lines, kWays);
+  EXPECT_EQ(pinnable, 112u);  // 28 sets x 4 ways
+  EXPECT_EQ(at(f, "256-row retention: mm.lines_pinned"), static_cast<double>(pinnable));
+  EXPECT_EQ(at(f, "256-row retention: mm.lines_not_pinned"), static_cast<double>(kRows - pinnable));
+  EXPECT_EQ(at(f, "256-row retention: mm.b_line_fetches"),
+            static_cast<double>(pinnable + (kRows - pinnable) * kN));
+  // Retention still saves the pinned rows' re-reads.
+  EXPECT_GT(at(f, "large: L2->L1 fills, no retention / retention"), 1.5);
   EXPECT_GT(at(f, "large: cycles, no retention / retention"), 1.0);
 }
 
