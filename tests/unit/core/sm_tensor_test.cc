@@ -131,10 +131,9 @@ sim::Task<> exit_with_load_in_flight(Warp& w) {
   co_await w.load_registers_global(256, 4, kernel::lanes<Addr>([](auto l) { return kA + 16 * l; }));
 }
 
-// gemm_warp with B in page-table segment 0: b_addresses are element offsets (seg:rf:imm).
-sim::Task<> segment_gemm(Warp& w) {
-  const auto lanes = kernel::lanes<Addr>([](std::uint32_t l) { return kA + kK * l; });
-  co_await w.load_registers_global(256, 2, lanes);
+// gemm_warp's mm with B in page-table segment 0: b_addresses are element offsets
+// (seg:rf:imm).
+MmInstruction segment_mm() {
   MmInstruction mm{.a_type = MmType::kS8,
                    .b_type = MmType::kS8,
                    .c_base = 0,
@@ -144,6 +143,14 @@ sim::Task<> segment_gemm(Warp& w) {
                    .segment = 0};
   for (std::uint32_t j = 0; j < kN; ++j)
     mm.b_addresses.push_back(std::uint64_t{kK} * j);
+  return mm;
+}
+
+// gemm_warp with B in segment 0.
+sim::Task<> segment_gemm(Warp& w) {
+  co_await w.load_registers_global(
+      256, 2, kernel::lanes<Addr>([](std::uint32_t l) { return kA + kK * l; }));
+  const MmInstruction mm = segment_mm();
   co_await w.mm(mm);
   for (std::uint32_t j = 0; j < kN; ++j) {
     const auto c =
@@ -156,17 +163,9 @@ sim::Task<> segment_gemm(Warp& w) {
 // segment_gemm's mm `rounds` times over (args: rounds), C left in registers: each round
 // touches the segment's 4 pages in the same order.
 sim::Task<> segment_rounds(Warp& w) {
-  const auto lanes = kernel::lanes<Addr>([](std::uint32_t l) { return kA + kK * l; });
-  co_await w.load_registers_global(256, 2, lanes);
-  MmInstruction mm{.a_type = MmType::kS8,
-                   .b_type = MmType::kS8,
-                   .c_base = 0,
-                   .a_base = 256,
-                   .k = kK,
-                   .n = kN,
-                   .segment = 0};
-  for (std::uint32_t j = 0; j < kN; ++j)
-    mm.b_addresses.push_back(std::uint64_t{kK} * j);
+  co_await w.load_registers_global(
+      256, 2, kernel::lanes<Addr>([](std::uint32_t l) { return kA + kK * l; }));
+  const MmInstruction mm = segment_mm();
   for (std::uint32_t r = 0; r < w.args().get_u32(0); ++r)
     co_await w.mm(mm);
 }

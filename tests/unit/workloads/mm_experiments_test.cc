@@ -16,42 +16,16 @@
 #include "sim/simulation.h"
 #include "system/chip.h"
 #include "system/run.h"
+#include "workload_run.h"
 #include "workloads/register_all.h"
 
 namespace xpusim::workloads {
 namespace {
 
-using Figures = std::map<std::string, double>;
-
-// Runs one workload on a fresh tiny chip; its measurements by name (printed).
-Figures run(std::string_view name, const system::ParamValues& overrides, bool functional = true) {
-  const config::ChipSpec spec =
-      config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-  auto report = system::run(system::workload_scenario("tiny", name, overrides,
-                                                      functional ? system::RunMode::kFunctional
-                                                                 : system::RunMode::kTimingOnly),
-                            spec, register_all);
-  EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().message);
-  Figures out;
-  if (!report.ok()) return out;
-  EXPECT_TRUE(report->ok()) << (report->ok() ? "" : report->errors.front().message);
-  for (const system::Measurement& m : report->measurements) {
-    std::cout << "  " << name << ": " << m.name << " = " << m.measured << " " << m.unit << "\n";
-    out[m.name] = m.measured;
-  }
-  return out;
-}
-
-double at(const Figures& f, const std::string& name) {
-  const auto it = f.find(name);
-  EXPECT_NE(it, f.end()) << name;
-  return it == f.end() ? -1 : it->second;
-}
-
 TEST(MmExperiments, BroadcastOffReads32TimesTheBBytes) {
   // 2 warps x 32 rows, 64 bf16 columns of K = 64 (128 B, one line each).
   for (bool functional : {true, false}) {
-    const Figures f = run("mm.broadcast", {{"warps", 2}, {"n", 64}, {"k", 64}}, functional);
+    const Figures f = run_on_tiny("mm.broadcast", {{"warps", 2}, {"n", 64}, {"k", 64}}, functional);
     EXPECT_EQ(at(f, "broadcast on: mm.b_bytes"), 2.0 * 64 * 128);  // once per warp
     EXPECT_EQ(at(f, "broadcast off: mm.b_bytes"), 32.0 * 2 * 64 * 128);
     EXPECT_EQ(at(f, "broadcast on: mm.b_line_fetches"), 2.0 * 64);
@@ -74,7 +48,7 @@ TEST(MmExperiments, BroadcastOffReads32TimesTheBBytes) {
 TEST(MmExperiments, Ka4Uses100PercentOfTheLanesAgainst25) {
   // Timing-only mode estimates the active threads from the instruction (rows x ka): the same.
   for (bool functional : {true, false}) {
-    const Figures f = run("mm.ka_utilization", {{"n", 128}, {"k", 64}}, functional);
+    const Figures f = run_on_tiny("mm.ka_utilization", {{"n", 128}, {"k", 64}}, functional);
     EXPECT_EQ(at(f, "ka1: lane utilization"), 25.0);
     EXPECT_EQ(at(f, "ka4: lane utilization"), 100.0);
     EXPECT_EQ(at(f, "ka1: mm.instructions"), 1.0);
@@ -98,7 +72,7 @@ TEST(MmExperiments, Ka4Uses100PercentOfTheLanesAgainst25) {
 TEST(MmExperiments, T1RetentionFetchesEachRowLineOnce) {
   // Large case: 64 rows of 64 s8 columns, 256 B apart (lines 0, 2, 4, ...: 8 KiB of rows'
   // lines, on 28 of the 28 KiB L1's 56 sets: at most 2 per set of 4 ways).
-  const Figures f = run("mm.t1_retention", {{"rows", 64}, {"n", 64}, {"row_stride", 256}});
+  const Figures f = run_on_tiny("mm.t1_retention", {{"rows", 64}, {"n", 64}, {"row_stride", 256}});
   EXPECT_EQ(at(f, "4x4 retention: mm.b_line_fetches"), 4.0);
   EXPECT_EQ(at(f, "4x4 no retention: mm.b_line_fetches"), 16.0);
   EXPECT_EQ(at(f, "4x4: line fetches, no retention / retention"), 4.0);
@@ -122,7 +96,8 @@ TEST(MmExperiments, T1RetentionFetchesEachRowLineOnce) {
 TEST(MmExperiments, T1RetentionPinsWhatTheL1SetsHoldAndRereadsTheRest) {
   constexpr std::uint64_t kRows = 256, kN = 64, kStride = 256, kLine = 128, kWays = 4;
   constexpr std::uint64_t kSets = 28 * 1024 / kLine / kWays;  // 56
-  const Figures f = run("mm.t1_retention", {{"rows", kRows}, {"n", kN}, {"row_stride", kStride}});
+  const Figures f =
+      run_on_tiny("mm.t1_retention", {{"rows", kRows}, {"n", kN}, {"row_stride", kStride}});
   // B's base is a multiple of 1 MiB (the allocator's alignment), so row e's line is
   // base/128 + 2e and its set (base/128 + 2e) mod 56; base/128 mod 56 only rotates the sets.
   std::map<std::uint64_t, std::uint64_t> per_set;

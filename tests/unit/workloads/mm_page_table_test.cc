@@ -12,43 +12,19 @@
 
 #include "config/chip_spec.h"
 #include "system/run.h"
+#include "workload_run.h"
 #include "workloads/register_all.h"
 
 namespace xpusim::workloads {
 namespace {
 
-using Figures = std::map<std::string, double>;
-
-Figures run(const system::ParamValues& overrides, bool functional) {
-  const config::ChipSpec spec =
-      config::load_chip_file(std::filesystem::path(XPUSIM_CONFIG_DIR) / "chips/tiny.yaml").value();
-  auto report = system::run(system::workload_scenario("tiny", "mm.page_table", overrides,
-                                                      functional ? system::RunMode::kFunctional
-                                                                 : system::RunMode::kTimingOnly),
-                            spec, register_all);
-  EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().message);
-  Figures out;
-  if (!report.ok()) return out;
-  EXPECT_TRUE(report->ok()) << (report->ok() ? "" : report->errors.front().message);
-  for (const system::Measurement& m : report->measurements) {
-    std::cout << "  " << m.name << " = " << m.measured << " " << m.unit << "\n";
-    out[m.name] = m.measured;
-  }
-  return out;
-}
-
-double at(const Figures& f, const std::string& name) {
-  const auto it = f.find(name);
-  EXPECT_NE(it, f.end()) << name;
-  return it == f.end() ? -1 : it->second;
-}
-
 TEST(MmPageTable, PagedBGivesTheSameCAndTheTranslationFiguresAddUp) {
   for (const bool functional : {true, false}) {
     SCOPED_TRACE(functional ? "functional" : "timing-only");
     // 2 CTAs x 4 warps, 32 pages of 2 columns: more pages than the 16 cache entries.
-    const Figures f =
-        run({{"ctas", 2}, {"warps", 4}, {"k", 32}, {"n", 64}, {"page_columns", 2}}, functional);
+    const Figures f = run_on_tiny(
+        "mm.page_table", {{"ctas", 2}, {"warps", 4}, {"k", 32}, {"n", 64}, {"page_columns", 2}},
+        functional);
     const double mms = 2 * 4, pages = 32;
     EXPECT_EQ(at(f, "paged: pages touched"), mms * pages);
     EXPECT_EQ(at(f, "paged: mm.translation_hits") + at(f, "paged: mm.translation_misses"),
@@ -66,7 +42,8 @@ TEST(MmPageTable, ALaterWaveFindsItsTranslationsCached) {
   // One page; CTAs of 32 warps, two to an SM of the tiny chip's 8: the first wave's 16 CTAs
   // miss together (one PTE load per SM, the other warps join it), the second wave hits.
   const Figures f =
-      run({{"ctas", 32}, {"warps", 32}, {"k", 32}, {"n", 32}, {"page_columns", 32}}, false);
+      run_on_tiny("mm.page_table",
+                  {{"ctas", 32}, {"warps", 32}, {"k", 32}, {"n", 32}, {"page_columns", 32}}, false);
   EXPECT_EQ(at(f, "paged: pages touched"), 32.0 * 32);
   EXPECT_EQ(at(f, "paged: mm.pte_loads"), 8);
   EXPECT_EQ(at(f, "paged: mm.translation_misses"), 16.0 * 32);
