@@ -245,6 +245,10 @@ Status Sm::accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs) {
   // Every element's logical address in fetch order (elements as the "lines"), translated.
   WarpSlot::MmState& s = w.mm;
   const bool distinct = mm.retention || !mm.t1;
+  // t1 with retention also keeps each element's line, for the column-by-column selections of
+  // the lines the L1 may refuse to pin (Sm::pin_retained): every element translated once.
+  const bool selections = mm.t1 && mm.retention;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> line_of;  // logical address → line
   for (const std::uint64_t a : mm_fetch_lines(logical, eb, mm.retention)) {
     auto t = pt.translate_linear_page(seg, a / eb);
     if (!t) return Error{fmt::format("mm: B element {}: {}", a / eb, t.error().message)};
@@ -254,6 +258,7 @@ Status Sm::accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs) {
       s.segment_pages.push_back(t->page_id);
     }
     const std::uint64_t line = t->physical / cfg_.tensor.line_bytes * cfg_.tensor.line_bytes;
+    if (selections) line_of.emplace_back(a, line);
     if (distinct &&
         std::find(s.segment_lines.begin(), s.segment_lines.end(), line) != s.segment_lines.end()) {
       continue;
@@ -261,14 +266,14 @@ Status Sm::accept_segment_mm(WarpSlot& w, kernel::RegisterFile& regs) {
     if (!distinct && !s.segment_lines.empty() && s.segment_lines.back() == line) continue;
     s.segment_lines.push_back(line);
   }
-  if (mm.t1 && mm.retention) {
-    // The selections column by column, for lines the L1 cannot pin (Sm::pin_retained).
+  if (selections) {
+    std::sort(line_of.begin(), line_of.end());
     for (const std::uint64_t a : mm_fetch_lines(logical, eb, /*retention=*/false)) {
-      auto t = pt.translate_linear(seg, a / eb);
-      XPUSIM_CHECK(t.ok(), "the same elements translated above");
-      const std::uint64_t line = *t / cfg_.tensor.line_bytes * cfg_.tensor.line_bytes;
-      if (s.segment_selections.empty() || s.segment_selections.back() != line)
-        s.segment_selections.push_back(line);
+      const auto it =
+          std::lower_bound(line_of.begin(), line_of.end(), std::pair{a, std::uint64_t{0}});
+      XPUSIM_CHECK(it != line_of.end() && it->first == a, "both orders hold the same elements");
+      if (s.segment_selections.empty() || s.segment_selections.back() != it->second)
+        s.segment_selections.push_back(it->second);
     }
   }
   if (!cfg_.functional) return timing_only_range_check(mm, regs);

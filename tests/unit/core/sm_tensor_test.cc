@@ -3,8 +3,11 @@
 // peak, broadcast and retention variants, bad input as faults with the warp's coordinates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <random>
+#include <vector>
 
 #include "core/sm.h"
 #include "kernel/registry.h"
@@ -170,6 +173,25 @@ sim::Task<> segment_rounds(Warp& w) {
     co_await w.mm(mm);
 }
 
+// One t1 mm with retention over B row-major (kK rows of kN s8): rows 128 B apart from kB, or
+// (args: 1) element offsets in segment 0. C stays in registers.
+sim::Task<> t1_rows(Warp& w) {
+  co_await w.load_registers_global(
+      256, 2, kernel::lanes<Addr>([](std::uint32_t l) { return kA + kK * l; }));
+  const bool seg = w.args().get_u32(0) != 0;
+  MmInstruction mm{.a_type = MmType::kS8,
+                   .b_type = MmType::kS8,
+                   .c_base = 0,
+                   .a_base = 256,
+                   .k = kK,
+                   .n = kN,
+                   .t1 = true,
+                   .segment = seg ? 0 : -1};
+  for (std::uint32_t e = 0; e < kK; ++e)
+    mm.b_addresses.push_back(seg ? std::uint64_t{kN} * e : kB + 128 * e);
+  co_await w.mm(mm);
+}
+
 // One bad operand per case (args: case). 0, 1: a shared register load of 16 B per lane whose
 // lane 5 is misaligned / lane 7 is past the 16 KiB window; 2, 3: a bf16 mm with B in shared
 // memory whose column 3 is misaligned / column 2 runs past the window. Every other lane or
@@ -214,6 +236,7 @@ kernel::KernelRegistry registry() {
   add("gemm_warp", gemm_warp);
   add("segment_gemm", segment_gemm);
   add("segment_rounds", segment_rounds, {{"rounds", ArgKind::kU32}});
+  add("t1_rows", t1_rows, {{"segment", ArgKind::kU32}});
   add("token_wait", token_wait);
   add("peak", peak, {{"count", ArgKind::kU32}, {"int8", ArgKind::kU32}});
   add("fetch_variant", fetch_variant,
@@ -226,6 +249,24 @@ kernel::KernelRegistry registry() {
   add("bad_operand", bad_operand, {{"case", ArgKind::kU32}});
   return r;
 }
+
+// FixedLatencyMemory whose L1 refuses to pin the lines `refuse` names, so that the SM's
+// fallback for unpinned t1 lines runs; it records the pins held.
+struct PinPort : FixedLatencyMemory {
+  using FixedLatencyMemory::FixedLatencyMemory;
+  bool pin_l1(std::uint32_t, std::uint64_t addr) override {
+    if (refuse && refuse(addr)) return false;
+    held.push_back(addr);
+    return true;
+  }
+  void unpin_l1(std::uint32_t, std::uint64_t addr) override {
+    const auto it = std::find(held.begin(), held.end(), addr);
+    ASSERT_NE(it, held.end()) << "unpin of a line not pinned";
+    held.erase(it);
+  }
+  std::function<bool(std::uint64_t)> refuse;
+  std::vector<std::uint64_t> held;
+};
 
 struct Rig {
   explicit Rig(bool functional = true, std::uint32_t translation_entries = 16)
@@ -262,7 +303,7 @@ struct Rig {
   sim::Component root;
   mem::GlobalMemory memory;
   mem::PageTable pt;
-  FixedLatencyMemory port;
+  PinPort port;
   Sm sm;
   kernel::KernelArgs args;
 };
@@ -415,6 +456,37 @@ TEST(SmTensor, MissesToAPteInFlightJoinItsLoad) {
   EXPECT_EQ(r.stat("mm.translation_misses"), 8u * 4);
   EXPECT_EQ(r.stat("mm.pte_loads"), 4u);
   EXPECT_EQ(r.stat("mm.instructions"), 8u);
+}
+
+// t1 retention whose odd rows the L1 refuses to pin: the even rows are fetched once, each odd
+// row once per column (kN selections), the same at byte addresses and through a segment of
+// one-row pages; every pin is released when the math is done, and each element is
+// translated once.
+TEST(SmTensor, T1RowsTheL1CannotPinAreRereadPerColumn) {
+  constexpr Addr kPages = 0x60000;
+  for (const std::uint32_t segment : {0u, 1u}) {
+    SCOPED_TRACE(segment ? "segment" : "byte addresses");
+    Rig r(/*functional=*/false);
+    const Addr base = segment ? kPages : kB;
+    r.port.refuse = [base](std::uint64_t line) { return (line - base) / 128 % 2 == 1; };
+    if (segment) {
+      auto seg =
+          r.pt.define_segment("B", {.dims = {kN, kK}, .page_dims = {kN, 1}, .element_bytes = 1});
+      ASSERT_TRUE(seg.ok());
+      ASSERT_TRUE(r.pt.place_ptes(*seg, kPtes).ok());
+      for (std::uint32_t e = 0; e < kK; ++e)
+        ASSERT_TRUE(r.pt.load_page(*seg, e, kPages + 128 * e).ok());
+    }
+    r.run("t1_rows", 32, kernel::KernelArgs().u32(segment));
+    ASSERT_FALSE(r.sm.fault().has_value()) << r.sm.fault()->message;
+    EXPECT_EQ(r.stat("mm.lines_pinned"), kK / 2);
+    EXPECT_EQ(r.stat("mm.lines_not_pinned"), kK / 2);
+    EXPECT_EQ(r.stat("mm.b_line_fetches"), kK / 2 + kK / 2 * kN);
+    EXPECT_TRUE(r.port.held.empty());
+    if (segment) {
+      EXPECT_EQ(r.pt.counts().translations, std::uint64_t{kK} * kN);
+    }
+  }
 }
 
 TEST(SmTensor, ASegmentWithoutAPteArrayFaultsNamingIt) {
