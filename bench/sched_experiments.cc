@@ -5,6 +5,7 @@
 //   4. rasterization: CTA ids per cycle and bytes to SMs, centralized vs distributed; then the
 //      same on the chip: stream_fill grids through the command processor and the timed CWD,
 //      each SM's SmRasterizer decoding its ids (distributed) or the CWD sending each CTA its id
+//   5. the CGA levels: clusters split into CPC_CGAs, grouped into µGPU_CGAs or GPU_CGAs
 // Each prints one table. Deterministic (fixed seeds); run: build/release/bench/sched_experiments
 #include <fmt/format.h>
 
@@ -208,6 +209,49 @@ void experiment4_chip(const config::ChipSpec& spec) {
   }
 }
 
+void experiment5(const config::ChipSpec& chip) {
+  std::printf(
+      "\n## 5. CGA levels on %s (%u CPCs per GPC, %u µGPUs): 264 clusters of 8 CTAs, run time "
+      "uniform 20000-60000 cycles, slowdown 0.5, seed 1\n\n",
+      chip.name.c_str(), chip.topology.cpcs_per_gpc, chip.topology.ugpus);
+  std::printf(
+      "| CTAs/SM | grouping | clusters resident at once | decision cycles | makespan (cycles) "
+      "| utilization |\n");
+  std::printf("|---:|---|---:|---:|---:|---:|\n");
+  struct Row {
+    const char* name;
+    ClusterKind kind;
+    std::uint32_t group, cpc;
+  };
+  const Row rows[] = {{"GPC_CGA (no CPC level)", ClusterKind::kGpcCga, 1, 0},
+                      {"2 CPC_CGAs of 4", ClusterKind::kGpcCga, 1, 2},
+                      {"4 CPC_CGAs of 2", ClusterKind::kGpcCga, 1, 4},
+                      {"µGPU_CGA of 4 clusters", ClusterKind::kUgpuCga, 4, 0},
+                      {"GPU_CGA of 4 clusters", ClusterKind::kGpuCga, 4, 0}};
+  for (const std::uint32_t per_sm : {1u, 2u}) {
+    const CtaShape shape{.threads = 128,
+                         .registers_per_thread = 32,
+                         .shared_bytes = per_sm == 1 ? 120u << 10 : 100u << 10};
+    for (const Row& row : rows) {
+      LaunchScenario s;
+      s.topology = Topology::from_chip(chip);
+      s.max_cluster_size = chip.topology.max_cluster_size;
+      s.runtime = {.min_cycles = 20000, .max_cycles = 60000, .slowdown = 0.5};
+      GridSpec g = clusters(264, 8, shape);
+      g.kind = row.kind;
+      g.cpc_cgas_per_gpc_cga = row.cpc;
+      if (row.kind == ClusterKind::kUgpuCga) g.gpc_cgas_per_ugpu_cga = row.group;
+      if (row.kind == ClusterKind::kGpuCga) g.gpc_cgas_per_gpu_cga = row.group;
+      s.grids = {g};
+      const LaunchReport r = must(run_launch(s, 1));
+      std::printf("| %u | %s | %llu | %llu | %llu | %.1f%% |\n", per_sm, row.name,
+                  static_cast<unsigned long long>(r.max_clusters),
+                  static_cast<unsigned long long>(r.decision_cycles),
+                  static_cast<unsigned long long>(r.makespan_cycles), 100 * r.utilization);
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -218,5 +262,6 @@ int main() {
   experiment3(chip);
   experiment4();
   experiment4_chip(chip);
+  experiment5(chip);
   return 0;
 }

@@ -26,6 +26,10 @@ struct LaunchOpts {
   std::string grid;
   std::string cluster = "1,1,1";
   std::uint32_t gpu_cga = 0;
+  std::uint32_t ugpu_cga = 0;
+  std::uint32_t cpc_cga = 0;
+  std::uint32_t cpcs_per_gpc = 0;  // 0: the chip's
+  std::uint32_t ugpus = 0;         // 0: the chip's
   std::string cta = "threads=128,regs=32,smem=0";
   bool multicast = false;
   std::string policy = "waterfill";
@@ -105,6 +109,14 @@ void print_report(const sched::LaunchScenario& s, const sched::LaunchReport& r,
   if (g.kind == sched::ClusterKind::kGpuCga) {
     std::printf(", GPU_CGAs of %u clusters", g.gpc_cgas_per_gpu_cga);
   }
+  if (g.kind == sched::ClusterKind::kUgpuCga) {
+    std::printf(", µGPU_CGAs of %u clusters (%u µGPUs)", g.gpc_cgas_per_ugpu_cga,
+                s.topology.num_ugpus());
+  }
+  if (g.cpc_cgas_per_gpc_cga != 0) {
+    std::printf(", each cluster %u CPC_CGAs of %u CTAs (%u CPCs per GPC)", g.cpc_cgas_per_gpc_cga,
+                g.ctas_per_cpc_cga(), s.topology.cpcs_per_gpc());
+  }
   std::printf("\n  policy          %s; CTA %u threads, %u regs/thread, %llu B shared\n",
               r.policy.c_str(), g.shape.threads, g.shape.registers_per_thread,
               static_cast<unsigned long long>(g.shape.shared_bytes));
@@ -166,6 +178,22 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
                   "group N clusters into one GPU_CGA (all-or-nothing across GPCs); 0 = no")
       ->check(non_negative())
       ->capture_default_str();
+  cmd->add_option("--ugpu-cga", o->ugpu_cga,
+                  "group N clusters into one µGPU_CGA (all-or-nothing inside one µGPU); 0 = no")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->add_option("--cpc-cga", o->cpc_cga,
+                  "split each cluster into N CPC_CGAs, each inside one CPC; 0 = no")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->add_option("--cpcs-per-gpc", o->cpcs_per_gpc,
+                  "what-if: split each GPC into N CPCs (0 = the chip's topology.cpcs_per_gpc)")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->add_option("--ugpus", o->ugpus,
+                  "what-if: split the GPCs into N µGPUs (0 = the chip's topology.ugpus)")
+      ->check(non_negative())
+      ->capture_default_str();
   cmd->add_option("--cta-resources", o->cta, "per-CTA needs: threads=N,regs=N,smem=SIZE")
       ->capture_default_str();
   cmd->add_flag("--multicast", o->multicast,
@@ -203,7 +231,19 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       if (!errors.empty()) return fail(errors);
 
       sched::LaunchScenario s;
-      s.topology = sched::Topology::from_chip(*chip);
+      if (o->cpcs_per_gpc > 0) chip->topology.cpcs_per_gpc = o->cpcs_per_gpc;
+      if (o->ugpus > 0) chip->topology.ugpus = o->ugpus;
+      auto topo = sched::Topology::make(
+          chip->topology.tpcs_per_gpc, chip->topology.sms_per_tpc,
+          sched::SmCapacity::from_chip(*chip),
+          {.cpcs_per_gpc = chip->topology.cpcs_per_gpc, .ugpus = chip->topology.ugpus});
+      if (!topo) return fail(topo.errors());
+      if (o->gpu_cga > 1 && o->ugpu_cga > 0) {
+        return fail({Error{fmt::format(
+            "--gpu-cga {} and --ugpu-cga {}: clusters group into GPU_CGAs or µGPU_CGAs, not both",
+            o->gpu_cga, o->ugpu_cga)}});
+      }
+      s.topology = *topo;
       s.max_cluster_size = chip->topology.max_cluster_size;
       s.clock_hz = chip->clocks.sm_hz;
       s.policy = o->policy;
@@ -215,12 +255,18 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       spec.cluster = *cluster;
       spec.shape = *cta;
       spec.multicast = o->multicast;
-      spec.kind = cluster->count() > 1 || o->gpu_cga > 0 ? sched::ClusterKind::kGpcCga
-                                                         : sched::ClusterKind::kNone;
+      spec.kind = cluster->count() > 1 || o->gpu_cga > 0 || o->ugpu_cga > 0 || o->cpc_cga > 0
+                      ? sched::ClusterKind::kGpcCga
+                      : sched::ClusterKind::kNone;
       if (o->gpu_cga > 0) {
         spec.kind = sched::ClusterKind::kGpuCga;
         spec.gpc_cgas_per_gpu_cga = o->gpu_cga;
       }
+      if (o->ugpu_cga > 0) {
+        spec.kind = sched::ClusterKind::kUgpuCga;
+        spec.gpc_cgas_per_ugpu_cga = o->ugpu_cga;
+      }
+      spec.cpc_cgas_per_gpc_cga = o->cpc_cga;
       s.grids.push_back(spec);
 
       if (o->explain) {

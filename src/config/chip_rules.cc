@@ -74,6 +74,28 @@ constexpr std::array kChipRules{
                      return fmt::format("has {} entries but topology.gpcs = {}",
                                         c.topology.tpcs_per_gpc.size(), c.topology.gpcs);
                    }},
+    CrossFieldRule{"topology.cpcs_per_gpc",
+                   {"topology.tpcs_per_gpc", "", ""},
+                   "`topology.cpcs_per_gpc` <= min(`topology.tpcs_per_gpc`)",
+                   "every CPC needs at least one TPC",
+                   [](const ChipSpec& c) -> Message {
+                     for (std::size_t g = 0; g < c.topology.tpcs_per_gpc.size(); ++g) {
+                       if (c.topology.tpcs_per_gpc[g] < c.topology.cpcs_per_gpc) {
+                         return fmt::format("{} exceeds the {} TPCs of GPC {}",
+                                            c.topology.cpcs_per_gpc, c.topology.tpcs_per_gpc[g], g);
+                       }
+                     }
+                     return {};
+                   }},
+    CrossFieldRule{"topology.ugpus",
+                   {"topology.gpcs", "", ""},
+                   "`topology.ugpus` <= `topology.gpcs`",
+                   "every µGPU needs at least one GPC",
+                   [](const ChipSpec& c) -> Message {
+                     if (c.topology.ugpus <= c.topology.gpcs) return {};
+                     return fmt::format("{} exceeds topology.gpcs = {}", c.topology.ugpus,
+                                        c.topology.gpcs);
+                   }},
     CrossFieldRule{"topology.max_cluster_size",
                    {"topology.tpcs_per_gpc", "topology.sms_per_tpc", ""},
                    "`topology.max_cluster_size` <= max(`topology.tpcs_per_gpc`) x "

@@ -92,6 +92,26 @@ constexpr std::array kChipFields{
                .default_yaml = "8",
                .description = "Most CTAs in one cluster (CGA); all of them run in one GPC"},
               XPUSIM_CHIP_MEMBER(topology.max_cluster_size)},
+    ChipField{{.path = "topology.cpcs_per_gpc",
+               .kind = kInteger,
+               .min = 1,
+               .max = 16,
+               .required = false,
+               .default_yaml = "1",
+               .description = "CPCs in each GPC: its TPCs split into this many contiguous groups, "
+                              "the lower ones taking the extra TPCs; a CPC_CGA runs in one "
+                              "(seed1 ¶169)"},
+              XPUSIM_CHIP_MEMBER(topology.cpcs_per_gpc)},
+    ChipField{
+        {.path = "topology.ugpus",
+         .kind = kInteger,
+         .min = 1,
+         .max = 64,
+         .required = false,
+         .default_yaml = "1",
+         .description = "µGPUs: the GPCs split into this many contiguous groups, the lower "
+                        "ones taking the extra GPCs; a µGPU_CGA runs in one (seed1 ¶101-114)"},
+        XPUSIM_CHIP_MEMBER(topology.ugpus)},
 
     ChipField{{.path = "sm.sub_partitions",
                .kind = kInteger,

@@ -22,6 +22,8 @@ struct TopologySpec {
   std::vector<std::uint32_t> tpcs_per_gpc;  // floor-sweep pattern, one entry per GPC
   std::uint32_t sms_per_tpc = 0;
   std::uint32_t max_cluster_size = 0;  // CTAs per cluster (CGA); a cluster lives in one GPC
+  std::uint32_t cpcs_per_gpc = 1;      // CPCs a GPC's TPCs are split into (seed1 ¶169)
+  std::uint32_t ugpus = 1;             // µGPUs the GPCs are split into (seed1 ¶101–114)
 };
 
 struct TensorSpec {

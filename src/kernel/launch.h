@@ -24,6 +24,10 @@ struct LaunchParams {
   // into one GPU_CGA (1: clusters are GPC_CGAs, ¶200), multicast placement (at most one CTA of
   // a cluster per SM, ¶142), and priority in the task table (higher first, ¶135).
   std::uint32_t gpc_cgas_per_gpu_cga = 1;
+  // GPC_CGAs grouped into one µGPU_CGA (0: none; ¶115) and CPC_CGAs a cluster is split into
+  // (0: none; ¶169).
+  std::uint32_t gpc_cgas_per_ugpu_cga = 0;
+  std::uint32_t cpc_cgas_per_gpc_cga = 0;
   bool multicast = false;
   std::uint32_t priority = 0;
   // The work distributor's placement policy for this launch (sched/policy.h); "": the chip's.

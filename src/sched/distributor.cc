@@ -215,9 +215,9 @@ void WorkDistributor::launch(std::uint32_t g, const CgaPlacement& p, Packets& pa
   const GridDims clusters{.x = spec.grid.x / spec.cluster.x,
                           .y = spec.grid.y / spec.cluster.y,
                           .z = spec.grid.z / spec.cluster.z};
-  const std::uint32_t parts = spec.kind == ClusterKind::kGpuCga ? spec.gpc_cgas_per_gpu_cga : 1;
+  const std::uint32_t parts = spec.gpc_cgas_per_unit();
   for (std::uint32_t j = 0; j < parts; ++j) {
-    const std::uint32_t gpc = spec.kind == ClusterKind::kGpuCga ? p.gpcs[j] : p.gpc;
+    const std::uint32_t gpc = p.gpcs.empty() ? p.gpc : p.gpcs[j];
     const std::uint64_t cga = tracker_.on_launch(gpc, per_cga);
     const CtaId corner = decode_linear(clusters, unit * parts + j);
     for (std::uint32_t r = 0; r < per_cga; ++r) {

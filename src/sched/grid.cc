@@ -18,15 +18,25 @@ std::uint32_t GridSpec::ctas_per_cga() const {
 }
 
 std::uint64_t GridSpec::num_cgas() const {
+  if (kind == ClusterKind::kNone) return grid.count();
+  return grid.count() / (cluster.count() * gpc_cgas_per_unit());
+}
+
+std::uint32_t GridSpec::gpc_cgas_per_unit() const {
   switch (kind) {
     case ClusterKind::kNone:
-      return grid.count();
     case ClusterKind::kGpcCga:
-      return grid.count() / cluster.count();
+      return 1;
     case ClusterKind::kGpuCga:
-      return grid.count() / (cluster.count() * gpc_cgas_per_gpu_cga);
+      return gpc_cgas_per_gpu_cga;
+    case ClusterKind::kUgpuCga:
+      return gpc_cgas_per_ugpu_cga;
   }
-  return 0;
+  return 1;
+}
+
+std::uint32_t GridSpec::ctas_per_cpc_cga() const {
+  return cpc_cgas_per_gpc_cga == 0 ? ctas_per_cga() : ctas_per_cga() / cpc_cgas_per_gpc_cga;
 }
 
 namespace {
@@ -35,17 +45,18 @@ std::string dims(const Dim3& d) {
   return fmt::format("{}x{}x{}", d.x, d.y, d.z);
 }
 
-// How many GPC_CGAs of `grid` fit at once on an empty chip, counting up to `enough`: the
-// water-fill policy's own query, repeated on a shadow (per-GPC sequences are independent).
-std::uint64_t empty_chip_clusters(const Topology& topo, const GridSpec& grid,
-                                  std::uint64_t enough) {
+// How many GPC_CGAs of `grid` fit at once in GPCs [first, first + gpcs) of an empty chip,
+// counting up to `enough`: the water-fill policy's own query, repeated on a shadow (per-GPC
+// sequences are independent).
+std::uint64_t empty_chip_clusters(const Topology& topo, const GridSpec& grid, std::uint32_t first,
+                                  std::uint32_t gpcs, std::uint64_t enough) {
   const GpuState empty(topo);
   ShadowState shadow(empty, footprint(topo.capacity(), grid.shape));
   std::uint64_t count = 0;
-  for (std::uint32_t g = 0; g < topo.num_gpcs() && count < enough; ++g) {
-    for (Fill f = query_gpc(shadow, g, grid); f.ok && count < enough;
-         f = query_gpc(shadow, g, grid)) {
-      shadow.reserve_range(topo.first_sm(g), f.per_sm);
+  for (std::uint32_t g = first; g < first + gpcs && count < enough; ++g) {
+    for (GpcQuery q = query_gpc_cga(shadow, g, grid); q.fill.ok && count < enough;
+         q = query_gpc_cga(shadow, g, grid)) {
+      shadow.reserve_range(topo.first_sm(g), q.fill.per_sm);
       ++count;
     }
   }
@@ -86,6 +97,16 @@ Status check_grid(const Topology& topo, const GridSpec& grid, std::uint32_t max_
     return Error{fmt::format("gpc_cgas_per_gpu_cga = {} but the grid has no GPU_CGAs; it must be 1",
                              grid.gpc_cgas_per_gpu_cga)};
   }
+  if (grid.kind != ClusterKind::kUgpuCga && grid.gpc_cgas_per_ugpu_cga != 1) {
+    return Error{
+        fmt::format("gpc_cgas_per_ugpu_cga = {} but the grid has no µGPU_CGAs; it must be 1",
+                    grid.gpc_cgas_per_ugpu_cga)};
+  }
+  if (grid.kind == ClusterKind::kNone && grid.cpc_cgas_per_gpc_cga != 0) {
+    return Error{fmt::format(
+        "cpc_cgas_per_gpc_cga = {} on a plain grid; CPC_CGAs split a cluster and need one",
+        grid.cpc_cgas_per_gpc_cga)};
+  }
   if (grid.grid.x % grid.cluster.x != 0 || grid.grid.y % grid.cluster.y != 0 ||
       grid.grid.z % grid.cluster.z != 0) {
     return Error{fmt::format("cluster = {} does not divide grid = {} on every axis",
@@ -99,6 +120,24 @@ Status check_grid(const Topology& topo, const GridSpec& grid, std::uint32_t max_
 
   // A cluster that no GPC holds even empty would never launch (¶224, digest §5.10).
   const std::uint32_t n = grid.ctas_per_cga();
+  if (const std::uint32_t k = grid.cpc_cgas_per_gpc_cga; k != 0) {
+    if (n % k != 0) {
+      return Error{fmt::format(
+          "cpc_cgas_per_gpc_cga = {} does not divide the cluster's {} CTAs into equal CPC_CGAs", k,
+          n)};
+    }
+    const std::uint32_t part = n / k;
+    const std::uint32_t cpc = topo.largest_cpc_sms();
+    const std::uint32_t each =
+        free_slots(topo.capacity(), SmUsage{}, footprint(topo.capacity(), grid.shape));
+    if ((grid.multicast && part > cpc) || std::uint64_t{cpc} * each < part) {
+      return Error{fmt::format(
+          "CPC_CGA of {} CTAs ({} per cluster / cpc_cgas_per_gpc_cga = {}) fits in no CPC: the "
+          "largest CPC has {} SMs and holds {} CTAs of this shape{}",
+          part, n, k, cpc, grid.multicast ? std::uint64_t{cpc} : std::uint64_t{cpc} * each,
+          grid.multicast ? " (multicast: one per SM)" : "")};
+    }
+  }
   const std::uint32_t sms = topo.largest_gpc_sms();
   const std::uint32_t per_sm =
       free_slots(topo.capacity(), SmUsage{}, footprint(topo.capacity(), grid.shape));
@@ -125,12 +164,36 @@ Status check_grid(const Topology& topo, const GridSpec& grid, std::uint32_t max_
           grid.gpc_cgas_per_gpu_cga, clusters)};
     }
     // Pass I on an empty chip (¶207–210): every GPC_CGA must find a home at once.
-    const std::uint64_t fit = empty_chip_clusters(topo, grid, grid.gpc_cgas_per_gpu_cga);
+    const std::uint64_t fit =
+        empty_chip_clusters(topo, grid, 0, topo.num_gpcs(), grid.gpc_cgas_per_gpu_cga);
     if (fit < grid.gpc_cgas_per_gpu_cga) {
       return Error{fmt::format(
           "GPU_CGA of {} GPC_CGAs ({} CTAs each) does not fit on an empty chip: only {} GPC_CGAs "
           "fit at once",
           grid.gpc_cgas_per_gpu_cga, n, fit)};
+    }
+  }
+  if (grid.kind == ClusterKind::kUgpuCga) {
+    const std::uint32_t m = grid.gpc_cgas_per_ugpu_cga;
+    if (m == 0) return Error{"gpc_cgas_per_ugpu_cga = 0; a µGPU_CGA holds at least one GPC_CGA"};
+    const std::uint64_t clusters = grid.grid.count() / grid.cluster.count();
+    if (clusters % m != 0) {
+      return Error{fmt::format(
+          "gpc_cgas_per_ugpu_cga = {} does not divide the grid's {} GPC_CGAs into whole "
+          "µGPU_CGAs",
+          m, clusters)};
+    }
+    // A µGPU_CGA lives in one µGPU (¶101–114): some µGPU must hold all of its GPC_CGAs at once.
+    std::uint64_t most = 0;
+    for (std::uint32_t u = 0; u < topo.num_ugpus() && most < m; ++u) {
+      most = std::max(
+          most, empty_chip_clusters(topo, grid, topo.ugpu_first_gpc(u), topo.gpcs_in_ugpu(u), m));
+    }
+    if (most < m) {
+      return Error{fmt::format(
+          "µGPU_CGA of {} GPC_CGAs ({} CTAs each) fits in no µGPU of an empty chip: at most {} "
+          "GPC_CGAs fit in one of the {} µGPUs",
+          m, n, most, topo.num_ugpus())};
     }
   }
   return Ok{};

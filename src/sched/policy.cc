@@ -27,27 +27,34 @@ Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const Decisio
 }
 
 GpcBudget::GpcBudget(std::span<const std::uint32_t> budget, std::uint32_t num_gpcs)
-    : budget_(budget), used_(num_gpcs, 0) {
+    : budget_(budget), used_(num_gpcs, 0), hi_(num_gpcs) {
   XPUSIM_CHECK(budget.empty() || budget.size() == num_gpcs, "one budget entry per GPC");
 }
 
-bool GpcBudget::open(std::uint32_t gpc) const {
-  return budget_.empty() || used_[gpc] < budget_[gpc];
+bool GpcBudget::open(std::uint32_t gpc, std::uint32_t extra) const {
+  if (gpc < lo_ || gpc >= hi_) return false;
+  return budget_.empty() || std::uint64_t{used_[gpc]} + extra < budget_[gpc];
 }
 
 CgaPlacement cluster_placement(const Topology& topo, const ClusterPick& pick) {
-  return CgaPlacement{pick.gpc, cta_sms(pick.fill, topo.first_sm(pick.gpc)), pick.fill.speed, {}};
+  return CgaPlacement{
+      pick.gpc,
+      pick.sm_of_cta.empty() ? cta_sms(pick.fill, topo.first_sm(pick.gpc)) : pick.sm_of_cta,
+      pick.fill.speed,
+      {}};
 }
 
-std::optional<CgaPlacement> place_gpu_cga(GpuState& state, const GridSpec& grid,
-                                          GpcBudget& gpc_budget, const PickCluster& pick) {
+namespace {
+
+std::optional<CgaPlacement> place_parts(GpuState& state, const GridSpec& grid,
+                                        GpcBudget& gpc_budget, const PickCluster& pick) {
   const Topology& topo = state.topology();
   const CtaFootprint fp = footprint(topo.capacity(), grid.shape);
   ShadowState shadow(state, fp);
   GpcBudget budget = gpc_budget;  // speculative until every GPC_CGA has a home
   CgaPlacement out;
   out.speed = std::numeric_limits<std::uint32_t>::max();
-  for (std::uint32_t k = 0; k < grid.gpc_cgas_per_gpu_cga; ++k) {
+  for (std::uint32_t k = 0; k < grid.gpc_cgas_per_unit(); ++k) {
     const std::optional<ClusterPick> p = pick(shadow, budget);
     if (!p) {
       shadow.cancel();  // ¶123: all GPC_CGAs of a GPU_CGA launch together or none does
@@ -55,7 +62,8 @@ std::optional<CgaPlacement> place_gpu_cga(GpuState& state, const GridSpec& grid,
     }
     shadow.reserve_range(topo.first_sm(p->gpc), p->fill.per_sm);
     budget.take(p->gpc);
-    const std::vector<std::uint32_t> sms = cta_sms(p->fill, topo.first_sm(p->gpc));
+    const std::vector<std::uint32_t> sms =
+        p->sm_of_cta.empty() ? cta_sms(p->fill, topo.first_sm(p->gpc)) : p->sm_of_cta;
     out.sm_of_cta.insert(out.sm_of_cta.end(), sms.begin(), sms.end());
     out.gpcs.push_back(p->gpc);
     out.speed = std::min(out.speed, p->fill.speed);  // the slowest part paces the CGA (¶163)
@@ -63,6 +71,59 @@ std::optional<CgaPlacement> place_gpu_cga(GpuState& state, const GridSpec& grid,
   shadow.commit(state, fp);
   gpc_budget = budget;
   out.gpc = out.gpcs.empty() ? 0 : out.gpcs.front();
+  return out;
+}
+
+}  // namespace
+
+std::optional<CgaPlacement> place_gpu_cga(GpuState& state, const GridSpec& grid,
+                                          GpcBudget& gpc_budget, const PickCluster& pick) {
+  if (grid.kind != ClusterKind::kUgpuCga) return place_parts(state, grid, gpc_budget, pick);
+  const Topology& topo = state.topology();
+  for (std::uint32_t u = 0; u < topo.num_ugpus(); ++u) {
+    GpcBudget budget = gpc_budget;
+    budget.limit(topo.ugpu_first_gpc(u), topo.gpcs_in_ugpu(u));
+    if (std::optional<CgaPlacement> c = place_parts(state, grid, budget, pick)) {
+      budget.limit(0, topo.num_gpcs());
+      gpc_budget = budget;
+      return c;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ClusterPick> fill_cluster(const ShadowState& shadow, std::uint32_t gpc,
+                                        const GridSpec& grid, FillFn fill) {
+  const Topology& topo = shadow.topology();
+  std::vector<std::uint32_t> free = shadow.free_range(topo.first_sm(gpc), topo.sms_in_gpc(gpc));
+  if (grid.cpc_cgas_per_gpc_cga == 0) {
+    Fill f = fill(free, grid.ctas_per_cga(), grid.multicast);
+    if (!f.ok) return std::nullopt;
+    return ClusterPick{gpc, std::move(f)};
+  }
+  ClusterPick out{gpc, {}, {}};
+  out.fill.per_sm.assign(free.size(), 0);
+  out.fill.speed = std::numeric_limits<std::uint32_t>::max();
+  for (std::uint32_t k = 0; k < grid.cpc_cgas_per_gpc_cga; ++k) {
+    bool placed = false;
+    for (std::uint32_t c = 0; c < topo.cpcs_per_gpc() && !placed; ++c) {
+      const std::uint32_t at = topo.cpc_first_sm(gpc, c) - topo.first_sm(gpc);
+      const std::span<const std::uint32_t> cpc(free.data() + at, topo.sms_in_cpc(gpc, c));
+      const Fill f = fill(cpc, grid.ctas_per_cpc_cga(), grid.multicast);
+      if (!f.ok) continue;
+      placed = true;
+      for (std::size_t i = 0; i < f.per_sm.size(); ++i) {
+        free[at + i] -= f.per_sm[i];
+        out.fill.per_sm[at + i] += f.per_sm[i];
+        if (grid.multicast && f.per_sm[i] > 0) free[at + i] = 0;  // one CTA per SM (¶142)
+      }
+      const std::vector<std::uint32_t> sms = cta_sms(f, topo.first_sm(gpc) + at);
+      out.sm_of_cta.insert(out.sm_of_cta.end(), sms.begin(), sms.end());
+      out.fill.speed = std::min(out.fill.speed, f.speed);
+    }
+    if (!placed) return std::nullopt;
+  }
+  out.fill.ok = true;
   return out;
 }
 

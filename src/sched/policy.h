@@ -21,12 +21,12 @@
 namespace xpusim::sched {
 
 struct CgaPlacement {
-  std::uint32_t gpc = 0;  // for kGpuCga: the GPC of its first GPC_CGA
-  // SM id per CTA, CTA rank order within the CGA (x fastest); a GPU_CGA lists all its CTAs,
-  // GPC_CGA by GPC_CGA.
+  std::uint32_t gpc = 0;  // for kGpuCga / kUgpuCga: the GPC of its first GPC_CGA
+  // SM id per CTA, CTA rank order within the CGA (x fastest); a GPU_CGA or µGPU_CGA lists all
+  // its CTAs, GPC_CGA by GPC_CGA.
   std::vector<std::uint32_t> sm_of_cta;
   std::uint32_t speed = 0;
-  std::vector<std::uint32_t> gpcs;  // kGpuCga: the GPC of each GPC_CGA (empty otherwise)
+  std::vector<std::uint32_t> gpcs;  // kGpuCga / kUgpuCga: the GPC of each GPC_CGA (else empty)
 };
 
 struct LaunchStep {
@@ -51,7 +51,8 @@ class Policy {
   virtual bool one_cta_per_packet() const { return false; }
   // Launches the next CGAs of `grid` onto `state`: at most `max_cgas` (units per
   // GridSpec::num_cgas), each all-or-nothing, and for clustered grids at most gpc_budget[g] CGAs
-  // on GPC g (per-GPC counter / id pool; span empty = unlimited; for kGpuCga it counts GPC_CGAs).
+  // on GPC g (per-GPC counter / id pool; span empty = unlimited; for kGpuCga and kUgpuCga it
+  // counts GPC_CGAs).
   // Returns an empty step when nothing fits now (decision_cycles still counts the failed query).
   virtual LaunchStep step(GpuState& state, const GridSpec& grid, std::uint64_t max_cgas,
                           std::span<const std::uint32_t> gpc_budget) = 0;
@@ -75,30 +76,44 @@ Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const Decisio
 class GpcBudget {
  public:
   GpcBudget(std::span<const std::uint32_t> budget, std::uint32_t num_gpcs);
-  bool open(std::uint32_t gpc) const;
+  bool open(std::uint32_t gpc) const { return open(gpc, 0); }
+  // Whether the GPC may take one more CGA after `extra` more than take() has counted.
+  bool open(std::uint32_t gpc, std::uint32_t extra) const;
   void take(std::uint32_t gpc) { ++used_[gpc]; }
   void reset() { std::fill(used_.begin(), used_.end(), 0u); }
+  // Closes every GPC outside [first, first + count) (a µGPU_CGA's µGPU); limit(0, all) reopens.
+  void limit(std::uint32_t first, std::uint32_t count) { lo_ = first, hi_ = first + count; }
 
  private:
   std::span<const std::uint32_t> budget_;
   std::vector<std::uint32_t> used_;
+  std::uint32_t lo_ = 0, hi_ = 0;
 };
 
 // Places one cluster (ctas_per_cga CTAs) on some GPC of the shadow, or nothing.
 struct ClusterPick {
   std::uint32_t gpc = 0;
-  Fill fill;  // per_sm indexed from first_sm(gpc)
+  Fill fill;                               // per_sm indexed from first_sm(gpc)
+  std::vector<std::uint32_t> sm_of_cta{};  // CTA rank order; empty: cta_sms(fill) (no CPC level)
 };
 using PickCluster = std::function<std::optional<ClusterPick>(const ShadowState&, const GpcBudget&)>;
 
 // A baseline GPU_CGA launch: `pick` places the GPC_CGAs one by one on a shadow; all fit → commit,
 // else nothing (seed1 ¶123). The result names the placement; nullopt when it did not fit.
-// `budget` is charged one per GPC_CGA only when the GPU_CGA launches.
+// `budget` is charged one per GPC_CGA only when the GPU_CGA launches. A µGPU_CGA is tried on
+// each µGPU in turn (the first that holds it wins), `pick` seeing only that µGPU's GPCs open.
 std::optional<CgaPlacement> place_gpu_cga(GpuState& state, const GridSpec& grid, GpcBudget& budget,
                                           const PickCluster& pick);
 
 // The placement for one cluster reserved on GPC `gpc`.
 CgaPlacement cluster_placement(const Topology& topo, const ClusterPick& pick);
+
+// A baseline's fill of one cluster on GPC `gpc`: `fill` over the GPC's SMs; with a CPC level
+// (seed1 ¶169), each CPC_CGA in rank order on the lowest CPC that `fill` places it in. nullopt
+// when it does not fit.
+using FillFn = Fill (*)(std::span<const std::uint32_t> free, std::uint32_t n, bool one_per_sm);
+std::optional<ClusterPick> fill_cluster(const ShadowState& shadow, std::uint32_t gpc,
+                                        const GridSpec& grid, FillFn fill);
 
 // The prior-art / baseline placement inside one domain: CTA by CTA to the SM with the most free
 // slots, ties to the lowest index (seed1 ¶127); one_per_sm for multicast clusters. All-or-nothing.

@@ -79,10 +79,7 @@ class FirstFitPolicy final : public Policy {
     const Topology& topo = shadow.topology();
     for (std::uint32_t g = 0; g < topo.num_gpcs(); ++g) {
       if (!budget.open(g)) continue;
-      const std::vector<std::uint32_t> free =
-          shadow.free_range(topo.first_sm(g), topo.sms_in_gpc(g));
-      Fill fill = first_fit_fill(free, grid.ctas_per_cga(), grid.multicast);
-      if (fill.ok) return ClusterPick{g, std::move(fill)};
+      if (std::optional<ClusterPick> p = fill_cluster(shadow, g, grid, first_fit_fill)) return p;
     }
     return std::nullopt;
   }

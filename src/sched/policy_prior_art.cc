@@ -73,7 +73,9 @@ class PriorArtPolicy final : public Policy {
       if (!cluster_fits(free, grid.ctas_per_cga(), grid.multicast)) continue;
       const std::uint64_t total = std::accumulate(free.begin(), free.end(), std::uint64_t{0});
       if (best && total <= best_total) continue;
-      best = ClusterPick{g, greedy_fill(free, grid.ctas_per_cga(), grid.multicast)};
+      std::optional<ClusterPick> p = fill_cluster(shadow, g, grid, greedy_fill);
+      if (!p) continue;  // enough slots in the GPC, but a CPC_CGA finds no CPC
+      best = std::move(p);
       best_total = total;
     }
     return best;

@@ -76,12 +76,10 @@ class RoundRobinPolicy final : public Policy {
     for (std::uint32_t i = 0; i < topo.num_gpcs(); ++i) {
       const std::uint32_t g = (cursor + i) % topo.num_gpcs();
       if (!budget.open(g)) continue;
-      const std::vector<std::uint32_t> free =
-          shadow.free_range(topo.first_sm(g), topo.sms_in_gpc(g));
-      Fill fill = greedy_fill(free, grid.ctas_per_cga(), grid.multicast);
-      if (!fill.ok) continue;
+      std::optional<ClusterPick> p = fill_cluster(shadow, g, grid, greedy_fill);
+      if (!p) continue;
       cursor = (g + 1) % topo.num_gpcs();
-      return ClusterPick{g, std::move(fill)};
+      return p;
     }
     return std::nullopt;
   }

@@ -1,5 +1,6 @@
 // The patent's distributor: water-filling inside a domain, fastest-GPC selection with every tie
-// launching at once, and the two-pass GPU_CGA launch (seed1 ¶145–171, ¶200–221).
+// launching at once, the two-pass GPU_CGA launch (seed1 ¶145–171, ¶200–221), and the recursive
+// query for CPC_CGAs inside GPC_CGAs and GPC_CGAs inside µGPU_CGAs (¶169, claim 8).
 //
 // Cost model (our assumption, DecisionCost): each query round costs step_cycles plus
 // probe_cycles per binary-search probe. The mimic GPCs answer in parallel in hardware (¶166), so a
@@ -29,6 +30,8 @@ class WaterfillPolicy final : public Policy {
         return gpc_cgas(state, grid, max_cgas, gpc_budget);
       case ClusterKind::kGpuCga:
         return gpu_cga(state, grid, gpc_budget);
+      case ClusterKind::kUgpuCga:
+        return ugpu_cgas(state, grid, max_cgas, gpc_budget);
     }
     return {};
   }
@@ -41,7 +44,7 @@ class WaterfillPolicy final : public Policy {
     std::uint32_t most = 0;
     for (std::uint32_t g = 0; g < shadow.topology().num_gpcs(); ++g) {
       if (!budget.open(g)) continue;  // counter at 0 / id pool empty: the GPC is closed (¶211)
-      qs.push_back({g, query_gpc(shadow, g, grid)});
+      qs.push_back(query_gpc_cga(shadow, g, grid));
       most = std::max(most, qs.back().fill.probes);
     }
     probes += most;
@@ -88,7 +91,7 @@ class WaterfillPolicy final : public Policy {
       if (s.cgas.size() >= max_cgas) break;
       shadow.reserve_range(topo.first_sm(w.gpc), w.fill.per_sm);
       shadow.commit(state, fp);
-      s.cgas.push_back(cluster_placement(topo, {w.gpc, w.fill}));
+      s.cgas.push_back({w.gpc, w.sm_of_cta, w.fill.speed, {}});
     }
     return s;
   }
@@ -134,14 +137,48 @@ class WaterfillPolicy final : public Policy {
       shadow.reserve_range(topo.first_sm(w.gpc), w.fill.per_sm);
       shadow.commit(state, fp);
       budget.take(w.gpc);
-      const std::vector<std::uint32_t> sms = cta_sms(w.fill, topo.first_sm(w.gpc));
-      cga.sm_of_cta.insert(cga.sm_of_cta.end(), sms.begin(), sms.end());
+      cga.sm_of_cta.insert(cga.sm_of_cta.end(), w.sm_of_cta.begin(), w.sm_of_cta.end());
       cga.gpcs.push_back(w.gpc);
       cga.speed = std::min(cga.speed, w.fill.speed);  // the slowest GPC_CGA paces it (¶163)
     }
     cga.gpc = cga.gpcs.front();
     s.cgas.push_back(std::move(cga));
     charge(s, rounds);
+    return s;
+  }
+
+  // µGPU_CGAs (¶115, claim 8): every open µGPU is queried in parallel; each places the
+  // GPC_CGAs on its own fastest GPCs (query_ugpu_cga) and answers the last query's speed. The
+  // fastest µGPU wins and, as for GPC_CGAs (¶171), every tied µGPU launches one in this step.
+  // The step is charged the slowest µGPU's rounds and probes, plus the top-level round.
+  LaunchStep ugpu_cgas(GpuState& state, const GridSpec& grid, std::uint64_t max_cgas,
+                       std::span<const std::uint32_t> gpc_budget) const {
+    const Topology& topo = state.topology();
+    const CtaFootprint fp = footprint(topo.capacity(), grid.shape);
+    ShadowState shadow(state, fp);
+    GpcBudget budget(gpc_budget, topo.num_gpcs());
+    const auto open = [&](std::uint32_t g, std::uint32_t taken) { return budget.open(g, taken); };
+    std::vector<UgpuQuery> best;
+    std::uint32_t rounds = 0;
+    LaunchStep s;
+    for (std::uint32_t u = 0; u < topo.num_ugpus(); ++u) {
+      UgpuQuery q = query_ugpu_cga(shadow, u, grid, open);
+      rounds = std::max(rounds, q.rounds);
+      s.probes = std::max(s.probes, q.probes);
+      if (!q.ok || (!best.empty() && q.speed < best.front().speed)) continue;
+      if (!best.empty() && q.speed > best.front().speed) best.clear();
+      best.push_back(std::move(q));
+    }
+    charge(s, rounds + 1);
+    for (const UgpuQuery& w : best) {
+      if (s.cgas.size() >= max_cgas) break;
+      for (const std::uint32_t sm : w.sm_of_cta)
+        shadow.reserve(sm, 1);
+      shadow.commit(state, fp);
+      for (const std::uint32_t g : w.gpcs)
+        budget.take(g);
+      s.cgas.push_back({w.gpcs.front(), w.sm_of_cta, w.speed, w.gpcs});
+    }
     return s;
   }
 
@@ -154,7 +191,8 @@ Status register_policy_waterfill(PolicyRegistry& r) {
   return r.add(
       {.name = "waterfill",
        .description =
-           "water-filling in a GPC, fastest-GPC selection, two-pass GPU_CGA (the patent; default)",
+           "water-filling in a GPC, fastest-GPC selection, two-pass GPU_CGA, recursive CPC/µGPU "
+           "query (the patent; default)",
        .make = [](const DecisionCost& cost) -> std::unique_ptr<Policy> {
          return std::make_unique<WaterfillPolicy>(cost);
        },

@@ -223,10 +223,13 @@ sched::GridSpec Chip::grid_spec(const kernel::KernelDef& k, const kernel::Launch
   sched::GridSpec g;
   g.grid = dims(p.grid);
   g.cluster = dims(p.cluster);
-  g.kind = p.gpc_cgas_per_gpu_cga > 1 ? sched::ClusterKind::kGpuCga
-           : p.cluster.count() > 1    ? sched::ClusterKind::kGpcCga
-                                      : sched::ClusterKind::kNone;
+  g.kind = p.gpc_cgas_per_ugpu_cga > 0                           ? sched::ClusterKind::kUgpuCga
+           : p.gpc_cgas_per_gpu_cga > 1                          ? sched::ClusterKind::kGpuCga
+           : p.cluster.count() > 1 || p.cpc_cgas_per_gpc_cga > 0 ? sched::ClusterKind::kGpcCga
+                                                                 : sched::ClusterKind::kNone;
   g.gpc_cgas_per_gpu_cga = p.gpc_cgas_per_gpu_cga;
+  g.gpc_cgas_per_ugpu_cga = std::max(1u, p.gpc_cgas_per_ugpu_cga);
+  g.cpc_cgas_per_gpc_cga = p.cpc_cgas_per_gpc_cga;
   g.shape = {.threads = p.threads_per_block(),
              .registers_per_thread = p.registers_per_thread,
              .shared_bytes = std::uint64_t{k.static_shared_bytes} + p.dynamic_shared_bytes};
@@ -270,6 +273,12 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   }
   if (p.gpc_cgas_per_gpu_cga == 0) {
     return Error{fmt::format("{}: gpu_cga 0: GPC_CGAs per GPU_CGA must be >= 1", k.name)};
+  }
+  if (p.gpc_cgas_per_gpu_cga > 1 && p.gpc_cgas_per_ugpu_cga > 0) {
+    return Error{fmt::format(
+        "{}: gpu_cga {} and ugpu_cga {}: a launch groups its GPC_CGAs into GPU_CGAs or into "
+        "µGPU_CGAs, not both",
+        k.name, p.gpc_cgas_per_gpu_cga, p.gpc_cgas_per_ugpu_cga)};
   }
   const sched::GridSpec g = grid_spec(k, p);
   if (auto st = sched::check_grid(topology_, g, spec_.topology.max_cluster_size); !st) {
@@ -434,6 +443,8 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   params.grid = {(*ctas)[0], (*ctas)[1], (*ctas)[2]};
   params.cluster = decoded->cluster;
   params.gpc_cgas_per_gpu_cga = decoded->gpc_cgas_per_gpu_cga;
+  params.gpc_cgas_per_ugpu_cga = decoded->gpc_cgas_per_ugpu_cga;
+  params.cpc_cgas_per_gpc_cga = decoded->cpc_cgas_per_gpc_cga;
   params.priority = decoded->priority;
   params.registers_per_thread = decoded->registers_per_thread;
   params.multicast = decoded->multicast;

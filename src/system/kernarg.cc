@@ -54,6 +54,19 @@ Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
     return Error{
         fmt::format("gpu_cga {}: at most {} GPC_CGAs per GPU_CGA", p.gpc_cgas_per_gpu_cga, kU16)};
   }
+  if (p.gpc_cgas_per_ugpu_cga > kU16) {
+    return Error{fmt::format("ugpu_cga {}: at most {} GPC_CGAs per µGPU_CGA",
+                             p.gpc_cgas_per_ugpu_cga, kU16)};
+  }
+  if (p.gpc_cgas_per_ugpu_cga > 0 && p.gpc_cgas_per_gpu_cga > 1) {
+    return Error{fmt::format(
+        "gpu_cga {} and ugpu_cga {}: the grouping field holds GPU_CGAs or µGPU_CGAs, not both",
+        p.gpc_cgas_per_gpu_cga, p.gpc_cgas_per_ugpu_cga)};
+  }
+  if (p.cpc_cgas_per_gpc_cga > 0xFF) {
+    return Error{
+        fmt::format("cpc_cga {}: at most 255 CPC_CGAs per GPC_CGA", p.cpc_cgas_per_gpc_cga)};
+  }
   if (p.registers_per_thread > kU16) {
     return Error{fmt::format("registers_per_thread {}: at most {}", p.registers_per_thread, kU16)};
   }
@@ -79,10 +92,13 @@ Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
   put(out, attr + 4, c.x, 2);
   put(out, attr + 6, c.y, 2);
   put(out, attr + 8, c.z, 2);
-  put(out, attr + 10, p.gpc_cgas_per_gpu_cga, 2);
+  // +10 holds the GPC_CGAs of one GPU_CGA, or of one µGPU_CGA when flag bit 1 is set.
+  const bool ugpu = p.gpc_cgas_per_ugpu_cga > 0;
+  put(out, attr + 10, ugpu ? p.gpc_cgas_per_ugpu_cga : p.gpc_cgas_per_gpu_cga, 2);
   put(out, attr + 12, p.priority, 4);
   put(out, attr + 16, p.registers_per_thread, 2);
-  put(out, attr + 18, p.multicast ? 1 : 0, 1);
+  put(out, attr + 18, (p.multicast ? 1 : 0) | (ugpu ? 2 : 0), 1);
+  put(out, attr + 20, p.cpc_cgas_per_gpc_cga, 1);
   if (!p.policy.empty()) {
     const sched::PolicyRegistry policies = sched::policies();
     auto e = policies.find(p.policy);
@@ -121,13 +137,19 @@ Result<DecodedKernarg> decode_kernarg(std::span<const std::byte> in,
   d.priority = static_cast<std::uint32_t>(get(in, attr + 12, 4));
   d.registers_per_thread = static_cast<std::uint32_t>(get(in, attr + 16, 2));
   const auto flags = get(in, attr + 18, 1);
-  if (flags > 1 || get(in, attr + 20, 4) != 0) {
+  if (flags > 3 || get(in, attr + 21, 3) != 0) {
     return Error{
         fmt::format("kernarg launch attributes at +{}: flags {:#x} and reserved bytes "
-                    "+20..23 must be 0 but for bit 0 (multicast)",
+                    "+21..23 must be 0 but for bits 0 (multicast) and 1 (µGPU_CGA grouping)",
                     attr, flags)};
   }
-  d.multicast = flags == 1;
+  d.multicast = (flags & 1) != 0;
+  d.cpc_cgas_per_gpc_cga = static_cast<std::uint32_t>(get(in, attr + 20, 1));
+  const std::uint32_t grouping = d.gpc_cgas_per_gpu_cga;
+  if ((flags & 2) != 0) {
+    d.gpc_cgas_per_ugpu_cga = d.gpc_cgas_per_gpu_cga;
+    d.gpc_cgas_per_gpu_cga = 1;
+  }
   if (const auto policy = get(in, attr + 19, 1); policy != 0) {
     const auto names = sched::policy_names();
     if (policy > names.size()) {
@@ -137,11 +159,11 @@ Result<DecodedKernarg> decode_kernarg(std::span<const std::byte> in,
     }
     d.policy = std::string(names[policy - 1]);
   }
-  if (d.cluster.count() == 0 || d.gpc_cgas_per_gpu_cga == 0) {
+  if (d.cluster.count() == 0 || grouping == 0) {
     return Error{
-        fmt::format("kernarg launch attributes: cluster ({},{},{}) and GPU_CGA grouping "
-                    "{} must be at least 1",
-                    d.cluster.x, d.cluster.y, d.cluster.z, d.gpc_cgas_per_gpu_cga)};
+        fmt::format("kernarg launch attributes: cluster ({},{},{}) and GPU_CGA / µGPU_CGA "
+                    "grouping {} must be at least 1",
+                    d.cluster.x, d.cluster.y, d.cluster.z, grouping)};
   }
   return d;
 }

@@ -34,8 +34,9 @@ std::uint64_t explicit_kernarg_bytes(const std::vector<kernel::ArgDecl>& signatu
 std::uint64_t kernarg_bytes(const std::vector<kernel::ArgDecl>& signature);
 
 // The segment for `args` (already checked against the signature) and the launch's attributes.
-// Errors: an attribute wider than its field (cluster dim or GPC_CGAs per GPU_CGA above 65535,
-// registers per thread above 65535), an unknown policy.
+// Errors: an attribute wider than its field (cluster dim or GPC_CGAs per GPU_CGA or µGPU_CGA
+// above 65535, CPC_CGAs per GPC_CGA above 255, registers per thread above 65535), a launch with
+// both GPU_CGAs and µGPU_CGAs, an unknown policy.
 Result<std::vector<std::byte>> encode_kernarg(const kernel::KernelArgs& args,
                                               const kernel::LaunchParams& params);
 
@@ -43,6 +44,8 @@ struct DecodedKernarg {
   kernel::KernelArgs args;
   kernel::Dim3 cluster{};
   std::uint32_t gpc_cgas_per_gpu_cga = 1;
+  std::uint32_t gpc_cgas_per_ugpu_cga = 0;  // 0: no µGPU_CGAs
+  std::uint32_t cpc_cgas_per_gpc_cga = 0;   // 0: no CPC level
   std::uint32_t priority = 0;
   std::uint32_t registers_per_thread = 32;
   bool multicast = false;

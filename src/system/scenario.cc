@@ -1224,6 +1224,14 @@ class Reader {
                 if (auto n = whole(x, p, kp, 1, 0xFFFF)) {
                   launch.gpc_cgas_per_gpu_cga = static_cast<std::uint32_t>(*n);
                 }
+              } else if (key == "ugpu_cga") {  // GPC_CGAs per µGPU_CGA (seed1 ¶115)
+                if (auto n = whole(x, p, kp, 1, 0xFFFF)) {
+                  launch.gpc_cgas_per_ugpu_cga = static_cast<std::uint32_t>(*n);
+                }
+              } else if (key == "cpc_cga") {  // CPC_CGAs per cluster (seed1 ¶169)
+                if (auto n = whole(x, p, kp, 1, 0xFF)) {
+                  launch.cpc_cgas_per_gpc_cga = static_cast<std::uint32_t>(*n);
+                }
               } else if (key == "multicast") {
                 if (auto b = boolean(x, p, kp)) launch.multicast = *b;
               } else if (key == "policy") {  // this launch's placement policy

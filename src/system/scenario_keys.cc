@@ -111,6 +111,14 @@ constexpr KeyDoc kScenarioKeys[] = {
      .type = "integer",
      .description = "GPC_CGAs grouped into one GPU_CGA (1 to 65535)",
      .default_json = "1"},
+    {.path = "launch.ugpu_cga",
+     .type = "integer",
+     .description = "GPC_CGAs grouped into one µGPU_CGA, placed in one µGPU (1 to 65535; "
+                    "default: none; not with gpu_cga)"},
+    {.path = "launch.cpc_cga",
+     .type = "integer",
+     .description = "CPC_CGAs each cluster is split into, each placed in one CPC (1 to 255; "
+                    "default: none)"},
     {.path = "launch.policy",
      .type = "string",
      .description = "This launch's placement policy (default: the scenario's policy)"},

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <numeric>
+#include <set>
+#include <utility>
 
 #include "config/chip_spec.h"
 #include "sim/simulation.h"
@@ -191,6 +193,90 @@ TEST(Chip, DsmemToARankOutsideTheClusterFaultsWithCoordinates) {
       g.chip->fault()->message.find("rank 3 is outside its CGA (cluster (0,0,0) of 1 CTA(s))"),
       std::string::npos)
       << g.chip->fault()->message;
+}
+
+// Warp 0 of each CTA writes the SM it runs on to out[blockIdx.x].
+sim::Task<> where(Warp& w) {
+  if (w.warp_id() != 0) co_return;
+  co_await w.store_global<std::uint32_t>(Lanes<Addr>{w.args().get_ptr(0) + 4 * w.block_id().x},
+                                         Lanes<std::uint32_t>{w.coords().sm}, 1);
+}
+
+const kernel::KernelDef kWhere{.name = "where",
+                               .description = "each CTA's SM",
+                               .args = {{"out", kernel::ArgKind::kPtr}},
+                               .body = where,
+                               .static_shared_bytes = 0};
+
+// h100-sxm5.yaml: GPCs of 9, 9, 8 x6 TPCs, 3 CPCs each (extra TPCs to the lower CPCs), 2 µGPUs
+// of 4 GPCs. The CPC and µGPU of an SM, worked out here without the Topology class.
+std::pair<std::uint32_t, std::uint32_t> cpc_and_ugpu(std::uint32_t sm) {
+  const std::uint32_t tpcs[8] = {9, 9, 8, 8, 8, 8, 8, 8};
+  std::uint32_t tpc = sm / 2, cpc = 0;
+  for (std::uint32_t g = 0; g < 8; ++g) {
+    for (std::uint32_t c = 0; c < 3; ++c, ++cpc) {
+      const std::uint32_t n = tpcs[g] / 3 + (c < tpcs[g] % 3 ? 1 : 0);
+      if (tpc < n) return {cpc, g / 4};
+      tpc -= n;
+    }
+  }
+  return {~0u, ~0u};
+}
+
+// A kernel launch with µGPU_CGAs of CPC-split clusters goes through the kernarg segment and the
+// command processor to the distributor: every pair of ranks of a cluster shares a CPC, the three
+// clusters of a µGPU_CGA share a µGPU, and DSMEM across the cluster still works.
+TEST(Chip, CpcCgasAndUgpuCgasPlaceWhereTheyMust) {
+  Fixture f;
+  const kernel::LaunchParams p{.grid = {48, 1, 1},
+                               .cluster = {4, 1, 1},
+                               .block = {64, 1, 1},
+                               .gpc_cgas_per_ugpu_cga = 3,
+                               .cpc_cgas_per_gpc_cga = 2};
+  ASSERT_TRUE(f.chip->launch(kWhere, p, kernel::KernelArgs().ptr(0x1000)).ok());
+  f.sim.run();
+  ASSERT_FALSE(f.chip->fault()) << f.chip->fault()->message;
+  std::uint32_t sm[48];
+  ASSERT_TRUE(f.chip->memory().read(0x1000, std::as_writable_bytes(std::span(sm))).ok());
+  std::set<std::uint32_t> ugpus;
+  for (std::uint32_t b = 0; b < 48; ++b) {
+    const auto [cpc, ugpu] = cpc_and_ugpu(sm[b]);
+    EXPECT_EQ(cpc, cpc_and_ugpu(sm[b / 2 * 2]).first) << "block " << b << " on SM " << sm[b];
+    EXPECT_EQ(ugpu, cpc_and_ugpu(sm[b / 12 * 12]).second) << "block " << b << " on SM " << sm[b];
+    ugpus.insert(ugpu);
+  }
+  EXPECT_EQ(ugpus.size(), 2u) << "the four µGPU_CGAs use both µGPUs";
+
+  Fixture g;
+  const kernel::LaunchParams ring{
+      .grid = {8, 1, 1}, .cluster = {4, 1, 1}, .block = {64, 1, 1}, .cpc_cgas_per_gpc_cga = 4};
+  ASSERT_TRUE(g.chip->launch(kRing, ring, kernel::KernelArgs().ptr(0x1000).ptr(0x2000)).ok());
+  g.sim.run();
+  ASSERT_FALSE(g.chip->fault()) << g.chip->fault()->message;
+  std::uint32_t sums[2];
+  ASSERT_TRUE(g.chip->memory().read(0x2000, std::as_writable_bytes(std::span(sums))).ok());
+  EXPECT_EQ(sums[0], 100 + 101 + 102 + 103);
+  EXPECT_EQ(sums[1], sums[0]);
+
+  auto both = g.chip->launch(kWhere,
+                             {.grid = {8, 1, 1},
+                              .cluster = {2, 1, 1},
+                              .block = {32, 1, 1},
+                              .gpc_cgas_per_gpu_cga = 2,
+                              .gpc_cgas_per_ugpu_cga = 2},
+                             kernel::KernelArgs().ptr(0x1000));
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().message,
+            "where: gpu_cga 2 and ugpu_cga 2: a launch groups its GPC_CGAs into GPU_CGAs or into "
+            "µGPU_CGAs, not both");
+  auto split = g.chip->launch(
+      kWhere,
+      {.grid = {8, 1, 1}, .cluster = {4, 1, 1}, .block = {32, 1, 1}, .cpc_cgas_per_gpc_cga = 3},
+      kernel::KernelArgs().ptr(0x1000));
+  ASSERT_FALSE(split.ok());
+  EXPECT_EQ(split.error().message,
+            "where: cpc_cgas_per_gpc_cga = 3 does not divide the cluster's 4 CTAs into equal "
+            "CPC_CGAs");
 }
 
 TEST(Chip, BadLaunchesAreNamedErrors) {

@@ -108,6 +108,45 @@ TEST(Kernarg, ArgumentsAndLaunchAttributesRoundTripThroughTheSegment) {
             std::string::npos);
 }
 
+// The µGPU_CGA grouping shares the 16-bit grouping field with GPU_CGAs (flag bit 1 says which)
+// and the CPC split has its own byte at +20 (seed1 ¶115, ¶169).
+TEST(Kernarg, UgpuAndCpcLevelsRoundTripAndBadFieldsAreNamed) {
+  const std::vector<kernel::ArgDecl> sig = {{"a", kernel::ArgKind::kU32}};
+  const auto args = kernel::KernelArgs().u32(1);
+  const kernel::LaunchParams p{
+      .cluster = {4, 1, 1}, .gpc_cgas_per_ugpu_cga = 300, .cpc_cgas_per_gpc_cga = 2};
+  const auto bytes = encode_kernarg(args, p).value();
+  const DecodedKernarg d = decode_kernarg(bytes, sig).value();
+  EXPECT_EQ(d.gpc_cgas_per_ugpu_cga, 300u);
+  EXPECT_EQ(d.gpc_cgas_per_gpu_cga, 1u);
+  EXPECT_EQ(d.cpc_cgas_per_gpc_cga, 2u);
+  EXPECT_FALSE(d.multicast);
+  EXPECT_EQ(std::to_integer<int>(bytes[8 + 18]), 2);  // attributes at 8: flag bit 1
+  EXPECT_EQ(std::to_integer<int>(bytes[8 + 20]), 2);
+  const DecodedKernarg plain = decode_kernarg(encode_kernarg(args, {}).value(), sig).value();
+  EXPECT_EQ(plain.gpc_cgas_per_ugpu_cga, 0u);
+  EXPECT_EQ(plain.cpc_cgas_per_gpc_cga, 0u);
+
+  EXPECT_EQ(encode_kernarg(args, {.cpc_cgas_per_gpc_cga = 256}).error().message,
+            "cpc_cga 256: at most 255 CPC_CGAs per GPC_CGA");
+  EXPECT_EQ(encode_kernarg(args, {.gpc_cgas_per_ugpu_cga = 70000}).error().message,
+            "ugpu_cga 70000: at most 65535 GPC_CGAs per µGPU_CGA");
+  EXPECT_EQ(
+      encode_kernarg(args, {.gpc_cgas_per_gpu_cga = 2, .gpc_cgas_per_ugpu_cga = 2}).error().message,
+      "gpu_cga 2 and ugpu_cga 2: the grouping field holds GPU_CGAs or µGPU_CGAs, not both");
+  auto bad = bytes;
+  bad[8 + 18] = std::byte{4};
+  EXPECT_NE(decode_kernarg(bad, sig).error().message.find("flags 0x4"), std::string::npos);
+  bad = bytes;
+  bad[8 + 21] = std::byte{1};
+  EXPECT_NE(decode_kernarg(bad, sig).error().message.find("reserved bytes +21..23"),
+            std::string::npos);
+  bad = bytes;
+  bad[8 + 10] = bad[8 + 11] = std::byte{0};  // a µGPU_CGA of no GPC_CGAs
+  EXPECT_NE(decode_kernarg(bad, sig).error().message.find("grouping 0 must be at least 1"),
+            std::string::npos);
+}
+
 // The narrow, signed and f64 kinds: each little-endian at its own size and alignment (u8 1,
 // u16 2, s32 4, s64/f64 8), zero padding between, and back as they went in.
 TEST(Kernarg, EveryKindPacksAtItsNaturalSizeAndAlignment) {

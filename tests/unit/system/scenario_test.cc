@@ -264,7 +264,19 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
   EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 1, block: 1, clustr: 2}\n"),
             "s.yaml:3:29: launch.clustr: unknown key 'clustr' (did you mean 'cluster'?); valid "
             "keys in launch: grid, block, cluster, dynamic_shared_bytes, registers_per_thread, "
-            "queue, priority, multicast, gpu_cga, policy");
+            "queue, priority, multicast, gpu_cga, ugpu_cga, cpc_cga, policy");
+}
+
+TEST(Scenario, LaunchKeysReachTheCgaLevels) {
+  const Scenario s = load(
+      "chip: tiny\nkernel: k\nlaunch: {grid: 8, block: 32, cluster: 2, ugpu_cga: 2, cpc_cga: 2}\n");
+  EXPECT_EQ(s.launch.gpc_cgas_per_ugpu_cga, 2u);
+  EXPECT_EQ(s.launch.cpc_cgas_per_gpc_cga, 2u);
+  EXPECT_EQ(s.launch.gpc_cgas_per_gpu_cga, 1u);
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 8, block: 32, cpc_cga: 256}\n"),
+            "s.yaml:3:39: launch.cpc_cga: 256 is outside [1, 255]");
+  EXPECT_EQ(errors_of("chip: tiny\nkernel: k\nlaunch: {grid: 8, block: 32, ugpu_cga: 0}\n"),
+            "s.yaml:3:40: launch.ugpu_cga: 0 is outside [1, 65535]");
 }
 
 TEST(Scenario, ValueErrorsNameTheKeyTheValueAndTheRule) {
