@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "sched/gpc_choice.h"
 #include "sched/policy.h"
 
 namespace xpusim::sched {
@@ -16,6 +17,26 @@ constexpr std::size_t kListed = 4;  // SMs named per line; the rest are counted
 std::string describe(std::uint32_t sm, std::uint32_t free, Resource r) {
   if (free == 0) return fmt::format("SM {} full ({})", sm, name(r));
   return fmt::format("SM {} holds {} more ({})", sm, free, name(r));
+}
+
+// A cluster split into CPC_CGAs (seed1 ¶169): what each CPC of GPC g has free.
+std::string cpc_line(const Topology& topo, std::uint32_t g, std::span<const std::uint32_t> free,
+                     const GridSpec& grid, bool fits) {
+  std::vector<std::string> per_cpc;
+  for (std::uint32_t c = 0; c < topo.cpcs_per_gpc(); ++c) {
+    const std::uint32_t at = topo.cpc_first_sm(g, c) - topo.first_sm(g);
+    const auto cpc = free.subspan(at, topo.sms_in_cpc(g, c));
+    per_cpc.push_back(grid.multicast
+                          ? fmt::format("{}", std::count_if(cpc.begin(), cpc.end(),
+                                                            [](auto f) { return f > 0; }))
+                          : fmt::format("{}", std::accumulate(cpc.begin(), cpc.end(),
+                                                              std::uint64_t{0})));
+  }
+  return fmt::format("GPC {} ({} SMs): {} — needs {} CPC_CGAs of {} CTAs, each in one CPC; its "
+                     "{} CPCs have {} {}",
+                     g, topo.sms_in_gpc(g), fits ? "yes" : "no", grid.cpc_cgas_per_gpc_cga,
+                     grid.ctas_per_cpc_cga(), topo.cpcs_per_gpc(), fmt::join(per_cpc, ", "),
+                     grid.multicast ? "SMs with a free slot (multicast)" : "free slots");
 }
 
 }  // namespace
@@ -31,9 +52,12 @@ std::vector<std::string> explain_fit(const GpuState& state, const GridSpec& grid
     std::vector<std::uint32_t> free(count);
     for (std::uint32_t i = 0; i < count; ++i)
       free[i] = state.free_slots(first + i, fp);
-    const bool fits = cluster_fits(free, n, grid.multicast);
+    const bool cpcs = grid.cpc_cgas_per_gpc_cga != 0;
+    const bool fits = cpcs ? query_gpc_cga(ShadowState(state, fp), g, grid).fill.ok
+                           : cluster_fits(free, n, grid.multicast);
     std::string line =
-        grid.multicast
+        cpcs ? cpc_line(topo, g, free, grid, fits)
+        : grid.multicast
             ? fmt::format(
                   "GPC {} ({} SMs): {} — needs {} SMs with a free slot (multicast), {} have one", g,
                   count, fits ? "yes" : "no", n,

@@ -34,6 +34,28 @@ TEST_F(Explain, NamesTheResourceThatRanOut) {
   EXPECT_TRUE(has(lines[1], "8 free slots")) << lines[1];
 }
 
+// With a CPC level the GPC's free slots are not enough: each CPC_CGA needs one CPC that holds
+// it (seed1 ¶169). GPC 0's CPCs (2 SMs each) have 1 + 4 free slots: 5 in all, but a CPC_CGA of 3
+// fits only in the second, and the cluster needs two.
+TEST(ExplainCpc, NamesWhatEachCpcHasFree) {
+  const Topology topo = Topology::make({2, 2}, 2, SmCapacity{}, {.cpcs_per_gpc = 2}).value();
+  GpuState state(topo);
+  GridSpec g{.grid = {6, 1, 1}, .cluster = {6, 1, 1}, .kind = ClusterKind::kGpcCga};
+  g.cpc_cgas_per_gpc_cga = 2;
+  g.shape.shared_bytes = 100 << 10;  // 2 CTAs per SM
+  const CtaFootprint fp = footprint(topo.capacity(), g.shape);
+  state.launch(0, fp), state.launch(0, fp), state.launch(1, fp);
+  const auto lines = explain_fit(state, g);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].substr(0, lines[0].find(": SM")),
+            "GPC 0 (4 SMs): no — needs 2 CPC_CGAs of 3 CTAs, each in one CPC; its 2 CPCs have 1, "
+            "4 free slots");
+  EXPECT_TRUE(has(lines[0], "SM 0 full (shared memory)")) << lines[0];
+  EXPECT_EQ(lines[1],
+            "GPC 1 (4 SMs): yes — needs 2 CPC_CGAs of 3 CTAs, each in one CPC; its 2 CPCs have 4, "
+            "4 free slots");
+}
+
 TEST_F(Explain, WarpsAndCtaSlots) {
   // 1024-thread CTAs: warps and threads both allow 2; warps come first in the enum.
   GridSpec g{.grid = {1, 1, 1}};
