@@ -26,17 +26,17 @@ std::string cpc_line(const Topology& topo, std::uint32_t g, std::span<const std:
   for (std::uint32_t c = 0; c < topo.cpcs_per_gpc(); ++c) {
     const std::uint32_t at = topo.cpc_first_sm(g, c) - topo.first_sm(g);
     const auto cpc = free.subspan(at, topo.sms_in_cpc(g, c));
-    per_cpc.push_back(grid.multicast
-                          ? fmt::format("{}", std::count_if(cpc.begin(), cpc.end(),
-                                                            [](auto f) { return f > 0; }))
-                          : fmt::format("{}", std::accumulate(cpc.begin(), cpc.end(),
-                                                              std::uint64_t{0})));
+    per_cpc.push_back(
+        grid.multicast
+            ? fmt::format("{}", std::count_if(cpc.begin(), cpc.end(), [](auto f) { return f > 0; }))
+            : fmt::format("{}", std::accumulate(cpc.begin(), cpc.end(), std::uint64_t{0})));
   }
-  return fmt::format("GPC {} ({} SMs): {} — needs {} CPC_CGAs of {} CTAs, each in one CPC; its "
-                     "{} CPCs have {} {}",
-                     g, topo.sms_in_gpc(g), fits ? "yes" : "no", grid.cpc_cgas_per_gpc_cga,
-                     grid.ctas_per_cpc_cga(), topo.cpcs_per_gpc(), fmt::join(per_cpc, ", "),
-                     grid.multicast ? "SMs with a free slot (multicast)" : "free slots");
+  return fmt::format(
+      "GPC {} ({} SMs): {} — needs {} CPC_CGAs of {} CTAs, each in one CPC; its "
+      "{} CPCs have {} {}",
+      g, topo.sms_in_gpc(g), fits ? "yes" : "no", grid.cpc_cgas_per_gpc_cga,
+      grid.ctas_per_cpc_cga(), topo.cpcs_per_gpc(), fmt::join(per_cpc, ", "),
+      grid.multicast ? "SMs with a free slot (multicast)" : "free slots");
 }
 
 }  // namespace

@@ -50,11 +50,11 @@ struct Placed {
 };
 
 // The layer reused at every level (claim 8): `parts` sub-CGAs placed one by one on `shadow`.
-// Each round queries every open child (`ask(shadow, child, placed)`, `placed` = the SMs of the
-// parts so far; the children answer in parallel,
-// so a round costs the most probes one made), reserves the part on the fastest (ties: the
-// lowest index) and goes on; FAIL as soon as a round has no answer. The speed is the last
-// query's (¶169 step 3). `shadow` keeps the reservations; the caller cancels or commits them.
+// Each round asks every open child for one part (`ask(shadow, child, placed)`, with `placed`
+// the SMs of the parts so far). The children answer in parallel, so a round costs the most
+// probes one made. The part goes to the fastest child (ties: the lowest index); FAIL as soon as
+// a round has no answer. The speed is the last query's (¶169 step 3). `shadow` keeps the
+// reservations; the caller cancels or commits them.
 template <class Ask, class Open>
 Placed place_parts(ShadowState& shadow, std::uint32_t children, std::uint32_t parts, const Ask& ask,
                    const Open& open) {
