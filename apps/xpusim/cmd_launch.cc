@@ -35,6 +35,7 @@ struct LaunchOpts {
   std::string policy = "waterfill";
   std::string runtime = "fixed:10000";
   std::uint32_t ids_per_gpc = 256;
+  std::uint32_t cga_slots = 0;
   std::string timing;
   bool explain = false;
   std::string svg;
@@ -139,6 +140,11 @@ void print_report(const sched::LaunchScenario& s, const sched::LaunchReport& r,
       "  distributor                %llu steps, %llu decision cycles, %llu id-pool stalls\n",
       static_cast<unsigned long long>(r.steps), static_cast<unsigned long long>(r.decision_cycles),
       static_cast<unsigned long long>(r.id_stalls));
+  if (s.tracker.memory_slots != 0) {
+    std::printf(
+        "  CGA memory slots           %u of %u in use at most; %llu launch attempts found none\n",
+        r.peak_slots, s.tracker.memory_slots, static_cast<unsigned long long>(r.slot_stalls));
+  }
   std::printf("  makespan                   %llu cycles (%.3f us)\n",
               static_cast<unsigned long long>(r.makespan_cycles),
               static_cast<double>(r.makespan_cycles) / static_cast<double>(s.clock_hz) * 1e6);
@@ -206,6 +212,10 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
   cmd->add_option("--ids-per-gpc", o->ids_per_gpc, "gpc_local_cga_id pool size per GPC (1..256)")
       ->check(non_negative())
       ->capture_default_str();
+  cmd->add_option("--cga-slots", o->cga_slots,
+                  "the CWD's CGA memory-slot pool: one per resident cluster (0 = unlimited)")
+      ->check(non_negative())
+      ->capture_default_str();
   cmd->add_option("--timing", o->timing,
                   "distributor cycles: step=N,probe=N,per_cta=N,broadcast=N,launch=N,"
                   "completion=N,flush=N,packets_per_cycle=N (any subset)");
@@ -249,6 +259,7 @@ void add_launch_command(CLI::App& app, const GlobalOptions& g, Action& action) {
       s.policy = o->policy;
       s.runtime = *runtime;
       s.tracker.ids_per_gpc = o->ids_per_gpc;
+      s.tracker.memory_slots = o->cga_slots;
       if (auto st = parse_timing(o->timing, s.cost, s.timing); !st) return fail(st.errors());
       sched::GridSpec spec;
       spec.grid = *grid;

@@ -47,6 +47,10 @@ Status CgaTracker::check(std::span<const std::uint32_t> sms_per_gpc, const CgaTr
         "CGA tracker ids_per_gpc = {}: must be in [1, 256] (8-bit gpc_local_cga_id, seed1 ¶226)",
         cfg.ids_per_gpc)};
   }
+  if (cfg.memory_slots > kMaxMemorySlots) {
+    return Error{fmt::format("CGA tracker memory_slots = {}: must be 0 (unlimited) to {}",
+                             cfg.memory_slots, kMaxMemorySlots)};
+  }
   if (cfg.max_cgas_per_gpc == 0 && cfg.cgas_per_sm == 0) {
     return Error{"CGA tracker cgas_per_sm = 0: must be >= 1 when max_cgas_per_gpc is 0"};
   }
@@ -55,6 +59,7 @@ Status CgaTracker::check(std::span<const std::uint32_t> sms_per_gpc, const CgaTr
 
 CgaTracker::CgaTracker(std::span<const std::uint32_t> sms_per_gpc, const CgaTrackerConfig& cfg) {
   XPUSIM_CHECK(check(sms_per_gpc, cfg).ok(), "invalid CGA tracker config");
+  memory_slots_ = free_slots_ = cfg.memory_slots;
   gpcs_.resize(sms_per_gpc.size());
   for (std::size_t g = 0; g < gpcs_.size(); ++g) {
     Gpc& gpc = gpcs_[g];
@@ -113,6 +118,8 @@ CgaLimit CgaTracker::limit(std::uint32_t gpc) const {
 std::uint64_t CgaTracker::on_launch(std::uint32_t gpc, std::uint32_t ctas) {
   XPUSIM_CHECK(budget(gpc) > 0, "CGA launched on a GPC with no budget (counter or id pool)");
   XPUSIM_CHECK(ctas >= 1, "a CGA has at least one CTA");
+  XPUSIM_CHECK(free_slots() > 0, "CGA launched with the memory-slot pool empty");
+  if (memory_slots_ != 0) peak_slots_ = std::max(peak_slots_, memory_slots_ - --free_slots_);
   Gpc& g = gpcs_[gpc];
   // Lowest free id: a free vector with a priority encoder (¶227).
   const auto it = std::find(g.id_in_use.begin(), g.id_in_use.end(), false);
@@ -181,6 +188,7 @@ std::vector<CgaEvent> CgaTracker::on_flush_done(std::uint64_t cga) {
   events.push_back(CgaEvent::kIdReclaimed);
   XPUSIM_CHECK(g.counter < g.max_cgas, "per-GPC counter above its start value");
   ++g.counter;
+  if (memory_slots_ != 0) ++free_slots_;  // the CWD frees the slot on cga_complete (¶223)
   --g.live;
   events.push_back(CgaEvent::kCgaComplete);
   live_.erase(cga);

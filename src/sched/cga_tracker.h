@@ -1,8 +1,10 @@
-// Per-GPC concurrent-CGA counters (seed1 ¶211), gpc_local_cga_id pools (¶226–227, ¶237) and the
-// CGA completion protocol (¶223, ¶231–233, digest §3.9), as the CWD and GPMs see them.
+// Per-GPC concurrent-CGA counters (seed1 ¶211), gpc_local_cga_id pools (¶226–227, ¶237), the
+// CWD's CGA memory-slot pool (¶222–223) and the CGA completion protocol (¶223, ¶231–233, digest
+// §3.9), as the CWD and GPMs see them.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -32,7 +34,12 @@ struct CgaTrackerConfig {
   // the number of SMs"; one CGA per SM is our assumption.
   std::uint32_t max_cgas_per_gpc = 0;
   std::uint32_t cgas_per_sm = 1;
+  // CGA memory slots (the CGA linear memory the CWD hands each GPC_CGA from one pool, with its
+  // lmem_blk_idx, ¶118, ¶135, ¶222): a launch takes one, cga_complete returns it (¶223).
+  // 0: unlimited (the patent gives no pool size). At most kMaxMemorySlots.
+  std::uint32_t memory_slots = 0;
 };
+inline constexpr std::uint32_t kMaxMemorySlots = 1u << 16;
 
 // What holds budget() down; ties go to the first in enum order.
 enum class CgaLimit : std::uint8_t { kCounter, kIdPool };
@@ -54,9 +61,18 @@ class CgaTracker {
   std::uint32_t free_ids(std::uint32_t gpc) const;
   CgaLimit limit(std::uint32_t gpc) const;           // the smaller of counter and free ids
   std::uint32_t live_cgas(std::uint32_t gpc) const;  // launched, cga_complete not yet sent
+  // CGA memory slots free now (the uint32 maximum when the pool is unlimited), the most in use at
+  // once, and launch attempts refused for an empty pool.
+  std::uint32_t free_slots() const {
+    return memory_slots_ == 0 ? std::numeric_limits<std::uint32_t>::max() : free_slots_;
+  }
+  std::uint32_t peak_slots() const { return peak_slots_; }
+  void note_slot_stall() { ++slot_stalls_; }
+  std::uint64_t slot_stalls() const { return slot_stalls_; }
 
-  // Allocates the lowest free id (a free vector with a priority encoder, ¶227) and decrements
-  // the counter; returns a handle, never reused. XPUSIM_CHECKs budget > 0 and ctas >= 1.
+  // Allocates the lowest free id (a free vector with a priority encoder, ¶227), decrements
+  // the counter and takes a memory slot; returns a handle, never reused. XPUSIM_CHECKs budget > 0,
+  // a free slot and ctas >= 1.
   std::uint64_t on_launch(std::uint32_t gpc, std::uint32_t ctas);
   // The same, but a 0 budget counts a stall and returns nothing.
   std::optional<std::uint64_t> try_launch(std::uint32_t gpc, std::uint32_t ctas);
@@ -74,9 +90,10 @@ class CgaTracker {
   // The protocol, step by step; each call returns the events it produced, in order.
   // A CTA exit → kCtaComplete; the exit that takes the active count to 0 also gives
   // kCgaActiveZero and one kDsmemFlush per CTA. Each flush ack → kDsmemFlushDone; the last also
-  // gives kIdReclaimed then kCgaComplete, and only then does the id return to the pool and the
-  // counter go up (¶232: no stale DSMEM traffic can reach a reused id). Out of order calls
-  // (flush ack before active zero, more exits or acks than CTAs, unknown handle) XPUSIM_CHECK-fail.
+  // gives kIdReclaimed then kCgaComplete, and only then do the id and the memory slot return to
+  // their pools and the counter go up (¶232: no stale DSMEM traffic can reach a reused id). Out of
+  // order calls (flush ack before active zero, more exits or acks than CTAs, unknown handle)
+  // XPUSIM_CHECK-fail.
   std::vector<CgaEvent> on_cta_exit(std::uint64_t cga);
   std::vector<CgaEvent> on_flush_done(std::uint64_t cga);
 
@@ -104,6 +121,10 @@ class CgaTracker {
   std::unordered_map<std::uint64_t, Cga> live_;
   std::uint64_t next_handle_ = 1;  // 0 is never a handle
   std::uint64_t stalls_ = 0;
+  std::uint32_t memory_slots_ = 0;  // 0: unlimited
+  std::uint32_t free_slots_ = 0;
+  std::uint32_t peak_slots_ = 0;
+  std::uint64_t slot_stalls_ = 0;
 };
 
 }  // namespace xpusim::sched

@@ -48,6 +48,12 @@ WorkDistributor::WorkDistributor(sim::Component& parent, const Topology& topo,
       units_launched_(add_counter("units_launched", "units",
                                   "launch units: CTAs of plain grids, clusters of clustered ones")),
       cga_completions_(add_counter("cga_completions", "CGAs", "cga_complete messages received")),
+      slot_stalls_(add_counter("cga_slot_stalls", "attempts",
+                               "launch attempts that found no free CGA memory slot (¶222; "
+                               "cga_memory_slots)")),
+      slots_peak_(add_scalar("cga_slots_peak", "slots",
+                             "CGA memory slots in use at once, at most (0: the pool is "
+                             "unlimited and not counted)")),
       sleeps_(add_counter("sleeps", "waits", "times the CWD waited for resources to free")),
       packets_(add_counter("launch_packets", "packets", "sm_mask launch packets broadcast")),
       speed_(add_average("speed", "slots", "speed (min free slots left) of each launch, ¶167")),
@@ -138,9 +144,19 @@ sim::Task<bool> WorkDistributor::try_launch() {
     if (grids_[g].units_left == 0) continue;
     const GridSpec& spec = grids_[g].spec;
     const bool clustered = spec.kind != ClusterKind::kNone;
+    // Every GPC_CGA needs a CGA memory slot (¶222); a unit takes one per GPC_CGA in it.
+    const std::uint64_t units =
+        clustered ? std::min<std::uint64_t>(grids_[g].units_left,
+                                            tracker_.free_slots() / spec.gpc_cgas_per_unit())
+                  : grids_[g].units_left;
+    if (units == 0) {
+      tracker_.note_slot_stall();
+      slot_stalls_.inc();
+      continue;
+    }
     const std::vector<std::uint32_t> budget = clustered ? budgets() : std::vector<std::uint32_t>{};
     Policy& policy = grids_[g].policy ? *grids_[g].policy : *policy_;
-    LaunchStep step = policy.step(state_, spec, grids_[g].units_left, budget);
+    LaunchStep step = policy.step(state_, spec, units, budget);
     steps_.inc();
     decision_cycles_.inc(step.decision_cycles);
     // The decision is made against the CWD's model at once; its cost delays the broadcast.
@@ -219,6 +235,7 @@ void WorkDistributor::launch(std::uint32_t g, const CgaPlacement& p, Packets& pa
   for (std::uint32_t j = 0; j < parts; ++j) {
     const std::uint32_t gpc = p.gpcs.empty() ? p.gpc : p.gpcs[j];
     const std::uint64_t cga = tracker_.on_launch(gpc, per_cga);
+    slots_peak_.set(static_cast<double>(tracker_.peak_slots()));
     const CtaId corner = decode_linear(clusters, unit * parts + j);
     for (std::uint32_t r = 0; r < per_cga; ++r) {
       const CtaId local = decode_linear(dims(spec.cluster), r);

@@ -259,6 +259,8 @@ class WorkDistributor : public sim::Component {
   sim::Counter& raster_overflow_decodes_;
   sim::Counter& units_launched_;
   sim::Counter& cga_completions_;
+  sim::Counter& slot_stalls_;
+  sim::Scalar& slots_peak_;
   sim::Counter& sleeps_;
   sim::Counter& packets_;
   sim::Average& speed_;

@@ -199,4 +199,15 @@ Status check_grid(const Topology& topo, const GridSpec& grid, std::uint32_t max_
   return Ok{};
 }
 
+Status check_memory_slots(const GridSpec& grid, std::uint32_t memory_slots) {
+  if (grid.kind == ClusterKind::kNone || memory_slots == 0) return Ok{};
+  if (const std::uint32_t parts = grid.gpc_cgas_per_unit(); parts > memory_slots) {
+    return Error{fmt::format(
+        "a launch unit of {} GPC_CGAs needs {} CGA memory slots at once, but the pool has {} "
+        "(cga_memory_slots; every GPC_CGA holds one, seed1 ¶222)",
+        parts, parts, memory_slots)};
+  }
+  return Ok{};
+}
+
 }  // namespace xpusim::sched

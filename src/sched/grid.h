@@ -52,4 +52,8 @@ struct GridSpec {
 // cluster or whose CPC_CGA no CPC holds; a µGPU_CGA that no empty µGPU holds.
 Status check_grid(const Topology& topo, const GridSpec& grid, std::uint32_t max_cluster_size);
 
+// A launch unit holds one CGA memory slot per GPC_CGA (seed1 ¶222): a unit of more GPC_CGAs
+// than a limited pool (memory_slots > 0) has would never launch.
+Status check_memory_slots(const GridSpec& grid, std::uint32_t memory_slots);
+
 }  // namespace xpusim::sched

@@ -49,7 +49,9 @@ Result<std::unique_ptr<LaunchStudy>> LaunchStudy::create(sim::Simulation& sim,
   std::vector<Error> errors;
   if (s.grids.empty()) errors.push_back({"launch: no grid to launch"});
   for (std::size_t i = 0; i < s.grids.size(); ++i) {
-    if (auto st = check_grid(s.topology, s.grids[i], s.max_cluster_size); !st) {
+    Status st = check_grid(s.topology, s.grids[i], s.max_cluster_size);
+    if (st) st = check_memory_slots(s.grids[i], s.tracker.memory_slots);
+    if (!st) {
       for (const Error& e : st.errors()) {
         errors.push_back(
             {s.grids.size() == 1 ? e.message : fmt::format("grid {}: {}", i, e.message)});
@@ -105,6 +107,8 @@ LaunchReport LaunchStudy::run(sim::Tick limit,
   r.steps = cwd.steps();
   r.skipped_ctas = cwd.skipped_ctas();
   r.id_stalls = cwd.tracker().stalls();
+  r.slot_stalls = cwd.tracker().slot_stalls();
+  r.peak_slots = cwd.tracker().peak_slots();
   r.peak_placement = cwd.peak_placement();
   r.peak_ctas = cwd.max_running_ctas();
   const auto busy = static_cast<double>(cwd.busy_sm_cycles(r.makespan_cycles));

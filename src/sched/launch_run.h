@@ -46,6 +46,8 @@ struct LaunchReport {
   std::uint64_t steps = 0;
   std::uint64_t skipped_ctas = 0;     // wave sampling: CTAs not simulated
   std::uint64_t id_stalls = 0;        // launch attempts refused by an empty id pool / counter
+  std::uint64_t slot_stalls = 0;      // launch attempts refused by an empty CGA memory-slot pool
+  std::uint32_t peak_slots = 0;       // CGA memory slots in use at once (0: pool unlimited)
   std::uint64_t idle_sm_cycles = 0;   // Σ over SMs of cycles with no CTA, from 0 to makespan
   double utilization = 0;             // busy SM-cycles / (SMs × makespan)
   std::vector<ResidencyPoint> curve;  // residency changes, ticks converted to cycles

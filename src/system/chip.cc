@@ -132,8 +132,10 @@ Chip::Chip(sim::Simulation& sim, const config::ChipSpec& spec, const ChipOptions
     for (std::uint32_t i : served)
       sms_[i]->set_tma(*tma_units_.back());
   }
+  sched::CgaTrackerConfig tracker = sched::default_tracker_config();
+  tracker.memory_slots = options.cga_memory_slots;
   cwd_ = std::make_unique<sched::WorkDistributor>(root_, topology_, std::move(policy),
-                                                  mem_->sm_clock(), options.distributor);
+                                                  mem_->sm_clock(), options.distributor, tracker);
   cwd_->set_executor(this);
   cwd_->set_wave_sampling(options.wave_sampling);
   l1_bytes_.assign(sms_.size(), mem_->params().l1.bytes);
@@ -200,6 +202,10 @@ Result<std::unique_ptr<Chip>> Chip::create(sim::Simulation& sim, const config::C
     }
   }
   if (auto st = check_queues(options.queues); !st) return st.errors();
+  if (options.cga_memory_slots > sched::kMaxMemorySlots) {
+    return Error{fmt::format("cga_memory_slots {}: must be 0 (unlimited) to {}",
+                             options.cga_memory_slots, sched::kMaxMemorySlots)};
+  }
   if (const std::uint32_t b = options.distributor.raster_delta_bits; b < 1 || b > 31) {
     return Error{fmt::format("distributor raster_delta_bits {}: must be 1 to 31", b)};
   }
@@ -282,6 +288,9 @@ Result<std::uint32_t> Chip::launch(const kernel::KernelDef& k, const kernel::Lau
   }
   const sched::GridSpec g = grid_spec(k, p);
   if (auto st = sched::check_grid(topology_, g, spec_.topology.max_cluster_size); !st) {
+    return Error{fmt::format("{}: {}", k.name, st.error().message)};
+  }
+  if (auto st = sched::check_memory_slots(g, options_.cga_memory_slots); !st) {
     return Error{fmt::format("{}: {}", k.name, st.error().message)};
   }
   // HSA: workgroup_size is 16 bits and grid_size (work-items) 32 bits per dimension.
@@ -458,6 +467,7 @@ Status Chip::dispatch(std::uint32_t q, const cp::DispatchPacket& p, cp::GridLaun
   if (auto st = sched::check_grid(topology_, g, spec_.topology.max_cluster_size); !st) {
     return st.errors();
   }
+  if (auto st = sched::check_memory_slots(g, options_.cga_memory_slots); !st) return st.errors();
   r.params = params;
   r.args = std::move(decoded->args);
   r.args.set_segment_address(p.kernarg_address);

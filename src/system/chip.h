@@ -49,6 +49,8 @@ struct ChipOptions {
   // The SM latency classes; unset: the chip config's (sm_timing_of).
   std::optional<core::SmTiming> timing = std::nullopt;
   sched::DistributorTiming distributor{};
+  // The CWD's CGA memory-slot pool (sched::CgaTrackerConfig::memory_slots): 0 = unlimited.
+  std::uint32_t cga_memory_slots = 0;
   std::uint64_t max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes;
   // Warps' global loads and stores outside every allocated buffer (allocate(), reserved
   // scenario buffers) fault, naming kernel, block, warp, lane and address (mem/buffer_map.h).

@@ -18,6 +18,7 @@ ChipOptions chip_options(const Scenario& s, const config::ChipSpec& spec, bool m
                      .scheduler = s.sm_scheduler,
                      .timing = scenario_sm_timing(s, sm_timing_of(spec)),
                      .distributor = {.rasterization = s.rasterization},
+                     .cga_memory_slots = s.cga_memory_slots,
                      .max_touched_bytes = mem::GlobalMemory::kDefaultMaxTouchedBytes,
                      .check_accesses = true,
                      .memory_timing = s.memory_timing,

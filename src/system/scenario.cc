@@ -457,6 +457,10 @@ class Reader {
                 }
               } else if (key == "policy") {
                 read_policy(v, path, key_pos);
+              } else if (key == "cga_memory_slots") {  // seed1 ¶222: the CWD's slot pool
+                if (auto n = whole(v, path, key_pos, 0, sched::kMaxMemorySlots)) {
+                  s_.cga_memory_slots = static_cast<std::uint32_t>(*n);
+                }
               } else if (key == "rasterization") {  // seed1 ¶176-190: who decodes CTA ids
                 if (auto t = text(v, path, key_pos, "distributed or central")) {
                   if (*t == "distributed" || *t == "central") {

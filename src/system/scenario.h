@@ -12,6 +12,7 @@
 //   policy: waterfill            # the work distributor's policy
 //   sm_scheduler: gto            # the SMs' warp scheduler (xpusim list schedulers)
 //   rasterization: distributed   # who decodes CTA ids: distributed (SMs) | central (the CWD)
+//   cga_memory_slots: 64         # the CWD's CGA memory-slot pool (default 0: unlimited)
 //   sm_timing: {alu_latency: 6}  # core::SmTiming fields by name
 //   stats: out.stats.json        # optional outputs, relative to the current directory
 //   trace: out.trace.json
@@ -160,6 +161,7 @@ struct Scenario {
   // Who decodes CTA ids (sched::DistributorTiming): each SM (the default) or the CWD.
   sched::DistributorTiming::Rasterization rasterization =
       sched::DistributorTiming::Rasterization::kDistributed;
+  std::uint32_t cga_memory_slots = 0;  // sched::CgaTrackerConfig::memory_slots; 0: unlimited
   std::vector<TimingOverride> sm_timing;
 
   // Exactly one of workload / kernel is set.

@@ -276,6 +276,11 @@ constexpr KeyDoc kScenarioKeys[] = {
                     "(central)",
      .choices = "distributed|central",
      .default_json = "\"distributed\""},
+    {.path = "cga_memory_slots",
+     .type = "integer",
+     .description = "The CWD's pool of CGA memory slots: every GPC_CGA holds one from launch to "
+                    "cga_complete (seed1 ¶222); 0 to 65536, 0 = unlimited",
+     .default_json = "0"},
 };
 
 constexpr TimingField kTimingFields[] = {

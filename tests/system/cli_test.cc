@@ -131,7 +131,7 @@ TEST_F(Cli, ListTopologiesKernelsAndWorkloads) {
 TEST_F(Cli, ListPodsScenariosAndTensorMaps) {
   for (const auto& [kind, first] :
        std::vector<std::pair<std::string, std::string>>{{"pods", "explicit-example.yaml"},
-                                                        {"scenarios", "conv-tma.yaml"},
+                                                        {"scenarios", "cga-levels.yaml"},
                                                         {"tensor-maps", "tma-conv-im2col.json"}}) {
     const CliRun r = run("list " + kind);
     EXPECT_EQ(r.code, 0) << r.err;

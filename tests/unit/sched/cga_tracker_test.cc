@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace xpusim::sched {
 namespace {
 
@@ -82,6 +84,40 @@ TEST(CgaTracker, IdPoolStallsUntilFlushCompletes) {
   t.note_stall(1);
   EXPECT_EQ(t.stalls(1), 1u);
   EXPECT_EQ(t.stalls(), 3u);
+}
+
+// The CWD's CGA memory slots (seed1 ¶222-223): one per live GPC_CGA across all GPCs, back only
+// with cga_complete (after every flush), not when the CTAs exit.
+TEST(CgaTracker, MemorySlotsAreChipWideAndReturnOnCgaComplete) {
+  const std::vector<std::uint32_t> sms{8, 8};
+  CgaTrackerConfig cfg;
+  cfg.memory_slots = 2;
+  CgaTracker t(sms, cfg);
+  EXPECT_EQ(t.free_slots(), 2u);
+  const std::uint64_t a = t.on_launch(0, 1);
+  const std::uint64_t b = t.on_launch(1, 1);
+  EXPECT_EQ(t.free_slots(), 0u);
+  EXPECT_EQ(t.peak_slots(), 2u);
+  EXPECT_EQ(t.budget(0), 7u) << "the per-GPC budget does not see the chip-wide pool";
+  t.on_cta_exit(a);
+  EXPECT_EQ(t.free_slots(), 0u) << "held until cga_complete";
+  t.on_flush_done(a);
+  EXPECT_EQ(t.free_slots(), 1u);
+  t.note_slot_stall();
+  EXPECT_EQ(t.slot_stalls(), 1u);
+  t.on_launch(0, 1);
+  EXPECT_EQ(t.peak_slots(), 2u);
+  t.on_cta_exit(b);
+  t.on_flush_done(b);
+  EXPECT_EQ(t.free_slots(), 1u);
+
+  CgaTracker unlimited(sms, CgaTrackerConfig{});
+  unlimited.on_launch(0, 1);
+  EXPECT_EQ(unlimited.free_slots(), std::numeric_limits<std::uint32_t>::max());
+  EXPECT_EQ(unlimited.peak_slots(), 0u) << "an unlimited pool is not counted";
+  cfg.memory_slots = kMaxMemorySlots + 1;
+  EXPECT_EQ(CgaTracker::check(sms, cfg).error().message,
+            "CGA tracker memory_slots = 65537: must be 0 (unlimited) to 65536");
 }
 
 TEST(CgaTracker, CompletionProtocolOrder) {

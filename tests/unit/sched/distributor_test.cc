@@ -162,6 +162,36 @@ TEST(Distributor, AnEmptyIdPoolHoldsTheNextClusterUntilTheFlushOfTheLast) {
   EXPECT_EQ(r.cwd.tracker().free_ids(0), 1u);
 }
 
+// A pool of 3 CGA memory slots on a chip with room for 8 clusters: never more than 3 live at
+// once, the rest wait for a cga_complete (¶222-223), and every CTA still runs once.
+TEST(Distributor, TheCgaMemorySlotPoolCapsLiveClusters) {
+  CgaTrackerConfig t = default_tracker_config();
+  t.memory_slots = 3;
+  Rig r(small({4, 4}), "waterfill", t);
+  r.cwd.submit(clustered({.x = 32, .y = 1, .z = 1}, {.x = 2, .y = 1, .z = 1}));
+  r.cwd.start();
+  r.sim.run();
+  ASSERT_TRUE(r.cwd.all_done());
+  ASSERT_EQ(r.sms.starts.size(), 32u);
+  std::uint64_t most = 0;
+  for (const ResidencyPoint& p : r.cwd.residency())
+    most = std::max(most, p.running_clusters);
+  EXPECT_EQ(most, 3u);
+  EXPECT_EQ(r.cwd.tracker().peak_slots(), 3u);
+  EXPECT_GT(r.cwd.tracker().slot_stalls(), 0u);
+  EXPECT_EQ(r.cwd.tracker().free_slots(), 3u);
+  EXPECT_EQ(r.sim.stats().find("chip0.cwd.cga_slots_peak").value()->to_json()["value"], 3.0);
+  // Without the pool all 16 clusters fit at once.
+  Rig free(small({4, 4}));
+  free.cwd.submit(clustered({.x = 32, .y = 1, .z = 1}, {.x = 2, .y = 1, .z = 1}));
+  free.cwd.start();
+  free.sim.run();
+  most = 0;
+  for (const ResidencyPoint& p : free.cwd.residency())
+    most = std::max(most, p.running_clusters);
+  EXPECT_EQ(most, 16u);
+}
+
 TEST(Distributor, HigherPriorityGridsLaunchFirst) {
   SmCapacity cap;
   cap.cta_slots = 1;
@@ -257,6 +287,21 @@ TEST(Distributor, BadScenariosAreRejectedBeforeAnythingRuns) {
   ASSERT_FALSE(study.ok());
   EXPECT_EQ(study.errors().size(), 2u);  // the grid and the policy, one line each
   EXPECT_EQ(sim.now(), 0u);
+
+  // A GPU_CGA of 4 GPC_CGAs needs 4 memory slots at once: a pool of 3 would never launch it.
+  LaunchScenario gpu;
+  gpu.topology = small({4, 4});
+  gpu.grids = {clustered({.x = 16, .y = 1, .z = 1}, {.x = 2, .y = 1, .z = 1})};
+  gpu.grids[0].kind = ClusterKind::kGpuCga;
+  gpu.grids[0].gpc_cgas_per_gpu_cga = 4;
+  gpu.tracker.memory_slots = 3;
+  auto bad = LaunchStudy::create(sim, gpu);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "a launch unit of 4 GPC_CGAs needs 4 CGA memory slots at once, but the pool has 3 "
+            "(cga_memory_slots; every GPC_CGA holds one, seed1 ¶222)");
+  gpu.tracker.memory_slots = 4;
+  EXPECT_TRUE(LaunchStudy::create(sim, gpu).ok());
 }
 
 TEST(RuntimeModel, ParsesFixedUniformAndSlowdownAndRejectsTheRest) {

@@ -279,6 +279,37 @@ TEST(Chip, CpcCgasAndUgpuCgasPlaceWhereTheyMust) {
             "CPC_CGAs");
 }
 
+// One CGA memory slot (seed1 ¶222): the two clusters of the ring run one after the other, the
+// second only after the first's cga_complete, and the DSMEM results are as with no pool.
+TEST(Chip, ACgaMemorySlotPoolOfOneSerialisesTheClusters) {
+  Fixture f(ChipOptions{.cga_memory_slots = 1});
+  const kernel::LaunchParams p{.grid = {8, 1, 1}, .cluster = {4, 1, 1}, .block = {64, 1, 1}};
+  ASSERT_TRUE(f.chip->launch(kRing, p, kernel::KernelArgs().ptr(0x1000).ptr(0x2000)).ok());
+  f.sim.run();
+  ASSERT_FALSE(f.chip->fault()) << f.chip->fault()->message;
+  std::uint32_t sums[2];
+  ASSERT_TRUE(f.chip->memory().read(0x2000, std::as_writable_bytes(std::span(sums))).ok());
+  EXPECT_EQ(sums[0], 100 + 101 + 102 + 103);
+  EXPECT_EQ(sums[1], sums[0]);
+  const auto stat = [&](const char* path) {
+    return f.sim.stats().find(path).value()->to_json()["value"].get<double>();
+  };
+  EXPECT_EQ(stat("chip0.cwd.cga_slots_peak"), 1.0);
+  EXPECT_GT(stat("chip0.cwd.cga_slot_stalls"), 0.0);
+  EXPECT_EQ(f.chip->distributor().max_running_clusters(), 1u);
+
+  Fixture g(ChipOptions{.cga_memory_slots = 1});
+  auto gpu = g.chip->launch(
+      kRing,
+      {.grid = {8, 1, 1}, .cluster = {4, 1, 1}, .block = {64, 1, 1}, .gpc_cgas_per_gpu_cga = 2},
+      kernel::KernelArgs().ptr(0x1000).ptr(0x2000));
+  ASSERT_FALSE(gpu.ok());
+  EXPECT_EQ(gpu.error().message,
+            "ring: a launch unit of 2 GPC_CGAs needs 2 CGA memory slots at once, but the pool "
+            "has 1 (cga_memory_slots; every GPC_CGA holds one, seed1 ¶222)");
+  EXPECT_FALSE(Chip::create(g.sim, h100(), ChipOptions{.cga_memory_slots = 70000}).ok());
+}
+
 TEST(Chip, BadLaunchesAreNamedErrors) {
   Fixture f;
   const kernel::KernelArgs ok = kernel::KernelArgs().ptr(0).ptr(0).u64(1);

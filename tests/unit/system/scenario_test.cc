@@ -230,7 +230,7 @@ TEST(Scenario, StructureErrors) {
             "set_sampling, wave_sampling, workload, params, policy, sm_scheduler, sm_timing, "
             "kernel, ptx, cuda, launch, buffers, args, stats, trace, outputs, trace_max_events, "
             "trace_window, runs, "
-            "queues, cp_timing, kernels, rasterization");
+            "queues, cp_timing, kernels, rasterization, cga_memory_slots");
   EXPECT_EQ(errors_of("chip: [tiny"),
             "s.yaml:1:1: YAML syntax error: end of sequence flow not found");
   EXPECT_EQ(errors_of("- chip"), "s.yaml:1:1: expected a mapping at the top level, got a sequence");
@@ -254,7 +254,8 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
       "s.yaml:2:1: worklaod: unknown key 'worklaod' (did you mean 'workload'?); valid "
       "keys: chip, mode, memory_timing, set_sampling, wave_sampling, workload, params, "
       "policy, sm_scheduler, sm_timing, kernel, ptx, cuda, launch, buffers, args, stats, trace, "
-      "outputs, trace_max_events, trace_window, runs, queues, cp_timing, kernels, rasterization");
+      "outputs, trace_max_events, trace_window, runs, queues, cp_timing, kernels, rasterization, "
+      "cga_memory_slots");
   EXPECT_EQ(errors_of("chip: tiny\nworkload: w\nsm_timing: {alu_latncy: 3}\n"),
             "s.yaml:3:13: sm_timing.alu_latncy: unknown key 'alu_latncy' (did you mean "
             "'alu_latency'?); valid keys in sm_timing: sub_partitions, alu_latency, sfu_latency, "
@@ -265,6 +266,13 @@ TEST(Scenario, UnknownKeysSuggestTheClosestAndAreNotAlsoMissing) {
             "s.yaml:3:29: launch.clustr: unknown key 'clustr' (did you mean 'cluster'?); valid "
             "keys in launch: grid, block, cluster, dynamic_shared_bytes, registers_per_thread, "
             "queue, priority, multicast, gpu_cga, ugpu_cga, cpc_cga, policy");
+}
+
+TEST(Scenario, CgaMemorySlotsKey) {
+  EXPECT_EQ(load("chip: tiny\nworkload: w\n").cga_memory_slots, 0u);
+  EXPECT_EQ(load("chip: tiny\nworkload: w\ncga_memory_slots: 12\n").cga_memory_slots, 12u);
+  EXPECT_EQ(errors_of("chip: tiny\nworkload: w\ncga_memory_slots: 70000\n"),
+            "s.yaml:3:19: cga_memory_slots: 70000 is outside [0, 65536]");
 }
 
 TEST(Scenario, LaunchKeysReachTheCgaLevels) {
