@@ -56,6 +56,24 @@ TEST(ExplainCpc, NamesWhatEachCpcHasFree) {
             "4 free slots");
 }
 
+// A µGPU_CGA of 3 clusters of 4 on 2 µGPUs of one 4-SM GPC each (8 slots a GPC at 2 CTAs per
+// SM): each µGPU holds 2 clusters, one short.
+TEST(ExplainUgpu, SaysHowManyGpcCgasEachUgpuHolds) {
+  const Topology topo = Topology::make({2, 2}, 2, SmCapacity{}, {.ugpus = 2}).value();
+  GpuState state(topo);
+  GridSpec g{.grid = {12, 1, 1}, .cluster = {4, 1, 1}, .kind = ClusterKind::kUgpuCga};
+  g.gpc_cgas_per_ugpu_cga = 3;
+  g.shape.shared_bytes = 100 << 10;  // 2 CTAs per SM
+  auto lines = explain_fit(state, g);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[2], "µGPU 0 (GPCs 0-0): no — needs 3 GPC_CGAs at once, holds 2");
+  EXPECT_EQ(lines[3], "µGPU 1 (GPCs 1-1): no — needs 3 GPC_CGAs at once, holds 2");
+  g.gpc_cgas_per_ugpu_cga = 2;
+  g.grid = {16, 1, 1};
+  lines = explain_fit(state, g);
+  EXPECT_EQ(lines[3], "µGPU 1 (GPCs 1-1): yes — needs 2 GPC_CGAs at once, holds 2 or more");
+}
+
 TEST_F(Explain, WarpsAndCtaSlots) {
   // 1024-thread CTAs: warps and threads both allow 2; warps come first in the enum.
   GridSpec g{.grid = {1, 1, 1}};
