@@ -93,20 +93,12 @@ std::vector<std::string> explain_fit(const GpuState& state, const GridSpec& grid
     lines.push_back(std::move(line));
   }
   if (grid.kind == ClusterKind::kUgpuCga) {
-    // How many GPC_CGAs each µGPU holds at once: its GPCs' own placements, repeated on a
-    // shadow (a GPC's successive placements do not depend on the others).
-    ShadowState shadow(state, fp);
+    // How many GPC_CGAs each µGPU holds at once (each µGPU on its own shadow of `state`).
     for (std::uint32_t u = 0; u < topo.num_ugpus(); ++u) {
       const std::uint32_t first = topo.ugpu_first_gpc(u), gpcs = topo.gpcs_in_ugpu(u);
       const std::uint32_t need = grid.gpc_cgas_per_ugpu_cga;
-      std::uint32_t holds = 0;
-      for (std::uint32_t g = first; g < first + gpcs && holds < need; ++g) {
-        for (GpcQuery q = query_gpc_cga(shadow, g, grid); q.fill.ok && holds < need;
-             q = query_gpc_cga(shadow, g, grid)) {
-          shadow.reserve_range(topo.first_sm(g), q.fill.per_sm);
-          ++holds;
-        }
-      }
+      ShadowState shadow(state, fp);
+      const std::uint64_t holds = gpc_cgas_that_fit(shadow, grid, first, gpcs, need);
       lines.push_back(
           fmt::format("µGPU {} (GPCs {}-{}): {} — needs {} GPC_CGAs at once, holds {}{}", u, first,
                       first + gpcs - 1, holds >= need ? "yes" : "no", need, holds,

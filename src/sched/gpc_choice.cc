@@ -132,6 +132,19 @@ GpcQuery query_gpc_cga(const ShadowState& shadow, std::uint32_t gpc, const GridS
   return q;
 }
 
+std::uint64_t gpc_cgas_that_fit(ShadowState& shadow, const GridSpec& grid, std::uint32_t first,
+                                std::uint32_t gpcs, std::uint64_t enough) {
+  std::uint64_t count = 0;
+  for (std::uint32_t g = first; g < first + gpcs && count < enough; ++g) {
+    for (GpcQuery q = query_gpc_cga(shadow, g, grid); q.fill.ok && count < enough;
+         q = query_gpc_cga(shadow, g, grid)) {
+      shadow.reserve_range(shadow.topology().first_sm(g), q.fill.per_sm);
+      ++count;
+    }
+  }
+  return count;
+}
+
 UgpuQuery query_ugpu_cga(const ShadowState& shadow, std::uint32_t ugpu, const GridSpec& grid,
                          const std::function<bool(std::uint32_t, std::uint32_t)>& open) {
   const Topology& topo = shadow.topology();

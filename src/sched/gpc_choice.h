@@ -38,6 +38,12 @@ Fill query_gpc(const ShadowState& shadow, std::uint32_t gpc, const GridSpec& gri
 // sums the rounds.
 GpcQuery query_gpc_cga(const ShadowState& shadow, std::uint32_t gpc, const GridSpec& grid);
 
+// How many GPC_CGAs of `grid` fit at once in GPCs [first, first + gpcs) of `shadow`, counting up
+// to `enough`: query_gpc_cga repeated, each placement reserved on `shadow` (a GPC's successive
+// placements do not depend on the other GPCs, so GPC by GPC is the same as any order).
+std::uint64_t gpc_cgas_that_fit(ShadowState& shadow, const GridSpec& grid, std::uint32_t first,
+                                std::uint32_t gpcs, std::uint64_t enough);
+
 // A mimic µGPU's answer for one µGPU_CGA (¶115, claim 8): grid.gpc_cgas_per_ugpu_cga GPC_CGAs
 // placed one by one, each on the fastest open GPC of the µGPU (ties: the lowest) as
 // query_gpc_cga answers; FAIL if one finds no GPC, else the last query's speed.

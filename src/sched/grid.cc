@@ -46,21 +46,12 @@ std::string dims(const Dim3& d) {
 }
 
 // How many GPC_CGAs of `grid` fit at once in GPCs [first, first + gpcs) of an empty chip,
-// counting up to `enough`: the water-fill policy's own query, repeated on a shadow (per-GPC
-// sequences are independent).
+// counting up to `enough`.
 std::uint64_t empty_chip_clusters(const Topology& topo, const GridSpec& grid, std::uint32_t first,
                                   std::uint32_t gpcs, std::uint64_t enough) {
   const GpuState empty(topo);
   ShadowState shadow(empty, footprint(topo.capacity(), grid.shape));
-  std::uint64_t count = 0;
-  for (std::uint32_t g = first; g < first + gpcs && count < enough; ++g) {
-    for (GpcQuery q = query_gpc_cga(shadow, g, grid); q.fill.ok && count < enough;
-         q = query_gpc_cga(shadow, g, grid)) {
-      shadow.reserve_range(topo.first_sm(g), q.fill.per_sm);
-      ++count;
-    }
-  }
-  return count;
+  return gpc_cgas_that_fit(shadow, grid, first, gpcs, enough);
 }
 
 }  // namespace
